@@ -1,0 +1,116 @@
+# cairn -- one GNU Makefile, no configure step.
+#
+#   make              build/cairn, build/libcairn.a, build/libcairn.so
+#   make demo         build, seed an example workspace, recall from it
+#   make check        the whole test suite under AddressSanitizer + UBSan
+#   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
+#   make bench        benchmarks (bench/), results under bench/results/
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
+#
+# Every dependency is a Debian bookworm package (scripts/packages).
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+EVAL_DIR ?= ../shared/eval
+SANITIZE ?= address,undefined
+
+PKGS     := sqlite3 libutf8proc opencc libcrypto
+WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
+            -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
+BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = $(BASE) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
+
+LIB_SRC  := $(filter-out src/cli%.c,$(wildcard src/*.c))
+CLI_SRC  := $(wildcard src/cli*.c)
+UNIT_SRC := $(filter-out tests/unit_main.c,$(wildcard tests/unit_*.c))
+
+B        := build
+S        := build/san
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
+SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all demo check eval bench install uninstall clean fuzz deps lint
+
+all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
+
+deps:
+	@scripts/deps
+
+$(B)/%.o: src/%.c | $(B)
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+
+$(S)/%.o: src/%.c | $(S)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+
+$(B) $(S):
+	mkdir -p $@
+
+$(B)/libcairn.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libcairn.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libcairn.so.0 -o $@ $^ $(LIBS)
+
+$(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
+	$(CC) -o $@ $^ $(LIBS)
+
+# ----------------------------------------------------------------- tests
+
+$(S)/cairn: $(CLI_SRC:src/%.c=$(S)/%.o) $(SAN_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
+
+$(S)/unit_list.h: $(UNIT_SRC) Makefile | $(S)
+	@for f in $(UNIT_SRC); do n=$${f#tests/unit_}; echo "U($${n%.c})"; done > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(S)/t_%.o: tests/%.c $(S)/unit_list.h | $(S)
+	$(CC) $(ALL_CFLAGS) -I$(S) -Itests -O1 $(SAN_FLAGS) -c $< -o $@
+
+$(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(SAN_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
+
+check: deps
+	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn
+	@tests/run-all $(S)
+
+eval: deps all
+	@tests/run-eval $(B)/cairn $(EVAL_DIR)
+
+demo: deps all
+	@scripts/demo $(B)/cairn
+
+bench: deps all
+	@bench/run $(B)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude -Isrc src
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(B)/cairn $(DESTDIR)$(PREFIX)/bin/cairn
+	install -m 0644 $(B)/libcairn.a $(DESTDIR)$(PREFIX)/lib/libcairn.a
+	install -m 0755 $(B)/libcairn.so $(DESTDIR)$(PREFIX)/lib/libcairn.so.0
+	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
+	install -m 0644 include/cairn.h $(DESTDIR)$(PREFIX)/include/cairn.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CAIRN_VERSION "\(.*\)"/\1/p' include/cairn.h)|g' \
+		-e 's|@PRIVATE@|$(PKGS)|g' cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
+	install -m 0644 docs/cairn.1 $(DESTDIR)$(PREFIX)/share/man/man1/cairn.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cairn $(DESTDIR)$(PREFIX)/lib/libcairn.* \
+		$(DESTDIR)$(PREFIX)/include/cairn.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/cairn.1
+
+clean:
+	rm -rf build
+
+-include $(wildcard $(B)/*.d $(S)/*.d)

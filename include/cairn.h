@@ -1,0 +1,280 @@
+/*
+ * cairn.h -- long-term memory for AI agents: the public C API of libcairn.
+ *
+ * This header is the API specification. Every function documents its
+ * behaviour, its return codes and who owns each pointer, with three fixed
+ * phrasings: "borrowed until the next call on this handle", "caller frees
+ * with cairn_free()" (or the named free function), and "copied".
+ *
+ * Conventions:
+ *   - Public functions return int: CAIRN_OK (0) or a small positive code.
+ *     cairn_errstr(rc) names a code; cairn_errmsg(db) gives the last detailed
+ *     message for a handle. Codes are append-only and are never errno values.
+ *   - Constructors return a code and fill an out-parameter.
+ *   - Every destructor accepts NULL.
+ *   - All strings are UTF-8 and NUL-terminated.
+ */
+#ifndef CAIRN_H
+#define CAIRN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CAIRN_BUILD) && defined(__GNUC__)
+#define CAIRN_API __attribute__((visibility("default")))
+#else
+#define CAIRN_API
+#endif
+
+#define CAIRN_VERSION "0.1.0"
+#define CAIRN_VERSION_NUMBER 1000 /* major*1000000 + minor*1000 + patch */
+
+/* ============================================================ error codes */
+
+#define CAIRN_OK 0        /* success */
+#define CAIRN_ERROR 1     /* generic failure (see cairn_errmsg) */
+#define CAIRN_NOMEM 2     /* out of memory */
+#define CAIRN_IO 3        /* file or OS I/O failed */
+#define CAIRN_CORRUPT 4   /* a file is damaged or not what it claims */
+#define CAIRN_INVALID 5   /* invalid argument or input */
+#define CAIRN_TOOBIG 6    /* input over a named limit */
+#define CAIRN_BUSY 7      /* the store stayed locked past the busy timeout */
+#define CAIRN_NOTFOUND 8  /* no such record, key or receipt */
+#define CAIRN_SECRET 9    /* the write contained a secret and was refused */
+#define CAIRN_READONLY 10 /* the record is file-backed: edit its source */
+#define CAIRN_EXISTS 11   /* already exists */
+#define CAIRN_MISMATCH 12 /* built for another version, model or identity */
+
+/* Static English name of a code, e.g. "out of memory". Never NULL. */
+CAIRN_API const char *cairn_errstr(int rc);
+
+/* Library version number; compare with CAIRN_VERSION_NUMBER. */
+CAIRN_API int cairn_libversion_number(void);
+
+/* ================================================================= memory */
+
+/* Allocate n bytes (all library allocation goes through here). */
+CAIRN_API void *cairn_malloc(size_t n);
+/* Free memory the library handed to the caller. NULL is a no-op. */
+CAIRN_API void cairn_free(void *p);
+
+
+/* ================================================================ records */
+
+/*
+ * A record (SPEC 3). Returned records are allocated by the library: free
+ * with cairn_record_free(). As input (cairn_record_write) the caller owns
+ * it; NULL fields mean "default" or "unset".
+ */
+typedef struct cairn_record {
+	char *id;            /* stable id; file-backed: derived from path + heading */
+	char *kind;          /* decision adr fact rule procedure capability finding history event note */
+	char *key;           /* optional exact-match key, UNIQUE per scope; NULL if none */
+	char *scope;         /* "workspace" (default) or "global" */
+	char *title;         /* human-readable title ("" allowed) */
+	char *body;          /* the real text; BM25 and vectors are computed from it */
+	char *status;        /* candidate accepted unverified stale superseded historical false retired rejected */
+	double confidence;   /* 0..1; verified = 1.0; negative on input = default */
+	char *proof;         /* what verified it, e.g. "aws sts ok" */
+	char *origin;        /* file human agent capture reflection */
+	char *src_path;      /* file-backed: path relative to the workspace root */
+	char *src_heading;   /* file-backed: heading path, " > " separated */
+	long src_line;       /* file-backed: 1-based start line; 0 if none */
+	char *src_commit;    /* file-backed: Git commit of the file's last change */
+	char *src_session;   /* agent-written: session id */
+	char *src_tool;      /* agent-written: tool or work item */
+	char *time;          /* event time (ISO-8601) for events and dated records */
+	char *created;       /* ISO-8601 UTC, set by the store */
+	char *updated;       /* ISO-8601 UTC, set by the store */
+	char *last_seen;     /* last time recall or read returned it; NULL if never */
+	char *supersedes;    /* id this record replaces */
+	char *superseded_by; /* id that replaced this record */
+	long revision;       /* 1 for a new record, +1 on every change of text */
+	char *hash;          /* SHA-256 of the content (file-backed: of the source chunk) */
+} cairn_record;
+
+/* Free a record returned by the library, and every string in it. NULL ok. */
+CAIRN_API void cairn_record_free(cairn_record *rec);
+/* Free an array of n records returned by a list call. NULL ok. */
+CAIRN_API void cairn_record_list_free(cairn_record **recs, size_t n);
+
+/* Is s one of the kinds / statuses / origins of SPEC 3? (1 or 0) */
+CAIRN_API int cairn_kind_valid(const char *s);
+CAIRN_API int cairn_status_valid(const char *s);
+CAIRN_API int cairn_origin_valid(const char *s);
+
+/* ================================================================= stores */
+
+typedef struct cairn_db cairn_db; /* opaque: one open workspace store (+ global) */
+
+typedef struct cairn_open_opts {
+	const char *global_dir; /* NULL: $CAIRN_GLOBAL, else $XDG_DATA_HOME/cairn, else ~/.local/share/cairn */
+	int no_global;          /* 1: never attach the per-user global store */
+	int create;             /* 1: create the store if it does not exist (cairn init) */
+	int busy_timeout_ms;    /* how long to wait for a lock; 0: 10000 */
+	const char *jieba_dict; /* NULL: $CAIRN_JIEBA_DICT or Debian's python3-jieba dictionary */
+} cairn_open_opts;
+
+/*
+ * Find the workspace store directory for a process started in `start`
+ * (NULL: the current directory): $CAIRN_DIR if set, else the nearest
+ * ".cairn" directory walking up from start, as git finds ".git".
+ * On success *out is the directory (caller frees with cairn_free()).
+ * CAIRN_NOTFOUND if there is none.
+ */
+CAIRN_API int cairn_workspace_find(const char *start, char **out);
+
+/*
+ * Open the store in directory `dir` (the ".cairn" directory; its file is
+ * cairn.db). opts may be NULL for defaults. Creates the directory (0700)
+ * and database (0600) when opts->create is set; migrates the schema
+ * forward; WAL mode, busy timeout, foreign keys on.
+ *
+ * Like sqlite3_open, *out is set even on most failures so that
+ * cairn_errmsg() can explain them; always cairn_db_close() it.
+ * Returns CAIRN_OK, CAIRN_NOTFOUND (no store and create not set),
+ * CAIRN_MISMATCH (store written by a newer cairn), CAIRN_IO, CAIRN_NOMEM.
+ */
+CAIRN_API int cairn_db_open(const char *dir, const cairn_open_opts *opts,
+			    cairn_db **out);
+
+/* Close a store. NULL is a harmless no-op. Returns CAIRN_OK. */
+CAIRN_API int cairn_db_close(cairn_db *db);
+
+/* The last detailed error message on db. Borrowed until the next call on db. */
+CAIRN_API const char *cairn_errmsg(const cairn_db *db);
+
+/* The workspace root (parent of the ".cairn" directory). Borrowed. */
+CAIRN_API const char *cairn_db_root(const cairn_db *db);
+
+/* ========================================================= writing records */
+
+enum cairn_write_flags {
+	CAIRN_WRITE_REDACT = 1 << 0, /* mask secrets as [REDACTED:kind] instead of refusing */
+	CAIRN_WRITE_KEEP_TIMES = 1 << 1, /* import: keep created/updated/revision as given */
+};
+
+/*
+ * Write a record. Defaults: kind "note", scope "workspace", origin
+ * "human". The status follows the approval gate (SPEC 4.5): a human write
+ * without a status is "accepted"; any write whose origin is agent,
+ * capture or reflection is stored as "candidate" whatever status it asks
+ * for. When (scope, key) already exists, the existing record's text is
+ * replaced, its previous revision kept (cairn_record_history), and its id
+ * kept. Every text field passes the secret filter first.
+ *
+ * On success *out_id (if not NULL) receives the id (caller frees with
+ * cairn_free()). Errors: CAIRN_INVALID (unknown kind/status/origin/scope,
+ * invalid UTF-8, empty body), CAIRN_SECRET (a secret was found and
+ * CAIRN_WRITE_REDACT not given; nothing written), CAIRN_READONLY (the key
+ * belongs to a file-backed record), CAIRN_TOOBIG, CAIRN_BUSY, CAIRN_IO.
+ */
+CAIRN_API int cairn_record_write(cairn_db *db, const cairn_record *rec,
+				 unsigned flags, char **out_id);
+
+/*
+ * Revise a record by id: non-NULL title, body, status, proof and a
+ * confidence >= 0 in `changes` replace the record's; the old revision is
+ * kept. File-backed records answer CAIRN_READONLY with the message
+ * "file-backed: edit <path>:<line>". Secret filter as for writes.
+ */
+CAIRN_API int cairn_record_revise(cairn_db *db, const char *id,
+				  const cairn_record *changes, unsigned flags);
+
+/*
+ * Change a record's status (approve: candidate -> accepted; reject:
+ * candidate -> rejected; forget: -> retired). `from` (NULL: any) is the
+ * status the record must have now, else CAIRN_INVALID. File-backed
+ * records answer CAIRN_READONLY unless `allow_file` is set.
+ */
+CAIRN_API int cairn_record_set_status(cairn_db *db, const char *id,
+				      const char *from, const char *to,
+				      int allow_file);
+
+/* ========================================================= reading records */
+
+/*
+ * Get a record by id, or by a unique id prefix of at least 4 characters.
+ * *out: caller frees with cairn_record_free(). CAIRN_NOTFOUND, or
+ * CAIRN_INVALID for an ambiguous prefix.
+ */
+CAIRN_API int cairn_record_get(cairn_db *db, const char *id,
+			       cairn_record **out);
+
+/*
+ * The exact drawer (SPEC 5.1): the record with this key, workspace first,
+ * then global (scope NULL), or in the named scope. Updates last_seen and
+ * revives a "stale" record to "accepted". CAIRN_NOTFOUND if none.
+ */
+CAIRN_API int cairn_record_read_key(cairn_db *db, const char *key,
+				    const char *scope, cairn_record **out);
+
+/* Filter for listing; NULL or "" fields mean "any" (statuses: the default). */
+typedef struct cairn_filter {
+	const char *kinds;    /* comma-separated kinds */
+	const char *statuses; /* comma-separated; NULL: "accepted,unverified"; "all": every status */
+	const char *scope;    /* "workspace" or "global" */
+	const char *origins;  /* comma-separated origins */
+	long limit;           /* 0: no limit */
+} cairn_filter;
+
+/*
+ * List records matching f (NULL: defaults), newest update first. *out is
+ * an array of *n records: free with cairn_record_list_free(). CAIRN_INVALID
+ * for an unknown kind/status/origin in the filter.
+ */
+CAIRN_API int cairn_record_list(cairn_db *db, const cairn_filter *f,
+				cairn_record ***out, size_t *n);
+
+/*
+ * Revisions of the record with this key (workspace first, then global),
+ * newest first, the current one included as the first element.
+ */
+CAIRN_API int cairn_record_history(cairn_db *db, const char *key,
+				   const char *scope, cairn_record ***out,
+				   size_t *n);
+
+/* Counts by kind, status, origin and scope as a JSON object string. Caller frees with cairn_free(). */
+CAIRN_API int cairn_stats_json(cairn_db *db, char **out);
+
+/*
+ * Check the store: PRAGMA integrity_check on each database and the
+ * full-text index's own integrity check. CAIRN_OK when all say ok, else
+ * CAIRN_CORRUPT with the findings in cairn_errmsg().
+ */
+CAIRN_API int cairn_check_integrity(cairn_db *db);
+
+/* ========================================================= export, import */
+
+/*
+ * Export every record (every status, both scopes) with its revisions as
+ * JSON Lines, one record per line, in id order, to the callback. The
+ * output is deterministic: export -> import into an empty store -> export
+ * gives the same bytes.
+ */
+CAIRN_API int cairn_export(cairn_db *db,
+			   int (*write)(void *user, const char *buf, size_t len),
+			   void *user);
+
+/*
+ * Import one JSON Lines record as written by cairn_export (or a subset of
+ * its fields: kind and body are required). A record whose id exists is
+ * replaced only when `replace` is set, else skipped (*skipped = 1).
+ * Passes the secret filter like any write.
+ */
+CAIRN_API int cairn_import_line(cairn_db *db, const char *line, size_t len,
+				unsigned flags, int replace, int *skipped);
+
+/* Begin / commit a batch (one transaction around many writes). */
+CAIRN_API int cairn_begin(cairn_db *db);
+CAIRN_API int cairn_commit(cairn_db *db);
+CAIRN_API int cairn_rollback(cairn_db *db);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CAIRN_H */

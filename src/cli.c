@@ -1,0 +1,1163 @@
+/*
+ * cli.c -- the `cairn` command: argument parsing, human and JSON output.
+ *
+ * Layer: top. Talks to the library through cairn.h and the module headers.
+ *
+ * Exit codes (documented in --help and cairn(1)): 0 ok, 1 error, 2 usage.
+ * Errors go to stderr as one line "cairn: <message>"; results to stdout.
+ *
+ * Must never: print a secret it refused, or touch a store other than the
+ * one found for the current directory (or named by -C / CAIRN_DIR).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cairn.h"
+#include "cli.h"
+#include "internal.h"
+#include "json.h"
+
+#define EXIT_OK 0
+#define EXIT_ERR 1
+#define EXIT_USAGE 2
+#define CLI_MAX_STDIN ((size_t)16 << 20) /* 16 MiB read from stdin */
+
+struct cli cli_state;
+
+/* ----------------------------------------------------------------- helpers */
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cairn: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_ERR;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cairn: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'cairn %s --help'\n", cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
+int cli_db_fail(cairn_db *db, int rc)
+{
+	(void)rc;
+	return cli_fail("%s", cairn_errmsg(db));
+}
+
+/* Print help text and return 0 (for `--help`). */
+int cli_help(const char *text)
+{
+	fputs(text, stdout);
+	return EXIT_OK;
+}
+
+int cli_open(cairn_db **db, int create)
+{
+	cairn_open_opts o;
+	char *dir = NULL;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.create = create;
+	*db = NULL;
+	rc = cairn_workspace_find(NULL, &dir);
+	if (rc == CAIRN_NOTFOUND)
+		return cli_fail("not in a cairn workspace (or any parent "
+				"directory): run 'cairn init' first");
+	if (rc)
+		return cli_fail("cannot find the workspace: %s",
+				cairn_errstr(rc));
+	rc = cairn_db_open(dir, &o, db);
+	cairn_free(dir);
+	if (rc) {
+		cli_fail("%s", cairn_errmsg(*db));
+		cairn_db_close(*db);
+		*db = NULL;
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+char *cli_read_stdin(void)
+{
+	struct sbuf sb = SBUF_INIT;
+	char buf[65536];
+	size_t n;
+
+	sbuf_init(&sb, CLI_MAX_STDIN);
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		sbuf_add(&sb, buf, n);
+	if (sb.err) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+void cli_print_json(struct sbuf *sb)
+{
+	if (sb->err) {
+		cli_fail("cannot format output: %s", cairn_errstr(sb->err));
+		return;
+	}
+	fwrite(sb->buf ? sb->buf : "", 1, sb->len, stdout);
+	fputc('\n', stdout);
+}
+
+/* ------------------------------------------------------------ record output */
+
+void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body)
+{
+	sbuf_adds(sb, "{\"id\":");
+	json_add_strz(sb, r->id);
+	sbuf_adds(sb, ",\"kind\":");
+	json_add_strz(sb, r->kind);
+	sbuf_adds(sb, ",\"key\":");
+	json_add_strz(sb, r->key);
+	sbuf_adds(sb, ",\"scope\":");
+	json_add_strz(sb, r->scope);
+	sbuf_adds(sb, ",\"title\":");
+	json_add_strz(sb, r->title);
+	if (with_body) {
+		sbuf_adds(sb, ",\"body\":");
+		json_add_strz(sb, r->body);
+	}
+	sbuf_adds(sb, ",\"status\":");
+	json_add_strz(sb, r->status);
+	sbuf_adds(sb, ",\"confidence\":");
+	json_add_num(sb, r->confidence);
+	sbuf_adds(sb, ",\"proof\":");
+	json_add_strz(sb, r->proof);
+	sbuf_adds(sb, ",\"origin\":");
+	json_add_strz(sb, r->origin);
+	sbuf_adds(sb, ",\"source\":{\"path\":");
+	json_add_strz(sb, r->src_path);
+	sbuf_adds(sb, ",\"heading\":");
+	json_add_strz(sb, r->src_heading);
+	sbuf_adds(sb, ",\"line\":");
+	if (r->src_line > 0)
+		sbuf_addf(sb, "%ld", r->src_line);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_adds(sb, ",\"commit\":");
+	json_add_strz(sb, r->src_commit);
+	sbuf_adds(sb, ",\"session\":");
+	json_add_strz(sb, r->src_session);
+	sbuf_adds(sb, ",\"tool\":");
+	json_add_strz(sb, r->src_tool);
+	sbuf_adds(sb, "},\"time\":");
+	json_add_strz(sb, r->time);
+	sbuf_adds(sb, ",\"created\":");
+	json_add_strz(sb, r->created);
+	sbuf_adds(sb, ",\"updated\":");
+	json_add_strz(sb, r->updated);
+	sbuf_adds(sb, ",\"last_seen\":");
+	json_add_strz(sb, r->last_seen);
+	sbuf_adds(sb, ",\"supersedes\":");
+	json_add_strz(sb, r->supersedes);
+	sbuf_adds(sb, ",\"superseded_by\":");
+	json_add_strz(sb, r->superseded_by);
+	sbuf_addf(sb, ",\"revision\":%ld}", r->revision);
+}
+
+/* "path:line (commit) > heading" or "session/tool", into sb. */
+void cli_source_text(struct sbuf *sb, const cairn_record *r)
+{
+	if (r->src_path) {
+		sbuf_adds(sb, r->src_path);
+		if (r->src_line > 0)
+			sbuf_addf(sb, ":%ld", r->src_line);
+		if (r->src_commit)
+			sbuf_addf(sb, " @%.8s", r->src_commit);
+		if (r->src_heading && *r->src_heading)
+			sbuf_addf(sb, " > %s", r->src_heading);
+	} else if (r->src_session || r->src_tool) {
+		sbuf_addf(sb, "session %s", r->src_session ? r->src_session
+							   : "-");
+		if (r->src_tool)
+			sbuf_addf(sb, ", %s", r->src_tool);
+	} else {
+		sbuf_adds(sb, r->origin);
+	}
+}
+
+static void print_record(const cairn_record *r)
+{
+	struct sbuf src = SBUF_INIT;
+
+	cli_source_text(&src, r);
+	printf("id:          %s\n", r->id);
+	printf("kind:        %s\n", r->kind);
+	printf("status:      %s\n", r->status);
+	if (r->key)
+		printf("key:         %s\n", r->key);
+	printf("scope:       %s\n", r->scope);
+	if (*r->title)
+		printf("title:       %s\n", r->title);
+	printf("origin:      %s\n", r->origin);
+	printf("source:      %s\n", sbuf_str(&src));
+	printf("confidence:  %.2f\n", r->confidence);
+	if (r->proof)
+		printf("proof:       %s\n", r->proof);
+	if (r->time)
+		printf("time:        %s\n", r->time);
+	printf("created:     %s\n", r->created);
+	printf("updated:     %s (revision %ld)\n", r->updated, r->revision);
+	if (r->last_seen)
+		printf("last seen:   %s\n", r->last_seen);
+	if (r->supersedes)
+		printf("supersedes:  %s\n", r->supersedes);
+	if (r->superseded_by)
+		printf("superseded by: %s\n", r->superseded_by);
+	printf("\n%s\n", r->body);
+	sbuf_release(&src);
+}
+
+/* One line per record: id  kind  status  title-or-first-line */
+static void print_record_line(const cairn_record *r)
+{
+	const char *t = *r->title ? r->title : r->body;
+	size_t n = strcspn(t, "\n");
+
+	if (n > 72)
+		n = 72;
+	printf("%-16s  %-10s  %-10s  %.*s\n", r->id, r->kind, r->status,
+	       (int)n, t);
+}
+
+static int print_list(cairn_record **v, size_t n, int json)
+{
+	size_t i;
+
+	if (json) {
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addc(&sb, '[');
+		for (i = 0; i < n; i++) {
+			if (i)
+				sbuf_addc(&sb, ',');
+			cli_record_json(&sb, v[i], 1);
+		}
+		sbuf_addc(&sb, ']');
+		cli_print_json(&sb);
+		sbuf_release(&sb);
+		return EXIT_OK;
+	}
+	for (i = 0; i < n; i++)
+		print_record_line(v[i]);
+	return EXIT_OK;
+}
+
+static int print_one(const cairn_record *r, int json)
+{
+	if (json) {
+		struct sbuf sb = SBUF_INIT;
+
+		cli_record_json(&sb, r, 1);
+		cli_print_json(&sb);
+		sbuf_release(&sb);
+	} else {
+		print_record(r);
+	}
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------ option table */
+
+/*
+ * Parse argv with getopt_long after resetting it. Returns the option
+ * character, -1 at the end, or '?' (the caller returns EXIT_USAGE).
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+/* ------------------------------------------------------------------- init */
+
+static const char init_help[] =
+	"usage: cairn init\n"
+	"\n"
+	"Create a cairn store (.cairn/cairn.db) in the current directory, or in\n"
+	"$CAIRN_DIR when set. Safe to run again: an existing store is kept and\n"
+	"migrated to the current schema.\n";
+
+static int cmd_init(int argc, char **argv)
+{
+	static const struct option lo[] = { { "help", 0, 0, 'h' },
+					    { "json", 0, 0, 'j' },
+					    { 0, 0, 0, 0 } };
+	const char *env = getenv("CAIRN_DIR");
+	char cwd[PATH_MAX], dir[PATH_MAX + 16], gi[PATH_MAX + 32];
+	cairn_open_opts o;
+	cairn_db *db = NULL;
+	struct stat st;
+	int c, rc, existed;
+	FILE *f;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(init_help);
+		if (c == 'j')
+			cli_state.json = 1;
+		else
+			return cli_usage("init", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage("init", "unexpected argument '%s'",
+				 argv[optind]);
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return cli_fail("cannot read the current directory");
+		snprintf(dir, sizeof(dir), "%s/.cairn", cwd);
+	}
+	snprintf(gi, sizeof(gi), "%s/cairn.db", dir);
+	existed = stat(gi, &st) == 0;
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	rc = cairn_db_open(dir, &o, &db);
+	if (rc) {
+		cli_db_fail(db, rc);
+		cairn_db_close(db);
+		return EXIT_ERR;
+	}
+	cairn_db_close(db);
+	snprintf(gi, sizeof(gi), "%s/.gitignore", dir);
+	if (stat(gi, &st) != 0) {
+		f = fopen(gi, "w");
+		if (f) {
+			fputs("# the store is local; records/ is meant to be "
+			      "committed\ncairn.db\ncairn.db-*\n",
+			      f);
+			fclose(f);
+		}
+	}
+	if (cli_state.json)
+		printf("{\"store\":\"%s/cairn.db\",\"created\":%s}\n", dir,
+		       existed ? "false" : "true");
+	else
+		printf("%s cairn store in %s\n",
+		       existed ? "reinitialized existing" : "initialized empty",
+		       dir);
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ write */
+
+static const char write_help[] =
+	"usage: cairn write [options] [TEXT]\n"
+	"\n"
+	"Write a record. The body is TEXT, or --body, or standard input.\n"
+	"A human write is 'accepted' unless --status says otherwise; with\n"
+	"--origin agent|capture|reflection it is always a 'candidate' that\n"
+	"waits for 'cairn approve' (even --kind decision). Writing an existing\n"
+	"--key replaces that record's text and keeps the old revision\n"
+	"(see 'cairn history KEY'). Secrets are refused (see --redact).\n"
+	"\n"
+	"options:\n"
+	"  -k, --kind KIND        decision adr fact rule procedure capability\n"
+	"                         finding history event note (default: note)\n"
+	"      --key KEY          exact-match key, e.g. deploy:blyck\n"
+	"  -t, --title TITLE      title\n"
+	"  -b, --body TEXT        body (instead of TEXT or stdin)\n"
+	"  -s, --status STATUS    candidate accepted unverified stale superseded\n"
+	"                         historical false retired rejected\n"
+	"      --scope SCOPE      workspace (default) or global\n"
+	"      --origin ORIGIN    human (default), agent, capture, reflection\n"
+	"      --proof TEXT       what verified it\n"
+	"      --confidence X     0..1\n"
+	"      --time ISO         event time\n"
+	"      --session ID       provenance: agent session\n"
+	"      --tool NAME        provenance: tool or work item\n"
+	"      --supersedes ID    the record this one replaces\n"
+	"      --redact           store secrets masked as [REDACTED:kind]\n"
+	"                         instead of refusing the write\n"
+	"      --json             print {\"id\":...}\n"
+	"\n"
+	"exit status: 0 written, 1 error (e.g. secret refused), 2 usage\n";
+
+static int cmd_write(int argc, char **argv)
+{
+	enum { O_KEY = 256, O_SCOPE, O_ORIGIN, O_PROOF, O_CONF, O_TIME,
+	       O_SESSION, O_TOOL, O_SUPERSEDES, O_REDACT, O_JSON };
+	static const struct option lo[] = {
+		{ "kind", 1, 0, 'k' },	       { "key", 1, 0, O_KEY },
+		{ "title", 1, 0, 't' },	       { "body", 1, 0, 'b' },
+		{ "status", 1, 0, 's' },       { "scope", 1, 0, O_SCOPE },
+		{ "origin", 1, 0, O_ORIGIN },  { "proof", 1, 0, O_PROOF },
+		{ "confidence", 1, 0, O_CONF }, { "time", 1, 0, O_TIME },
+		{ "session", 1, 0, O_SESSION }, { "tool", 1, 0, O_TOOL },
+		{ "supersedes", 1, 0, O_SUPERSEDES },
+		{ "redact", 0, 0, O_REDACT },  { "json", 0, 0, O_JSON },
+		{ "help", 0, 0, 'h' },	       { 0, 0, 0, 0 }
+	};
+	cairn_record r;
+	cairn_db *db = NULL;
+	unsigned flags = 0;
+	char *in = NULL, *id = NULL, *end;
+	int c, rc, ret = EXIT_OK;
+
+	memset(&r, 0, sizeof(r));
+	r.confidence = -1;
+	while ((c = cli_getopt(argc, argv, "k:t:b:s:h", lo)) != -1) {
+		switch (c) {
+		case 'k': r.kind = optarg; break;
+		case O_KEY: r.key = optarg; break;
+		case 't': r.title = optarg; break;
+		case 'b': r.body = optarg; break;
+		case 's': r.status = optarg; break;
+		case O_SCOPE: r.scope = optarg; break;
+		case O_ORIGIN: r.origin = optarg; break;
+		case O_PROOF: r.proof = optarg; break;
+		case O_CONF:
+			errno = 0;
+			r.confidence = strtod(optarg, &end);
+			if (errno || *end || r.confidence < 0 ||
+			    r.confidence > 1)
+				return cli_usage("write", "--confidence must "
+						 "be a number in 0..1");
+			break;
+		case O_TIME: r.time = optarg; break;
+		case O_SESSION: r.src_session = optarg; break;
+		case O_TOOL: r.src_tool = optarg; break;
+		case O_SUPERSEDES: r.supersedes = optarg; break;
+		case O_REDACT: flags |= CAIRN_WRITE_REDACT; break;
+		case O_JSON: cli_state.json = 1; break;
+		case 'h': return cli_help(write_help);
+		default: return cli_usage("write", "unknown option");
+		}
+	}
+	if (optind < argc) {
+		if (r.body)
+			return cli_usage("write", "give the body once: TEXT "
+					 "or --body");
+		if (optind + 1 < argc)
+			return cli_usage("write", "quote the text: one TEXT "
+					 "argument expected");
+		r.body = argv[optind];
+	}
+	if (!r.body) {
+		if (isatty(0))
+			return cli_usage("write", "no text given (TEXT, "
+					 "--body, or standard input)");
+		in = cli_read_stdin();
+		if (!in)
+			return cli_fail("standard input is too large or "
+					"unreadable");
+		r.body = in;
+	}
+	if (r.origin && !cairn_origin_valid(r.origin))
+		return cli_usage("write", "unknown origin '%s'", r.origin);
+	if (r.origin && strcmp(r.origin, "file") == 0)
+		return cli_usage("write", "--origin file is reserved for "
+				 "'cairn seed'");
+	if (cli_open(&db, 0)) {
+		cairn_free(in);
+		return EXIT_ERR;
+	}
+	rc = cairn_record_write(db, &r, flags, &id);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+	} else if (cli_state.json) {
+		struct sbuf sb = SBUF_INIT;
+		cairn_record *got = NULL;
+
+		if (cairn_record_get(db, id, &got) == CAIRN_OK) {
+			cli_record_json(&sb, got, 0);
+			cli_print_json(&sb);
+		}
+		cairn_record_free(got);
+		sbuf_release(&sb);
+	} else {
+		cairn_record *got = NULL;
+
+		if (cairn_record_get(db, id, &got) == CAIRN_OK)
+			printf("%s %s (%s)\n", id, got->status, got->kind);
+		cairn_record_free(got);
+	}
+	cairn_free(id);
+	cairn_free(in);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ------------------------------------------------------- read, get, history */
+
+static const char read_help[] =
+	"usage: cairn read [--scope SCOPE] [--json] KEY\n"
+	"\n"
+	"The exact drawer: print the record whose key is KEY (workspace first,\n"
+	"then global). Reading a 'stale' record revives it to 'accepted'.\n"
+	"exit status: 0 found, 1 not found or error, 2 usage\n";
+
+static const char get_help[] =
+	"usage: cairn get [--json] ID\n"
+	"\n"
+	"Print the record with this id (or a unique prefix of at least 4\n"
+	"characters), whatever its status, with its source and provenance.\n"
+	"exit status: 0 found, 1 not found or error, 2 usage\n";
+
+static const char history_help[] =
+	"usage: cairn history [--scope SCOPE] [--json] KEY\n"
+	"\n"
+	"List the revisions of the record with key KEY, newest first.\n";
+
+static int cmd_read_get(int argc, char **argv, int mode)
+{
+	enum { O_SCOPE = 256, O_JSON };
+	static const struct option lo[] = { { "scope", 1, 0, O_SCOPE },
+					    { "json", 0, 0, O_JSON },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	const char *names[3] = { "read", "get", "history" };
+	const char *helps[3] = { read_help, get_help, history_help };
+	const char *scope = NULL;
+	cairn_db *db = NULL;
+	cairn_record *r = NULL, **v = NULL;
+	size_t n = 0, i;
+	int c, rc, ret = EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(helps[mode]);
+		else if (c == O_SCOPE && mode != 1)
+			scope = optarg;
+		else if (c == O_JSON)
+			cli_state.json = 1;
+		else
+			return cli_usage(names[mode], "unknown option");
+	}
+	if (optind + 1 != argc)
+		return cli_usage(names[mode], "expected exactly one %s",
+				 mode == 1 ? "ID" : "KEY");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	if (mode == 0)
+		rc = cairn_record_read_key(db, argv[optind], scope, &r);
+	else if (mode == 1)
+		rc = cairn_record_get(db, argv[optind], &r);
+	else
+		rc = cairn_record_history(db, argv[optind], scope, &v, &n);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+	} else if (mode < 2) {
+		print_one(r, cli_state.json);
+	} else if (cli_state.json) {
+		print_list(v, n, 1);
+	} else {
+		for (i = 0; i < n; i++)
+			printf("revision %ld  %s  %s\n  %s\n", v[i]->revision,
+			       v[i]->updated, v[i]->status, v[i]->body);
+	}
+	cairn_record_free(r);
+	cairn_record_list_free(v, n);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ------------------------------------------------------- list, candidates */
+
+static const char list_help[] =
+	"usage: cairn list [--kind K[,K]] [--status S[,S]|all] [--scope SCOPE]\n"
+	"                  [--origin O[,O]] [--limit N] [--json]\n"
+	"\n"
+	"List records, newest first. By default only 'accepted' and\n"
+	"'unverified' records are listed; name other statuses (or 'all') to\n"
+	"see candidates, stale, superseded, historical, false, retired or\n"
+	"rejected records.\n";
+
+static const char candidates_help[] =
+	"usage: cairn candidates [--kind K[,K]] [--limit N] [--json]\n"
+	"\n"
+	"List records waiting for approval (status 'candidate'). Approve with\n"
+	"'cairn approve ID', reject with 'cairn reject ID'.\n";
+
+static int cmd_list(int argc, char **argv, int candidates)
+{
+	enum { O_KIND = 256, O_STATUS, O_SCOPE, O_ORIGIN, O_LIMIT, O_JSON };
+	static const struct option lo[] = {
+		{ "kind", 1, 0, O_KIND },     { "status", 1, 0, O_STATUS },
+		{ "scope", 1, 0, O_SCOPE },   { "origin", 1, 0, O_ORIGIN },
+		{ "limit", 1, 0, O_LIMIT },   { "json", 0, 0, O_JSON },
+		{ "help", 0, 0, 'h' },	      { 0, 0, 0, 0 }
+	};
+	const char *cmd = candidates ? "candidates" : "list";
+	cairn_filter f;
+	cairn_db *db = NULL;
+	cairn_record **v = NULL;
+	size_t n = 0;
+	char *end;
+	int c, rc, ret;
+
+	memset(&f, 0, sizeof(f));
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		switch (c) {
+		case O_KIND: f.kinds = optarg; break;
+		case O_STATUS:
+			if (candidates)
+				return cli_usage(cmd, "candidates have status "
+						 "'candidate'");
+			f.statuses = optarg;
+			break;
+		case O_SCOPE: f.scope = optarg; break;
+		case O_ORIGIN: f.origins = optarg; break;
+		case O_LIMIT:
+			f.limit = strtol(optarg, &end, 10);
+			if (*end || f.limit < 0)
+				return cli_usage(cmd, "--limit must be a "
+						 "number >= 0");
+			break;
+		case O_JSON: cli_state.json = 1; break;
+		case 'h':
+			return cli_help(candidates ? candidates_help
+						   : list_help);
+		default: return cli_usage(cmd, "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage(cmd, "unexpected argument '%s'",
+				 argv[optind]);
+	if (candidates)
+		f.statuses = "candidate";
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	rc = cairn_record_list(db, &f, &v, &n);
+	if (rc)
+		ret = cli_db_fail(db, rc);
+	else
+		ret = print_list(v, n, cli_state.json);
+	if (!rc && !cli_state.json && n == 0 && candidates)
+		fprintf(stderr, "no candidates waiting\n");
+	cairn_record_list_free(v, n);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ----------------------------------------------- approve, reject, forget */
+
+static const char approve_help[] =
+	"usage: cairn approve [--json] ID...\n"
+	"\n"
+	"Approve candidates: each becomes 'accepted' and enters default recall.\n"
+	"A candidate proposed for an existing key replaces that record's text\n"
+	"(the old text is kept as a revision).\n";
+static const char reject_help[] =
+	"usage: cairn reject [--json] ID...\n"
+	"\n"
+	"Reject candidates: each becomes 'rejected' and never enters default\n"
+	"recall.\n";
+static const char forget_help[] =
+	"usage: cairn forget [--json] ID...\n"
+	"\n"
+	"Retire records: each becomes 'retired' and leaves default recall; the\n"
+	"text is kept. A file-backed record is not changed: edit its source\n"
+	"file (the message names path:line) and run 'cairn seed'.\n";
+
+static int cmd_status(int argc, char **argv, const char *cmd,
+		      const char *help, const char *from, const char *to)
+{
+	static const struct option lo[] = { { "json", 0, 0, 'j' },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	cairn_db *db = NULL;
+	int c, i, rc, ret = EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(help);
+		if (c == 'j')
+			cli_state.json = 1;
+		else
+			return cli_usage(cmd, "unknown option");
+	}
+	if (optind >= argc)
+		return cli_usage(cmd, "expected at least one ID");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	for (i = optind; i < argc; i++) {
+		rc = cairn_record_set_status(db, argv[i], from, to, 0);
+		if (rc) {
+			ret = cli_db_fail(db, rc);
+			continue;
+		}
+		if (cli_state.json)
+			printf("{\"id\":\"%s\",\"status\":\"%s\"}\n", argv[i],
+			       to);
+		else
+			printf("%s -> %s\n", argv[i], to);
+	}
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ revise */
+
+static const char revise_help[] =
+	"usage: cairn revise [options] ID\n"
+	"\n"
+	"Change a record's text or fields; the previous text is kept as a\n"
+	"revision. File-backed records cannot be revised here: edit the file.\n"
+	"\n"
+	"options:\n"
+	"  -t, --title TITLE     -b, --body TEXT (or '-' for stdin)\n"
+	"  -s, --status STATUS   -k, --kind KIND\n"
+	"      --proof TEXT          --confidence X\n"
+	"      --redact              --json\n";
+
+static int cmd_revise(int argc, char **argv)
+{
+	enum { O_PROOF = 256, O_CONF, O_REDACT, O_JSON };
+	static const struct option lo[] = {
+		{ "title", 1, 0, 't' },	     { "body", 1, 0, 'b' },
+		{ "status", 1, 0, 's' },     { "kind", 1, 0, 'k' },
+		{ "proof", 1, 0, O_PROOF },  { "confidence", 1, 0, O_CONF },
+		{ "redact", 0, 0, O_REDACT }, { "json", 0, 0, O_JSON },
+		{ "help", 0, 0, 'h' },	     { 0, 0, 0, 0 }
+	};
+	cairn_record ch;
+	cairn_db *db = NULL;
+	unsigned flags = 0;
+	char *in = NULL, *end;
+	int c, rc, ret = EXIT_OK;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.confidence = -1;
+	while ((c = cli_getopt(argc, argv, "t:b:s:k:h", lo)) != -1) {
+		switch (c) {
+		case 't': ch.title = optarg; break;
+		case 'b': ch.body = optarg; break;
+		case 's': ch.status = optarg; break;
+		case 'k': ch.kind = optarg; break;
+		case O_PROOF: ch.proof = optarg; break;
+		case O_CONF:
+			ch.confidence = strtod(optarg, &end);
+			if (*end || ch.confidence < 0 || ch.confidence > 1)
+				return cli_usage("revise", "--confidence must "
+						 "be a number in 0..1");
+			break;
+		case O_REDACT: flags |= CAIRN_WRITE_REDACT; break;
+		case O_JSON: cli_state.json = 1; break;
+		case 'h': return cli_help(revise_help);
+		default: return cli_usage("revise", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage("revise", "expected exactly one ID");
+	if (!ch.title && !ch.body && !ch.status && !ch.kind && !ch.proof &&
+	    ch.confidence < 0)
+		return cli_usage("revise", "nothing to change");
+	if (ch.body && strcmp(ch.body, "-") == 0) {
+		in = cli_read_stdin();
+		if (!in)
+			return cli_fail("standard input is too large");
+		ch.body = in;
+	}
+	if (cli_open(&db, 0)) {
+		cairn_free(in);
+		return EXIT_ERR;
+	}
+	rc = cairn_record_revise(db, argv[optind], &ch, flags);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+	} else {
+		cairn_record *r = NULL;
+
+		if (cairn_record_get(db, argv[optind], &r) == CAIRN_OK) {
+			if (cli_state.json) {
+				struct sbuf sb = SBUF_INIT;
+
+				cli_record_json(&sb, r, 0);
+				cli_print_json(&sb);
+				sbuf_release(&sb);
+			} else {
+				printf("%s revision %ld\n", r->id,
+				       r->revision);
+			}
+		}
+		cairn_record_free(r);
+	}
+	cairn_free(in);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ------------------------------------------------------------------- stats */
+
+static const char stats_help[] =
+	"usage: cairn stats [--json] [--integrity]\n"
+	"\n"
+	"Counts of records by kind, status, origin and scope. With --integrity,\n"
+	"check the database and its full-text index instead and print 'ok'\n"
+	"(exit 0) or what is damaged (exit 1).\n";
+
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", 0, 0, 'j' },
+					    { "integrity", 0, 0, 'i' },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	cairn_db *db = NULL;
+	struct json *j = NULL;
+	const struct json *g, *m;
+	char *out = NULL, err[128];
+	int c, rc, ret = EXIT_OK, integrity = 0;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(stats_help);
+		if (c == 'j')
+			cli_state.json = 1;
+		else if (c == 'i')
+			integrity = 1;
+		else
+			return cli_usage("stats", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage("stats", "unexpected argument");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	if (integrity) {
+		rc = cairn_check_integrity(db);
+		if (rc == CAIRN_OK)
+			printf("ok\n");
+		else
+			ret = cli_db_fail(db, rc);
+		cairn_db_close(db);
+		return ret;
+	}
+	rc = cairn_stats_json(db, &out);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+	} else if (cli_state.json) {
+		printf("%s\n", out);
+	} else if (json_parse(out, strlen(out), &j, err, sizeof(err)) ==
+		   CAIRN_OK) {
+		double total = 0;
+
+		json_get_num(j, "workspace_records", &total);
+		printf("store:    %s/cairn.db (%.0f workspace records)\n",
+		       cairn_db_root(db), total);
+		for (g = j->child; g; g = g->next) {
+			if (g->type != JSON_OBJECT)
+				continue;
+			printf("%-9s", g->key);
+			for (m = g->child; m; m = m->next)
+				printf(" %s=%.0f", m->key, m->num);
+			printf("\n");
+		}
+	}
+	json_free(j);
+	cairn_free(out);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ---------------------------------------------------------- export, import */
+
+static const char export_help[] =
+	"usage: cairn export [FILE]\n"
+	"\n"
+	"Write every record (all statuses, both scopes, with revisions) as JSON\n"
+	"Lines to FILE or standard output. 'cairn import' reads it back;\n"
+	"export -> import -> export is byte-identical.\n";
+
+static const char import_help[] =
+	"usage: cairn import [--replace] [--redact] [FILE]\n"
+	"\n"
+	"Read JSON Lines records (as written by 'cairn export') from FILE or\n"
+	"standard input. Records whose id exists are skipped unless --replace.\n"
+	"Every record passes the secret filter; a line that fails validation\n"
+	"is reported with its line number and the import stops (lines before\n"
+	"it are kept).\n";
+
+static int write_file(void *user, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option lo[] = { { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	cairn_db *db = NULL;
+	FILE *f = stdout;
+	int c, rc, ret = EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(export_help);
+		return cli_usage("export", "unknown option");
+	}
+	if (optind + 1 < argc)
+		return cli_usage("export", "expected at most one FILE");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	if (optind < argc && strcmp(argv[optind], "-") != 0) {
+		f = fopen(argv[optind], "w");
+		if (!f) {
+			cairn_db_close(db);
+			return cli_fail("cannot write '%s': %s", argv[optind],
+					strerror(errno));
+		}
+	}
+	rc = cairn_export(db, write_file, f);
+	if (rc)
+		ret = cli_db_fail(db, rc);
+	if (f != stdout && fclose(f) != 0)
+		ret = cli_fail("cannot write '%s'", argv[optind]);
+	cairn_db_close(db);
+	return ret;
+}
+
+static int cmd_import(int argc, char **argv)
+{
+	enum { O_REPLACE = 256, O_REDACT, O_JSON };
+	static const struct option lo[] = { { "replace", 0, 0, O_REPLACE },
+					    { "redact", 0, 0, O_REDACT },
+					    { "json", 0, 0, O_JSON },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	cairn_db *db = NULL;
+	FILE *f = stdin;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, added = 0, skipped = 0;
+	ssize_t len;
+	unsigned flags = CAIRN_WRITE_KEEP_TIMES;
+	int c, rc = CAIRN_OK, replace = 0, ret = EXIT_OK, sk;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		switch (c) {
+		case O_REPLACE: replace = 1; break;
+		case O_REDACT: flags |= CAIRN_WRITE_REDACT; break;
+		case O_JSON: cli_state.json = 1; break;
+		case 'h': return cli_help(import_help);
+		default: return cli_usage("import", "unknown option");
+		}
+	}
+	if (optind + 1 < argc)
+		return cli_usage("import", "expected at most one FILE");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	if (optind < argc && strcmp(argv[optind], "-") != 0) {
+		f = fopen(argv[optind], "r");
+		if (!f) {
+			cairn_db_close(db);
+			return cli_fail("cannot read '%s': %s", argv[optind],
+					strerror(errno));
+		}
+	}
+	/* batches of 500 lines: one transaction each, so a crash keeps whole
+	 * records only, and a bad line rolls back only its own batch */
+	rc = cairn_begin(db);
+	while (rc == CAIRN_OK && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' ||
+				   line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		rc = cairn_import_line(db, line, (size_t)len, flags, replace,
+				       &sk);
+		if (rc)
+			break;
+		if (sk)
+			skipped++;
+		else
+			added++;
+		if (lineno % 500 == 0) {
+			rc = cairn_commit(db);
+			if (rc == CAIRN_OK)
+				rc = cairn_begin(db);
+		}
+	}
+	if (rc) {
+		char msg[STORE_ERRMSG_CLI];
+
+		snprintf(msg, sizeof(msg), "%s", cairn_errmsg(db));
+		cairn_rollback(db);
+		ret = cli_fail("line %zu: %s (the batch holding this line was "
+			       "not imported)",
+			       lineno, msg);
+	} else {
+		rc = cairn_commit(db);
+		if (rc)
+			ret = cli_db_fail(db, rc);
+	}
+	if (ret == EXIT_OK) {
+		if (cli_state.json)
+			printf("{\"imported\":%zu,\"skipped\":%zu}\n", added,
+			       skipped);
+		else
+			printf("imported %zu records, skipped %zu existing\n",
+			       added, skipped);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* ------------------------------------------------------------------- main */
+
+static const struct cli_command {
+	const char *name;                    /* the command word */
+	int (*run)(int argc, char **argv);   /* argv[0] is the command word */
+	const char *summary;                 /* one line for `cairn --help` */
+} *find_command(const char *name);
+
+static int c_read(int argc, char **argv) { return cmd_read_get(argc, argv, 0); }
+static int c_get(int argc, char **argv) { return cmd_read_get(argc, argv, 1); }
+static int c_history(int argc, char **argv) { return cmd_read_get(argc, argv, 2); }
+static int c_list(int argc, char **argv) { return cmd_list(argc, argv, 0); }
+static int c_candidates(int argc, char **argv) { return cmd_list(argc, argv, 1); }
+static int c_approve(int argc, char **argv)
+{
+	return cmd_status(argc, argv, "approve", approve_help, "candidate",
+			  "accepted");
+}
+static int c_reject(int argc, char **argv)
+{
+	return cmd_status(argc, argv, "reject", reject_help, "candidate",
+			  "rejected");
+}
+static int c_forget(int argc, char **argv)
+{
+	return cmd_status(argc, argv, "forget", forget_help, NULL, "retired");
+}
+
+static const struct cli_command commands[] = {
+	{ "init", cmd_init, "create a store in this directory" },
+	{ "write", cmd_write, "write a record (agents: a candidate)" },
+	{ "read", c_read, "the exact drawer: a record by key" },
+	{ "get", c_get, "a record by id" },
+	{ "list", c_list, "list records (default: accepted, unverified)" },
+	{ "candidates", c_candidates, "list candidates waiting for approval" },
+	{ "approve", c_approve, "approve candidates" },
+	{ "reject", c_reject, "reject candidates" },
+	{ "revise", cmd_revise, "change a record, keeping its revision" },
+	{ "forget", c_forget, "retire records" },
+	{ "history", c_history, "revisions of a keyed record" },
+	{ "stats", cmd_stats, "counts by kind, status, origin, scope" },
+	{ "export", cmd_export, "write all records as JSON Lines" },
+	{ "import", cmd_import, "read JSON Lines records" },
+	CLI_MORE_COMMANDS
+};
+
+static const struct cli_command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void main_help(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: cairn [-C DIR] [--json] COMMAND [ARGS]\n"
+		"\n"
+		"cairn: long-term memory for AI agents. Records (decisions, ADRs,\n"
+		"facts, rules, procedures, capabilities, findings, events) live in\n"
+		".cairn/cairn.db, found by walking up from the current directory.\n"
+		"\n"
+		"commands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-11s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f,
+		"\n"
+		"options:\n"
+		"  -C DIR      run as if started in DIR\n"
+		"  --json      machine-readable output (every command)\n"
+		"  --version   print the version\n"
+		"\n"
+		"environment:\n"
+		"  CAIRN_DIR         the store directory (instead of walking up)\n"
+		"  CAIRN_GLOBAL      the global store directory (default\n"
+		"                    $XDG_DATA_HOME/cairn or ~/.local/share/cairn)\n"
+		"  CAIRN_JIEBA_DICT  jieba dictionary (default: python3-jieba's)\n"
+		"\n"
+		"exit status: 0 ok, 1 error, 2 usage\n"
+		"'cairn COMMAND --help' explains each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		if (strcmp(argv[i], "-C") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage(NULL, "-C needs a directory");
+			if (chdir(argv[i + 1]) != 0)
+				return cli_fail("cannot change to '%s': %s",
+						argv[i + 1], strerror(errno));
+			/* an explicit -C wins over CAIRN_DIR */
+			unsetenv("CAIRN_DIR");
+			i += 2;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			cli_state.json = 1;
+			i++;
+		} else if (strcmp(argv[i], "--help") == 0 ||
+			   strcmp(argv[i], "-h") == 0) {
+			main_help(stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			printf("cairn %s\n", CAIRN_VERSION);
+			return EXIT_OK;
+		} else {
+			return cli_usage(NULL, "unknown option '%s'", argv[i]);
+		}
+	}
+	if (i >= argc) {
+		main_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "help") == 0) {
+		if (i + 1 < argc && find_command(argv[i + 1])) {
+			char *hv[3] = { argv[i + 1], (char *)"--help", NULL };
+
+			optind = 0;
+			return find_command(argv[i + 1])->run(2, hv);
+		}
+		main_help(stdout);
+		return EXIT_OK;
+	}
+	cmd = find_command(argv[i]);
+	if (!cmd) {
+		fprintf(stderr, "cairn: '%s' is not a cairn command; see "
+			"'cairn --help'\n", argv[i]);
+		return EXIT_USAGE;
+	}
+	optind = 0;
+	/* GNU getopt: no permutation past the first non-option is not
+	 * needed; options and operands may mix */
+	return cmd->run(argc - i, argv + i);
+}

@@ -1,0 +1,51 @@
+/*
+ * cli.h -- shared helpers of the `cairn` command's source files (cli.c and
+ * cli_*.c). Not part of libcairn.
+ */
+#ifndef CAIRN_CLI_H
+#define CAIRN_CLI_H
+
+#include <getopt.h>
+
+#include "cairn.h"
+#include "internal.h"
+
+#define STORE_ERRMSG_CLI 1024 /* bytes of an error message kept by the CLI */
+
+struct cli {
+	int json; /* --json given */
+};
+extern struct cli cli_state;
+
+/* Print "cairn: message" to stderr; return 1. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a usage error and a pointer to --help; return 2. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print db's last error; return 1. */
+int cli_db_fail(cairn_db *db, int rc);
+/* Print help text to stdout; return 0. */
+int cli_help(const char *text);
+/* Open the workspace store; on failure prints why and returns 1. */
+int cli_open(cairn_db **db, int create);
+/* All of stdin (16 MiB limit); caller frees with cairn_free. NULL if too big. */
+char *cli_read_stdin(void);
+/* Print a finished JSON buffer and a newline (or the buffer's error). */
+void cli_print_json(struct sbuf *sb);
+/* Append a record as a JSON object. */
+void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body);
+/* Append a record's provenance as one human-readable line. */
+void cli_source_text(struct sbuf *sb, const cairn_record *r);
+/* getopt_long wrapper (callers reset optind = 0 before the first call). */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
+/* Commands implemented in cli_*.c, added to the table in cli.c. */
+int cmd_recall(int argc, char **argv);
+int cmd_receipt(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+
+#define CLI_MORE_COMMANDS
+
+#endif /* CAIRN_CLI_H */

@@ -1,0 +1,106 @@
+/*
+ * internal.h -- shared helpers for every module of libcairn.
+ *
+ * Layer: the bottom. Everything else includes this file; it includes only the
+ * public header and the C library.
+ *
+ * Holds: the allocation wrappers (all allocation goes through them so that a
+ * test can fail the N-th one), a growable string buffer with a sticky error
+ * and a size limit, small string helpers, time and random helpers, and the
+ * ALWAYS()/NEVER() macros for defensive branches.
+ *
+ * Must never: abort on outside input, or keep global state other than the
+ * test-only allocation-failure counter.
+ */
+#ifndef CAIRN_INTERNAL_H
+#define CAIRN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#include "cairn.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * ALWAYS(x) / NEVER(x): conditions believed always true / never true. They
+ * keep the defensive branch in release builds and assert in debug builds
+ * (SQLite's idiom).
+ */
+#ifdef NDEBUG
+#define ALWAYS(x) (x)
+#define NEVER(x) (x)
+#else
+#include <assert.h>
+#define ALWAYS(x) ((x) ? 1 : (assert(0), 0))
+#define NEVER(x) ((x) ? (assert(0), 1) : 0)
+#endif
+
+/* ---------------------------------------------------------------- memory */
+
+/* cairn_malloc() and cairn_free() are public (cairn.h). These are internal. */
+void *util_calloc(size_t n, size_t size);
+void *util_realloc(void *p, size_t size);
+char *util_strdup(const char *s);
+char *util_strndup(const char *s, size_t n);
+
+/*
+ * Test hook: make the N-th allocation from now fail (1 = the next one);
+ * 0 disables. Used by fault-injection tests only.
+ */
+void util_fail_alloc_after(long n);
+
+/* ----------------------------------------------------------- string buffer */
+
+/*
+ * struct sbuf: a growable, always NUL-terminated byte buffer. Any failure
+ * (out of memory, growing past `limit`) sets the sticky `err` and turns
+ * later appends into no-ops; the builder checks `err` once at the end.
+ */
+struct sbuf {
+	char *buf;    /* the bytes, NUL-terminated; NULL until first append */
+	size_t len;   /* bytes used, excluding the terminating NUL */
+	size_t cap;   /* bytes allocated */
+	size_t limit; /* maximum len; 0 means SBUF_DEFAULT_LIMIT */
+	int err;      /* sticky: CAIRN_OK, CAIRN_NOMEM or CAIRN_TOOBIG */
+};
+
+#define SBUF_INIT { NULL, 0, 0, 0, 0 }
+#define SBUF_DEFAULT_LIMIT ((size_t)1 << 30) /* 1 GiB */
+
+void sbuf_init(struct sbuf *sb, size_t limit);
+void sbuf_release(struct sbuf *sb);
+void sbuf_reset(struct sbuf *sb);
+void sbuf_add(struct sbuf *sb, const void *data, size_t len);
+void sbuf_adds(struct sbuf *sb, const char *s);
+void sbuf_addc(struct sbuf *sb, char c);
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sbuf_vaddf(struct sbuf *sb, const char *fmt, va_list ap);
+/* Returns the buffer (caller frees with cairn_free) and empties sb. */
+char *sbuf_detach(struct sbuf *sb, size_t *len);
+/* The contents as a C string; "" when empty. Borrowed from sb. */
+const char *sbuf_str(const struct sbuf *sb);
+
+/* ------------------------------------------------------------------ misc */
+
+/* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
+void util_now_iso(char *buf, size_t size);
+/* Seconds since the epoch for an ISO date or date-time; -1 if unparseable. */
+long long util_parse_iso(const char *s);
+/* Fill buf with n random bytes from the OS; CAIRN_OK or CAIRN_IO. */
+int util_random(void *buf, size_t n);
+/* Lower-case hex of n bytes into out (2n+1 bytes). */
+void util_hex(const unsigned char *in, size_t n, char *out);
+/* SHA-256 of data as 64 lower-case hex characters + NUL into out[65]. */
+void util_sha256_hex(const void *data, size_t len, char out[65]);
+/* Read a whole file; limit caps its size. Caller frees *out. */
+int util_read_file(const char *path, size_t limit, char **out, size_t *len,
+		   char *err, size_t errsize);
+/* Validate UTF-8; returns -1 if valid, else the offset of the first bad byte. */
+long util_utf8_invalid_at(const char *s, size_t len);
+/* Case-sensitive string equality that tolerates NULL (NULL == NULL). */
+int util_streq(const char *a, const char *b);
+
+#endif /* CAIRN_INTERNAL_H */

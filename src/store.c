@@ -1,0 +1,1874 @@
+/*
+ * store.c -- the record store: SQLite schema, migrations, and the record
+ * operations of SPEC 3 (write, revise, status changes, get, drawer reads,
+ * listing, history, statistics).
+ *
+ * Layer: directly on SQLite. Above it: recall, seed, capture, eval, cli.
+ *
+ * Invariants:
+ *   - one workspace database (schema "main") plus, when it exists or is
+ *     needed, the per-user global database attached as "global";
+ *   - UNIQUE(scope, key): rewriting a key replaces the text and keeps the
+ *     old revision in `revisions`;
+ *   - statuses, kinds and origins are exactly SPEC 3's: unknown values are
+ *     errors, never coerced (SQL CHECK constraints back the C checks);
+ *   - agent, capture and reflection writes become candidates (approval gate);
+ *   - every text passes the secret filter before any SQL runs, so a refused
+ *     secret never reaches the database, its WAL, or a log.
+ *
+ * Must never: read another workspace's store; create files with modes wider
+ * than 0600 (directories 0700); leave a half-written record (every write is
+ * one transaction).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fts.h"
+#include "secret.h"
+#include "store.h"
+
+/* ------------------------------------------------------------ vocabularies */
+
+static const char *const kinds[] = {
+	"decision", "adr",   "fact",    "rule",  "procedure", "capability",
+	"finding",  "history", "event", "note",
+};
+static const char *const statuses[] = {
+	"candidate",  "accepted", "unverified", "stale",   "superseded",
+	"historical", "false",    "retired",    "rejected",
+};
+static const char *const origins[] = {
+	"file", "human", "agent", "capture", "reflection",
+};
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+	size_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int cairn_kind_valid(const char *s)
+{
+	return in_list(s, kinds, ARRAY_SIZE(kinds));
+}
+
+int cairn_status_valid(const char *s)
+{
+	return in_list(s, statuses, ARRAY_SIZE(statuses));
+}
+
+int cairn_origin_valid(const char *s)
+{
+	return in_list(s, origins, ARRAY_SIZE(origins));
+}
+
+const char *cairn_errstr(int rc)
+{
+	static const char *const names[] = {
+		"ok",
+		"error",
+		"out of memory",
+		"I/O error",
+		"corrupt data",
+		"invalid input",
+		"input too large",
+		"store is busy",
+		"not found",
+		"secret refused",
+		"record is file-backed",
+		"already exists",
+		"identity mismatch",
+	};
+
+	if (rc < 0 || (size_t)rc >= ARRAY_SIZE(names))
+		return "unknown error";
+	return names[rc];
+}
+
+int cairn_libversion_number(void)
+{
+	return CAIRN_VERSION_NUMBER;
+}
+
+/* ------------------------------------------------------------------ schema */
+
+/*
+ * Migrations, applied in order from the store's PRAGMA user_version. Each
+ * runs in one transaction; never edit a shipped step, append a new one.
+ */
+static const char *const migrations[] = {
+	/* 1: records and their revisions (SPEC 3) */
+	"CREATE TABLE records ("
+	" rid INTEGER PRIMARY KEY,"
+	" id TEXT NOT NULL UNIQUE,"
+	" kind TEXT NOT NULL CHECK (kind IN ('decision','adr','fact','rule',"
+	"  'procedure','capability','finding','history','event','note')),"
+	" key TEXT,"
+	" scope TEXT NOT NULL DEFAULT 'workspace'"
+	"  CHECK (scope IN ('workspace','global')),"
+	" title TEXT NOT NULL DEFAULT '',"
+	" body TEXT NOT NULL,"
+	" status TEXT NOT NULL CHECK (status IN ('candidate','accepted',"
+	"  'unverified','stale','superseded','historical','false','retired',"
+	"  'rejected')),"
+	" confidence REAL NOT NULL DEFAULT 1.0"
+	"  CHECK (confidence >= 0 AND confidence <= 1),"
+	" proof TEXT,"
+	" origin TEXT NOT NULL CHECK (origin IN ('file','human','agent',"
+	"  'capture','reflection')),"
+	" src_path TEXT, src_heading TEXT, src_line INTEGER,"
+	" src_commit TEXT, src_session TEXT, src_tool TEXT,"
+	" time TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,"
+	" last_seen TEXT,"
+	" supersedes TEXT, superseded_by TEXT,"
+	" revision INTEGER NOT NULL DEFAULT 1,"
+	" hash TEXT,"
+	" pending_key TEXT,"
+	" UNIQUE (scope, key));"
+	"CREATE INDEX records_status ON records(status, kind);"
+	"CREATE INDEX records_src ON records(src_path);"
+	"CREATE TABLE revisions ("
+	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
+	" revision INTEGER NOT NULL,"
+	" title TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL,"
+	" confidence REAL NOT NULL, proof TEXT, origin TEXT NOT NULL,"
+	" updated TEXT NOT NULL, hash TEXT,"
+	" PRIMARY KEY (record_id, revision));"
+	"CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);",
+
+	/* 2: full-text index (our tokenizer) and recall receipts (SPEC 5.3) */
+	"CREATE VIRTUAL TABLE records_fts USING fts5("
+	" title, body, content='records', content_rowid='rid',"
+	" tokenize='cairn');"
+	"CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN"
+	" INSERT INTO records_fts(rowid, title, body)"
+	"  VALUES (new.rid, new.title, new.body); END;"
+	"CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN"
+	" INSERT INTO records_fts(records_fts, rowid, title, body)"
+	"  VALUES ('delete', old.rid, old.title, old.body); END;"
+	"CREATE TRIGGER records_au AFTER UPDATE OF title, body ON records BEGIN"
+	" INSERT INTO records_fts(records_fts, rowid, title, body)"
+	"  VALUES ('delete', old.rid, old.title, old.body);"
+	" INSERT INTO records_fts(rowid, title, body)"
+	"  VALUES (new.rid, new.title, new.body); END;"
+	"CREATE VIRTUAL TABLE records_vocab USING fts5vocab(records_fts, 'row');"
+	"CREATE TABLE receipts ("
+	" id TEXT PRIMARY KEY,"
+	" query_sha256 TEXT NOT NULL,"
+	" ids TEXT NOT NULL,"
+	" detail TEXT NOT NULL,"
+	" provider TEXT NOT NULL,"
+	" revision TEXT NOT NULL,"
+	" time TEXT NOT NULL);",
+};
+
+int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!db)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(db->errmsg, sizeof(db->errmsg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
+{
+	int prim = sqlite_rc & 0xff;
+	int rc;
+
+	switch (prim) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		rc = CAIRN_BUSY;
+		break;
+	case SQLITE_NOMEM:
+		rc = CAIRN_NOMEM;
+		break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		rc = CAIRN_CORRUPT;
+		break;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_FULL:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		rc = CAIRN_IO;
+		break;
+	case SQLITE_CONSTRAINT:
+		rc = CAIRN_INVALID;
+		break;
+	default:
+		rc = CAIRN_ERROR;
+	}
+	if (rc == CAIRN_BUSY)
+		return store_error(db, rc,
+				   "%s: store is locked by another process "
+				   "(waited %d ms)",
+				   what, 10000);
+	return store_error(db, rc, "%s: %s", what,
+			   db && db->sql ? sqlite3_errmsg(db->sql)
+					 : sqlite3_errstr(sqlite_rc));
+}
+
+static int exec(struct cairn_db *db, const char *sql, const char *what)
+{
+	int src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, what);
+	return CAIRN_OK;
+}
+
+static int user_version(struct cairn_db *db, const char *schema, int *out)
+{
+	char sql[64];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_step(st);
+	if (src != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return store_sql_error(db, src, "reading schema version");
+	}
+	*out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return CAIRN_OK;
+}
+
+/*
+ * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION. The
+ * migration SQL is written unqualified; for "global" it runs with the
+ * global database as the only place those names can resolve to, by
+ * prefixing "global." to CREATE statements.
+ */
+static int migrate(struct cairn_db *db, const char *schema)
+{
+	struct sbuf sql = SBUF_INIT;
+	int version, rc, v;
+
+	rc = user_version(db, schema, &version);
+	if (rc)
+		return rc;
+	if (version > STORE_SCHEMA_VERSION)
+		return store_error(db, CAIRN_MISMATCH,
+				   "store '%s' has schema version %d, newer "
+				   "than this cairn (%d): upgrade cairn",
+				   schema, version, STORE_SCHEMA_VERSION);
+	if (version == STORE_SCHEMA_VERSION)
+		return CAIRN_OK;
+	rc = exec(db, "BEGIN IMMEDIATE", "migrating the store");
+	if (rc)
+		return rc;
+	/* re-read under the write lock: another process may have migrated */
+	rc = user_version(db, schema, &version);
+	for (v = version; rc == CAIRN_OK && v < STORE_SCHEMA_VERSION; v++) {
+		const char *p = migrations[v];
+
+		sbuf_reset(&sql);
+		if (strcmp(schema, "main") == 0) {
+			sbuf_adds(&sql, p);
+		} else {
+			/* qualify "CREATE [VIRTUAL ]TABLE|INDEX|TRIGGER name" */
+			while (*p) {
+				const char *c = strstr(p, "CREATE ");
+				const char *name;
+
+				if (!c) {
+					sbuf_adds(&sql, p);
+					break;
+				}
+				name = c + 7;
+				if (strncmp(name, "VIRTUAL ", 8) == 0)
+					name += 8;
+				name = strchr(name, ' ');
+				if (!name) {
+					sbuf_adds(&sql, p);
+					break;
+				}
+				name++;
+				sbuf_add(&sql, p, (size_t)(name - p));
+				sbuf_addf(&sql, "%s.", schema);
+				p = name;
+			}
+		}
+		sbuf_addf(&sql, ";PRAGMA %s.user_version=%d;", schema, v + 1);
+		if (sql.err)
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		else
+			rc = exec(db, sql.buf, "migrating the store");
+	}
+	sbuf_release(&sql);
+	if (rc) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return exec(db, "COMMIT", "migrating the store");
+}
+
+/* ------------------------------------------------------------- open, close */
+
+/* Create path as a 0600 file if it does not exist, so SQLite inherits 0600
+ * for the -wal and -shm files it creates beside it. */
+static int precreate(struct cairn_db *db, const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return store_error(db, CAIRN_IO, "cannot create '%s': %s",
+				   path, strerror(errno));
+	close(fd);
+	return CAIRN_OK;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+
+			buf[i] = '\0';
+			if (mkdir(buf, mode) != 0 && errno != EEXIST)
+				return -1;
+			buf[i] = c;
+		}
+	}
+	return 0;
+}
+
+static char *default_global_dir(void)
+{
+	const char *g = getenv("CAIRN_GLOBAL");
+	const char *x = getenv("XDG_DATA_HOME");
+	const char *h = getenv("HOME");
+	struct sbuf sb = SBUF_INIT;
+
+	if (g && *g)
+		return util_strdup(g);
+	if (x && *x)
+		sbuf_addf(&sb, "%s/cairn", x);
+	else
+		sbuf_addf(&sb, "%s/.local/share/cairn", h && *h ? h : "/tmp");
+	if (sb.err) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+int cairn_workspace_find(const char *start, char **out)
+{
+	const char *env = getenv("CAIRN_DIR");
+	char cwd[PATH_MAX], path[PATH_MAX + 16];
+	struct stat st;
+	char *slash;
+
+	*out = NULL;
+	if (env && *env) {
+		*out = util_strdup(env);
+		return *out ? CAIRN_OK : CAIRN_NOMEM;
+	}
+	if (start) {
+		if (!realpath(start, cwd))
+			return CAIRN_NOTFOUND;
+	} else if (!getcwd(cwd, sizeof(cwd))) {
+		return CAIRN_IO;
+	}
+	for (;;) {
+		snprintf(path, sizeof(path), "%s/.cairn",
+			 strcmp(cwd, "/") == 0 ? "" : cwd);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			*out = util_strdup(path);
+			return *out ? CAIRN_OK : CAIRN_NOMEM;
+		}
+		if (strcmp(cwd, "/") == 0)
+			return CAIRN_NOTFOUND;
+		slash = strrchr(cwd, '/');
+		if (!slash)
+			return CAIRN_NOTFOUND;
+		if (slash == cwd)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+static int connection_setup(struct cairn_db *db, int busy_ms,
+			    const char *jieba)
+{
+	struct tok_opts topts;
+	char err[256];
+	int rc;
+
+	sqlite3_busy_timeout(db->sql, busy_ms);
+	sqlite3_extended_result_codes(db->sql, 1);
+	rc = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		      "PRAGMA foreign_keys=ON;",
+		  "configuring the store");
+	if (rc)
+		return rc;
+	memset(&topts, 0, sizeof(topts));
+	topts.jieba_dict = jieba;
+	if (fts_register(db->sql, &topts, err, sizeof(err)) != CAIRN_OK)
+		return store_error(db, CAIRN_ERROR, "%s", err);
+	return CAIRN_OK;
+}
+
+int store_attach_global(struct cairn_db *db, int create)
+{
+	struct sbuf path = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	struct stat sst;
+	int rc = CAIRN_OK, src;
+
+	if (db->has_global)
+		return CAIRN_OK;
+	if (db->no_global || !db->global_dir)
+		return store_error(db, CAIRN_NOTFOUND,
+				   "the global store is disabled");
+	sbuf_addf(&path, "%s/global.db", db->global_dir);
+	if (path.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	if (stat(path.buf, &sst) != 0) {
+		if (!create) {
+			rc = CAIRN_NOTFOUND;
+			goto out;
+		}
+		if (mkdir_p(db->global_dir, 0700) != 0) {
+			rc = store_error(db, CAIRN_IO,
+					 "cannot create '%s': %s",
+					 db->global_dir, strerror(errno));
+			goto out;
+		}
+		rc = precreate(db, path.buf);
+		if (rc)
+			goto out;
+	}
+	src = sqlite3_prepare_v2(db->sql, "ATTACH DATABASE ?1 AS global", -1,
+				 &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, path.buf, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE) {
+		rc = store_sql_error(db, src, "attaching the global store");
+		goto out;
+	}
+	db->has_global = 1;
+	rc = migrate(db, "global");
+	if (rc) {
+		sqlite3_exec(db->sql, "DETACH DATABASE global", NULL, NULL,
+			     NULL);
+		db->has_global = 0;
+	}
+out:
+	sbuf_release(&path);
+	return rc;
+}
+
+int cairn_db_open(const char *dir, const cairn_open_opts *opts,
+		  cairn_db **out)
+{
+	cairn_open_opts defaults;
+	struct cairn_db *db;
+	struct sbuf path = SBUF_INIT;
+	struct stat st;
+	char *slash;
+	int rc, src;
+
+	*out = NULL;
+	if (!opts) {
+		memset(&defaults, 0, sizeof(defaults));
+		opts = &defaults;
+	}
+	db = util_calloc(1, sizeof(*db));
+	if (!db)
+		return CAIRN_NOMEM;
+	*out = db;
+	db->dir = util_strdup(dir);
+	db->no_global = opts->no_global;
+	db->global_dir = opts->global_dir ? util_strdup(opts->global_dir)
+					  : default_global_dir();
+	if (!db->dir || !db->global_dir)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	/* the workspace root is the directory holding ".cairn" */
+	db->root = util_strdup(dir);
+	if (!db->root)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	slash = strrchr(db->root, '/');
+	if (slash && strcmp(slash, "/.cairn") == 0)
+		*(slash == db->root ? slash + 1 : slash) = '\0';
+	else if (!slash && strcmp(db->root, ".cairn") == 0)
+		strcpy(db->root, ".");
+
+	sbuf_addf(&path, "%s/cairn.db", dir);
+	if (path.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	if (stat(path.buf, &st) != 0) {
+		if (!opts->create) {
+			rc = store_error(db, CAIRN_NOTFOUND,
+					 "no cairn store at '%s': run "
+					 "'cairn init' first",
+					 dir);
+			goto out;
+		}
+		if (mkdir_p(dir, 0700) != 0) {
+			rc = store_error(db, CAIRN_IO,
+					 "cannot create '%s': %s", dir,
+					 strerror(errno));
+			goto out;
+		}
+		rc = precreate(db, path.buf);
+		if (rc)
+			goto out;
+	}
+	src = sqlite3_open_v2(path.buf, &db->sql,
+			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			      NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "opening the store");
+		goto out;
+	}
+	rc = connection_setup(db, opts->busy_timeout_ms > 0
+					  ? opts->busy_timeout_ms
+					  : 10000,
+			      opts->jieba_dict);
+	if (rc)
+		goto out;
+	rc = migrate(db, "main");
+	if (rc)
+		goto out;
+	if (!db->no_global) {
+		rc = store_attach_global(db, 0);
+		if (rc == CAIRN_NOTFOUND)
+			rc = CAIRN_OK;
+	}
+out:
+	sbuf_release(&path);
+	return rc;
+}
+
+int cairn_db_close(cairn_db *db)
+{
+	if (!db)
+		return CAIRN_OK;
+	if (db->sql)
+		sqlite3_close_v2(db->sql);
+	cairn_free(db->dir);
+	cairn_free(db->root);
+	cairn_free(db->global_dir);
+	cairn_free(db);
+	return CAIRN_OK;
+}
+
+const char *cairn_errmsg(const cairn_db *db)
+{
+	if (!db)
+		return "out of memory";
+	return db->errmsg[0] ? db->errmsg : "no error";
+}
+
+const char *cairn_db_root(const cairn_db *db)
+{
+	return db->root;
+}
+
+/* ------------------------------------------------------------ transactions */
+
+int store_tx_begin(struct cairn_db *db)
+{
+	if (db->in_batch)
+		return CAIRN_OK;
+	return exec(db, "BEGIN IMMEDIATE", "starting a write");
+}
+
+int store_tx_end(struct cairn_db *db, int rc)
+{
+	if (db->in_batch)
+		return rc;
+	if (rc != CAIRN_OK) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	rc = exec(db, "COMMIT", "committing a write");
+	if (rc)
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int cairn_begin(cairn_db *db)
+{
+	int rc;
+
+	if (db->in_batch)
+		return store_error(db, CAIRN_INVALID, "a batch is already open");
+	rc = exec(db, "BEGIN IMMEDIATE", "starting a batch");
+	if (rc == CAIRN_OK)
+		db->in_batch = 1;
+	return rc;
+}
+
+int cairn_commit(cairn_db *db)
+{
+	int rc;
+
+	if (!db->in_batch)
+		return store_error(db, CAIRN_INVALID, "no batch is open");
+	db->in_batch = 0;
+	rc = exec(db, "COMMIT", "committing a batch");
+	if (rc)
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int cairn_rollback(cairn_db *db)
+{
+	if (!db->in_batch)
+		return CAIRN_OK;
+	db->in_batch = 0;
+	return exec(db, "ROLLBACK", "rolling back a batch");
+}
+
+/* ----------------------------------------------------------------- records */
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	if (!t)
+		return NULL;
+	return util_strndup((const char *)t, (size_t)sqlite3_column_bytes(st, i));
+}
+
+cairn_record *store_row_record(sqlite3_stmt *st, int c)
+{
+	cairn_record *r = util_calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->id = col_dup(st, c + 0);
+	r->kind = col_dup(st, c + 1);
+	r->key = col_dup(st, c + 2);
+	r->scope = col_dup(st, c + 3);
+	r->title = col_dup(st, c + 4);
+	r->body = col_dup(st, c + 5);
+	r->status = col_dup(st, c + 6);
+	r->confidence = sqlite3_column_double(st, c + 7);
+	r->proof = col_dup(st, c + 8);
+	r->origin = col_dup(st, c + 9);
+	r->src_path = col_dup(st, c + 10);
+	r->src_heading = col_dup(st, c + 11);
+	r->src_line = (long)sqlite3_column_int64(st, c + 12);
+	r->src_commit = col_dup(st, c + 13);
+	r->src_session = col_dup(st, c + 14);
+	r->src_tool = col_dup(st, c + 15);
+	r->time = col_dup(st, c + 16);
+	r->created = col_dup(st, c + 17);
+	r->updated = col_dup(st, c + 18);
+	r->last_seen = col_dup(st, c + 19);
+	r->supersedes = col_dup(st, c + 20);
+	r->superseded_by = col_dup(st, c + 21);
+	r->revision = (long)sqlite3_column_int64(st, c + 22);
+	r->hash = col_dup(st, c + 23);
+	if (!r->id || !r->kind || !r->scope || !r->title || !r->body ||
+	    !r->status || !r->origin || !r->created || !r->updated) {
+		cairn_record_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void cairn_record_free(cairn_record *r)
+{
+	if (!r)
+		return;
+	cairn_free(r->id);
+	cairn_free(r->kind);
+	cairn_free(r->key);
+	cairn_free(r->scope);
+	cairn_free(r->title);
+	cairn_free(r->body);
+	cairn_free(r->status);
+	cairn_free(r->proof);
+	cairn_free(r->origin);
+	cairn_free(r->src_path);
+	cairn_free(r->src_heading);
+	cairn_free(r->src_commit);
+	cairn_free(r->src_session);
+	cairn_free(r->src_tool);
+	cairn_free(r->time);
+	cairn_free(r->created);
+	cairn_free(r->updated);
+	cairn_free(r->last_seen);
+	cairn_free(r->supersedes);
+	cairn_free(r->superseded_by);
+	cairn_free(r->hash);
+	cairn_free(r);
+}
+
+void cairn_record_list_free(cairn_record **recs, size_t n)
+{
+	size_t i;
+
+	if (!recs)
+		return;
+	for (i = 0; i < n; i++)
+		cairn_record_free(recs[i]);
+	cairn_free(recs);
+}
+
+const char *store_schema(const char *scope)
+{
+	return scope && strcmp(scope, "global") == 0 ? "global" : "main";
+}
+
+int store_is_file_backed(const cairn_record *r, char *msg, size_t size)
+{
+	if (!r->origin || strcmp(r->origin, "file") != 0)
+		return 0;
+	if (msg && size)
+		snprintf(msg, size, "file-backed: edit %s:%ld",
+			 r->src_path ? r->src_path : "(unknown file)",
+			 r->src_line > 0 ? r->src_line : 1);
+	return 1;
+}
+
+int store_new_id(char out[17])
+{
+	unsigned char rnd[8];
+	char hex[17];
+
+	if (util_random(rnd, sizeof(rnd)))
+		return CAIRN_IO;
+	util_hex(rnd, sizeof(rnd), hex);
+	out[0] = 'r';
+	memcpy(out + 1, hex, 15); /* 'r' + 15 hex digits: 60 random bits */
+	out[16] = '\0';
+	return CAIRN_OK;
+}
+
+static int is_blank(const char *s)
+{
+	if (!s)
+		return 1;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return *s == '\0';
+}
+
+static int check_text(struct cairn_db *db, const char *field, const char *s)
+{
+	long bad;
+	size_t n;
+
+	if (!s)
+		return CAIRN_OK;
+	n = strlen(s);
+	if (n > STORE_MAX_TEXT)
+		return store_error(db, CAIRN_TOOBIG,
+				   "%s is too large: %zu bytes (limit %zu)",
+				   field, n, STORE_MAX_TEXT);
+	bad = util_utf8_invalid_at(s, n);
+	if (bad >= 0)
+		return store_error(db, CAIRN_INVALID,
+				   "%s is not valid UTF-8 at byte %ld", field,
+				   bad);
+	return CAIRN_OK;
+}
+
+/*
+ * Run the secret filter over one field. Without CAIRN_WRITE_REDACT a hit
+ * refuses the write; with it, *masked receives the redacted copy (caller
+ * frees). The message names the kind and line, never the secret.
+ */
+static int filter_secret(struct cairn_db *db, const char *field, const char *s,
+			 unsigned flags, char **masked)
+{
+	struct secret_hit hit;
+	char msg[256];
+
+	*masked = NULL;
+	if (!s || secret_scan(s, strlen(s), &hit, 1) == 0)
+		return CAIRN_OK;
+	if (!(flags & CAIRN_WRITE_REDACT)) {
+		secret_describe(&hit, field, msg, sizeof(msg));
+		return store_error(db, CAIRN_SECRET, "%s", msg);
+	}
+	*masked = secret_redact(s, strlen(s), NULL);
+	if (!*masked)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	return CAIRN_OK;
+}
+
+/* The four secret-checked text fields of a write, possibly redacted. */
+struct clean_text {
+	const char *key, *title, *body, *proof; /* what will be stored */
+	char *own[4];                           /* redacted copies to free */
+};
+
+static void clean_release(struct clean_text *c)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		cairn_free(c->own[i]);
+}
+
+static int clean_fields(struct cairn_db *db, const cairn_record *r,
+			unsigned flags, struct clean_text *c)
+{
+	const char *names[4] = { "key", "title", "body", "proof" };
+	const char *vals[4];
+	const char **dst[4];
+	int i, rc;
+
+	memset(c, 0, sizeof(*c));
+	vals[0] = r->key;
+	vals[1] = r->title;
+	vals[2] = r->body;
+	vals[3] = r->proof;
+	dst[0] = &c->key;
+	dst[1] = &c->title;
+	dst[2] = &c->body;
+	dst[3] = &c->proof;
+	for (i = 0; i < 4; i++) {
+		rc = check_text(db, names[i], vals[i]);
+		if (rc)
+			return rc;
+		rc = filter_secret(db, names[i], vals[i], flags, &c->own[i]);
+		if (rc)
+			return rc;
+		*dst[i] = c->own[i] ? c->own[i] : vals[i];
+	}
+	if (c->key && strlen(c->key) > STORE_MAX_KEY)
+		return store_error(db, CAIRN_TOOBIG,
+				   "key is too long (limit %d bytes)",
+				   STORE_MAX_KEY);
+	return CAIRN_OK;
+}
+
+static void content_hash(const char *title, const char *body, char out[65])
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_adds(&sb, title ? title : "");
+	sbuf_addc(&sb, '\0');
+	sbuf_adds(&sb, body ? body : "");
+	util_sha256_hex(sbuf_str(&sb), sb.len, out);
+	sbuf_release(&sb);
+}
+
+static int is_agentish(const char *origin)
+{
+	return strcmp(origin, "agent") == 0 || strcmp(origin, "capture") == 0 ||
+	       strcmp(origin, "reflection") == 0;
+}
+
+/* Look up a record in one schema by a WHERE clause on one text value. */
+static int find_one(struct cairn_db *db, const char *schema,
+		    const char *where, const char *val, cairn_record **out)
+{
+	struct sbuf sql = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc = CAIRN_OK, src;
+
+	*out = NULL;
+	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records WHERE %s",
+		  schema, where);
+	if (sql.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "reading a record");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		*out = store_row_record(st, 0);
+		if (!*out)
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	} else if (src == SQLITE_DONE) {
+		rc = CAIRN_NOTFOUND;
+	} else {
+		rc = store_sql_error(db, src, "reading a record");
+	}
+out:
+	sqlite3_finalize(st);
+	sbuf_release(&sql);
+	return rc;
+}
+
+/* Copy the current text of record `id` into revisions. */
+static int keep_revision(struct cairn_db *db, const char *schema,
+			 const char *id)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR REPLACE INTO %s.revisions (record_id, revision, "
+		 "title, body, status, confidence, proof, origin, updated, "
+		 "hash) SELECT id, revision, title, body, status, confidence, "
+		 "proof, origin, updated, hash FROM %s.records WHERE id = ?1",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "keeping a revision");
+	return CAIRN_OK;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* The resolved values of one write, after defaults and the gate. */
+struct write_plan {
+	const char *kind, *scope, *origin, *status; /* validated */
+	double confidence;                            /* 0..1 */
+	char now[32];                                 /* the write's time */
+	char hash[65];                                /* content hash */
+};
+
+static int plan_write(struct cairn_db *db, const cairn_record *r,
+		      struct write_plan *p)
+{
+	p->kind = r->kind ? r->kind : "note";
+	p->scope = r->scope ? r->scope : "workspace";
+	p->origin = r->origin ? r->origin : "human";
+	if (!cairn_kind_valid(p->kind))
+		return store_error(db, CAIRN_INVALID,
+				   "unknown kind '%s' (expected one of: "
+				   "decision, adr, fact, rule, procedure, "
+				   "capability, finding, history, event, note)",
+				   p->kind);
+	if (strcmp(p->scope, "workspace") != 0 &&
+	    strcmp(p->scope, "global") != 0)
+		return store_error(db, CAIRN_INVALID,
+				   "unknown scope '%s' (expected workspace "
+				   "or global)",
+				   p->scope);
+	if (!cairn_origin_valid(p->origin))
+		return store_error(db, CAIRN_INVALID,
+				   "unknown origin '%s' (expected one of: "
+				   "file, human, agent, capture, reflection)",
+				   p->origin);
+	if (r->status && !cairn_status_valid(r->status))
+		return store_error(db, CAIRN_INVALID,
+				   "unknown status '%s' (expected one of: "
+				   "candidate, accepted, unverified, stale, "
+				   "superseded, historical, false, retired, "
+				   "rejected)",
+				   r->status);
+	/* SPEC 4.5: nothing an agent proposes skips the approval gate */
+	if (is_agentish(p->origin))
+		p->status = "candidate";
+	else
+		p->status = r->status ? r->status : "accepted";
+	if (r->confidence > 1.0)
+		return store_error(db, CAIRN_INVALID,
+				   "confidence %g is outside 0..1",
+				   r->confidence);
+	if (r->confidence >= 0)
+		p->confidence = r->confidence;
+	else
+		p->confidence = is_agentish(p->origin) ? 0.5 : 1.0;
+	if (is_blank(r->body))
+		return store_error(db, CAIRN_INVALID, "the body is empty");
+	util_now_iso(p->now, sizeof(p->now));
+	return CAIRN_OK;
+}
+
+static int insert_record(struct cairn_db *db, const char *schema,
+			 const cairn_record *r, const struct clean_text *c,
+			 const struct write_plan *p, const char *id,
+			 const char *pending_key, unsigned flags)
+{
+	char sql[640];
+	sqlite3_stmt *st = NULL;
+	int keep = (flags & CAIRN_WRITE_KEEP_TIMES) != 0;
+	int src;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s.records (id, kind, key, scope, title, body, "
+		 "status, confidence, proof, origin, src_path, src_heading, "
+		 "src_line, src_commit, src_session, src_tool, time, created, "
+		 "updated, last_seen, supersedes, superseded_by, revision, "
+		 "hash, pending_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		 "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
+		 "?21, ?22, ?23, ?24, ?25)",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "writing a record");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, p->kind, -1, SQLITE_STATIC);
+	bind_opt(st, 3, pending_key ? NULL : c->key);
+	sqlite3_bind_text(st, 4, p->scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, c->title ? c->title : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, c->body, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, p->status, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 8, p->confidence);
+	bind_opt(st, 9, c->proof);
+	sqlite3_bind_text(st, 10, p->origin, -1, SQLITE_STATIC);
+	bind_opt(st, 11, r->src_path);
+	bind_opt(st, 12, r->src_heading);
+	if (r->src_line > 0)
+		sqlite3_bind_int64(st, 13, r->src_line);
+	bind_opt(st, 14, r->src_commit);
+	bind_opt(st, 15, r->src_session);
+	bind_opt(st, 16, r->src_tool);
+	bind_opt(st, 17, r->time);
+	sqlite3_bind_text(st, 18, keep && r->created ? r->created : p->now, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 19, keep && r->updated ? r->updated : p->now, -1,
+			  SQLITE_TRANSIENT);
+	bind_opt(st, 20, keep ? r->last_seen : NULL);
+	bind_opt(st, 21, r->supersedes);
+	bind_opt(st, 22, keep ? r->superseded_by : NULL);
+	sqlite3_bind_int64(st, 23, keep && r->revision > 0 ? r->revision : 1);
+	sqlite3_bind_text(st, 24, keep && r->hash ? r->hash : p->hash, -1,
+			  SQLITE_TRANSIENT);
+	bind_opt(st, 25, pending_key);
+	src = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (src == SQLITE_CONSTRAINT_UNIQUE ||
+	    src == SQLITE_CONSTRAINT_PRIMARYKEY)
+		return store_error(db, CAIRN_EXISTS,
+				   "a record with id '%s' already exists", id);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "writing a record");
+	return CAIRN_OK;
+}
+
+/* Replace the text of existing record `old` (same key): a new revision. */
+static int update_text(struct cairn_db *db, const char *schema,
+		       const cairn_record *old, const cairn_record *r,
+		       const struct clean_text *c, const struct write_plan *p)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	int rc, src;
+
+	if (old->hash && strcmp(old->hash, p->hash) == 0 &&
+	    strcmp(old->status, p->status) == 0 &&
+	    strcmp(old->kind, p->kind) == 0)
+		return CAIRN_OK; /* identical: no new revision */
+	rc = keep_revision(db, schema, old->id);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET kind = ?2, title = ?3, body = ?4, "
+		 "status = ?5, confidence = ?6, proof = ?7, origin = ?8, "
+		 "updated = ?9, revision = revision + 1, hash = ?10, "
+		 "time = coalesce(?11, time), src_path = ?12, "
+		 "src_heading = ?13, src_line = ?14, src_commit = ?15, "
+		 "src_session = ?16, src_tool = ?17 WHERE id = ?1",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "updating a record");
+	sqlite3_bind_text(st, 1, old->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, p->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, c->title ? c->title : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, c->body, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, p->status, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 6, p->confidence);
+	bind_opt(st, 7, c->proof);
+	sqlite3_bind_text(st, 8, p->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, p->now, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, p->hash, -1, SQLITE_STATIC);
+	bind_opt(st, 11, r->time);
+	bind_opt(st, 12, r->src_path);
+	bind_opt(st, 13, r->src_heading);
+	if (r->src_line > 0)
+		sqlite3_bind_int64(st, 14, r->src_line);
+	else
+		sqlite3_bind_null(st, 14);
+	bind_opt(st, 15, r->src_commit);
+	bind_opt(st, 16, r->src_session);
+	bind_opt(st, 17, r->src_tool);
+	src = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "updating a record");
+	return CAIRN_OK;
+}
+
+int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
+		       char **out_id)
+{
+	struct clean_text c;
+	struct write_plan p;
+	cairn_record *old = NULL;
+	const char *schema;
+	char idbuf[17];
+	const char *id = NULL;
+	char msg[STORE_ERRMSG];
+	int rc, in_tx = 0;
+
+	memset(&c, 0, sizeof(c));
+	if (out_id)
+		*out_id = NULL;
+	rc = plan_write(db, r, &p);
+	if (rc)
+		goto out;
+	rc = clean_fields(db, r, flags, &c);
+	if (rc)
+		goto out;
+	if (r->id && (*r->id == '\0' || strlen(r->id) > 128)) {
+		rc = store_error(db, CAIRN_INVALID, "invalid record id");
+		goto out;
+	}
+	content_hash(c.title, c.body, p.hash);
+	schema = store_schema(p.scope);
+	if (strcmp(schema, "global") == 0) {
+		rc = store_attach_global(db, 1);
+		if (rc)
+			goto out;
+	}
+	rc = store_tx_begin(db);
+	if (rc)
+		goto out;
+	in_tx = 1;
+	if (c.key && *c.key) {
+		rc = find_one(db, schema, "key = ?1", c.key, &old);
+		if (rc == CAIRN_NOTFOUND)
+			rc = CAIRN_OK;
+		if (rc)
+			goto out;
+	}
+	if (old && store_is_file_backed(old, msg, sizeof(msg)) &&
+	    strcmp(p.origin, "file") != 0) {
+		rc = store_error(db, CAIRN_READONLY, "%s", msg);
+		goto out;
+	}
+	if (old && is_agentish(p.origin) &&
+	    strcmp(old->status, "candidate") != 0) {
+		/*
+		 * An agent may not overwrite a standing record: its text
+		 * becomes a candidate that replaces the keyed record only
+		 * when a human approves it (pending_key).
+		 */
+		rc = store_new_id(idbuf);
+		if (rc)
+			goto out;
+		id = idbuf;
+		rc = insert_record(db, schema, r, &c, &p, id, c.key, flags);
+	} else if (old) {
+		id = old->id;
+		rc = update_text(db, schema, old, r, &c, &p);
+	} else {
+		if (r->id) {
+			id = r->id;
+		} else {
+			rc = store_new_id(idbuf);
+			if (rc)
+				goto out;
+			id = idbuf;
+		}
+		rc = insert_record(db, schema, r, &c, &p, id, NULL, flags);
+	}
+	if (rc == CAIRN_OK && out_id) {
+		*out_id = util_strdup(id);
+		if (!*out_id)
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	}
+out:
+	if (in_tx)
+		rc = store_tx_end(db, rc);
+	if (rc && out_id && *out_id) {
+		cairn_free(*out_id);
+		*out_id = NULL;
+	}
+	cairn_record_free(old);
+	clean_release(&c);
+	return rc;
+}
+
+/* Find a record by exact id or unique prefix, in either schema. */
+static int find_by_id(struct cairn_db *db, const char *id, cairn_record **out,
+		      const char **schema_out)
+{
+	const char *schemas[2] = { "main", "global" };
+	struct sbuf pat = SBUF_INIT;
+	cairn_record *hit = NULL;
+	int i, rc = CAIRN_NOTFOUND, nmatch = 0;
+
+	*out = NULL;
+	if (!id || !*id)
+		return store_error(db, CAIRN_INVALID, "no record id given");
+	for (i = 0; i < 2; i++) {
+		cairn_record *r = NULL;
+
+		if (i == 1 && !db->has_global)
+			break;
+		rc = find_one(db, schemas[i], "id = ?1", id, &r);
+		if (rc == CAIRN_OK) {
+			*out = r;
+			if (schema_out)
+				*schema_out = schemas[i];
+			return CAIRN_OK;
+		}
+		if (rc != CAIRN_NOTFOUND)
+			return rc;
+	}
+	if (strlen(id) < 4 || strpbrk(id, "%_\\"))
+		return store_error(db, CAIRN_NOTFOUND, "no record '%s'", id);
+	/* unique prefix, as git accepts abbreviated object names */
+	sbuf_addf(&pat, "%s%%", id);
+	for (i = 0; i < 2 && pat.err == 0; i++) {
+		struct sbuf sql = SBUF_INIT;
+		sqlite3_stmt *st = NULL;
+		int src;
+
+		if (i == 1 && !db->has_global)
+			break;
+		sbuf_addf(&sql,
+			  "SELECT " STORE_COLS " FROM %s.records WHERE id "
+			  "LIKE ?1 LIMIT 2",
+			  schemas[i]);
+		src = sqlite3_prepare_v2(db->sql, sbuf_str(&sql), -1, &st,
+					 NULL);
+		sbuf_release(&sql);
+		if (src != SQLITE_OK) {
+			sbuf_release(&pat);
+			cairn_record_free(hit);
+			return store_sql_error(db, src, "reading a record");
+		}
+		sqlite3_bind_text(st, 1, pat.buf, -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			nmatch++;
+			if (!hit) {
+				hit = store_row_record(st, 0);
+				if (schema_out)
+					*schema_out = schemas[i];
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	sbuf_release(&pat);
+	if (nmatch == 1 && hit) {
+		*out = hit;
+		return CAIRN_OK;
+	}
+	cairn_record_free(hit);
+	if (nmatch > 1)
+		return store_error(db, CAIRN_INVALID,
+				   "record id prefix '%s' is ambiguous", id);
+	return store_error(db, CAIRN_NOTFOUND, "no record '%s'", id);
+}
+
+int cairn_record_get(cairn_db *db, const char *id, cairn_record **out)
+{
+	return find_by_id(db, id, out, NULL);
+}
+
+static int touch_seen(struct cairn_db *db, const char *schema, const char *id,
+		      int revive)
+{
+	char sql[256], now[32];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	util_now_iso(now, sizeof(now));
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET last_seen = ?2%s WHERE id = ?1",
+		 schema,
+		 revive ? ", status = CASE status WHEN 'stale' THEN "
+			  "'accepted' ELSE status END"
+			: "");
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "updating last_seen");
+	return CAIRN_OK;
+}
+
+int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
+			  cairn_record **out)
+{
+	const char *order[2] = { "main", "global" };
+	int i, rc;
+
+	*out = NULL;
+	if (!key || !*key)
+		return store_error(db, CAIRN_INVALID, "no key given");
+	if (scope && strcmp(scope, "workspace") != 0 &&
+	    strcmp(scope, "global") != 0)
+		return store_error(db, CAIRN_INVALID, "unknown scope '%s'",
+				   scope);
+	for (i = 0; i < 2; i++) {
+		cairn_record *r = NULL;
+
+		if (scope && strcmp(store_schema(scope), order[i]) != 0)
+			continue;
+		if (i == 1 && !db->has_global)
+			continue;
+		rc = find_one(db, order[i], "key = ?1", key, &r);
+		if (rc == CAIRN_NOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		/* SPEC 5.5: an explicit read revives a stale record */
+		rc = touch_seen(db, order[i], r->id, 1);
+		if (rc) {
+			cairn_record_free(r);
+			return rc;
+		}
+		if (strcmp(r->status, "stale") == 0) {
+			char *s = util_strdup("accepted");
+
+			if (s) {
+				cairn_free(r->status);
+				r->status = s;
+			}
+		}
+		*out = r;
+		return CAIRN_OK;
+	}
+	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);
+}
+
+int cairn_record_set_status(cairn_db *db, const char *id, const char *from,
+			    const char *to, int allow_file)
+{
+	cairn_record *r = NULL, *target = NULL;
+	const char *schema = "main";
+	char sql[512], now[32], msg[STORE_ERRMSG];
+	sqlite3_stmt *st = NULL;
+	char *pending = NULL;
+	int rc, src, in_tx = 0;
+
+	if (!cairn_status_valid(to))
+		return store_error(db, CAIRN_INVALID, "unknown status '%s'",
+				   to ? to : "(null)");
+	rc = find_by_id(db, id, &r, &schema);
+	if (rc)
+		return rc;
+	if (!allow_file && store_is_file_backed(r, msg, sizeof(msg))) {
+		rc = store_error(db, CAIRN_READONLY, "%s", msg);
+		goto out;
+	}
+	if (from && strcmp(r->status, from) != 0) {
+		rc = store_error(db, CAIRN_INVALID,
+				 "record '%s' is %s, not %s", r->id, r->status,
+				 from);
+		goto out;
+	}
+	util_now_iso(now, sizeof(now));
+	rc = store_tx_begin(db);
+	if (rc)
+		goto out;
+	in_tx = 1;
+	/* an approved candidate for an existing key replaces that record */
+	snprintf(sql, sizeof(sql),
+		 "SELECT pending_key FROM %s.records WHERE id = ?1", schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_text(st, 0))
+			pending = util_strdup(
+				(const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (pending && strcmp(to, "accepted") == 0) {
+		struct clean_text c;
+		struct write_plan p;
+
+		rc = find_one(db, schema, "key = ?1", pending, &target);
+		if (rc == CAIRN_OK) {
+			memset(&c, 0, sizeof(c));
+			memset(&p, 0, sizeof(p));
+			c.title = r->title;
+			c.body = r->body;
+			c.proof = r->proof;
+			p.kind = r->kind;
+			p.scope = r->scope;
+			p.origin = r->origin;
+			p.status = "accepted";
+			p.confidence = r->confidence;
+			memcpy(p.now, now, sizeof(now));
+			content_hash(r->title, r->body, p.hash);
+			rc = update_text(db, schema, target, r, &c, &p);
+			if (rc)
+				goto out;
+			/* the candidate itself is now folded into the key */
+			snprintf(sql, sizeof(sql),
+				 "UPDATE %s.records SET status = 'superseded', "
+				 "superseded_by = ?2, pending_key = NULL, "
+				 "updated = ?3 WHERE id = ?1",
+				 schema);
+			src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+			if (src == SQLITE_OK) {
+				sqlite3_bind_text(st, 1, r->id, -1,
+						  SQLITE_STATIC);
+				sqlite3_bind_text(st, 2, target->id, -1,
+						  SQLITE_STATIC);
+				sqlite3_bind_text(st, 3, now, -1,
+						  SQLITE_STATIC);
+				src = sqlite3_step(st);
+			}
+			sqlite3_finalize(st);
+			st = NULL;
+			if (src != SQLITE_DONE)
+				rc = store_sql_error(db, src,
+						     "approving a record");
+			goto out;
+		}
+		if (rc != CAIRN_NOTFOUND)
+			goto out;
+		rc = CAIRN_OK; /* the keyed record is gone: take the key */
+	}
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = ?2, updated = ?3%s WHERE "
+		 "id = ?1",
+		 schema,
+		 pending && strcmp(to, "accepted") == 0
+			 ? ", key = pending_key, pending_key = NULL"
+			 : "");
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "changing a record's status");
+out:
+	if (in_tx)
+		rc = store_tx_end(db, rc);
+	cairn_free(pending);
+	cairn_record_free(target);
+	cairn_record_free(r);
+	return rc;
+}
+
+int cairn_record_revise(cairn_db *db, const char *id,
+			const cairn_record *ch, unsigned flags)
+{
+	cairn_record *r = NULL, merged;
+	struct clean_text c;
+	struct write_plan p;
+	const char *schema = "main";
+	char msg[STORE_ERRMSG];
+	int rc, in_tx = 0;
+
+	memset(&c, 0, sizeof(c));
+	rc = find_by_id(db, id, &r, &schema);
+	if (rc)
+		return rc;
+	if (store_is_file_backed(r, msg, sizeof(msg))) {
+		rc = store_error(db, CAIRN_READONLY, "%s", msg);
+		goto out;
+	}
+	merged = *r;
+	merged.title = ch->title ? ch->title : r->title;
+	merged.body = ch->body ? ch->body : r->body;
+	merged.proof = ch->proof ? ch->proof : r->proof;
+	merged.status = ch->status ? ch->status : r->status;
+	merged.kind = ch->kind ? ch->kind : r->kind;
+	merged.confidence = ch->confidence >= 0 ? ch->confidence
+						: r->confidence;
+	merged.key = NULL;
+	merged.time = NULL;
+	rc = plan_write(db, &merged, &p);
+	if (rc)
+		goto out;
+	/* revise keeps the record's origin and asked-for status */
+	p.status = merged.status;
+	rc = clean_fields(db, &merged, flags, &c);
+	if (rc)
+		goto out;
+	content_hash(c.title, c.body, p.hash);
+	rc = store_tx_begin(db);
+	if (rc)
+		goto out;
+	in_tx = 1;
+	rc = update_text(db, schema, r, &merged, &c, &p);
+out:
+	if (in_tx)
+		rc = store_tx_end(db, rc);
+	clean_release(&c);
+	cairn_record_free(r);
+	return rc;
+}
+
+/* ----------------------------------------------------------------- listing */
+
+/*
+ * Append "AND col IN ('a','b')" for a comma-separated list whose every
+ * item passes `valid` (so quoting them literally is safe).
+ */
+static int add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
+		  const char *list, int (*valid)(const char *),
+		  const char *what)
+{
+	const char *p = list;
+	int first = 1;
+
+	if (!list || !*list)
+		return CAIRN_OK;
+	sbuf_addf(sql, " AND %s IN (", col);
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char item[64];
+
+		if (n == 0 || n >= sizeof(item))
+			return store_error(db, CAIRN_INVALID, "empty or "
+					   "overlong %s in filter", what);
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (!valid(item))
+			return store_error(db, CAIRN_INVALID,
+					   "unknown %s '%s'", what, item);
+		sbuf_addf(sql, "%s'%s'", first ? "" : ",", item);
+		first = 0;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	sbuf_addc(sql, ')');
+	return CAIRN_OK;
+}
+
+static int scope_valid(const char *s)
+{
+	return strcmp(s, "workspace") == 0 || strcmp(s, "global") == 0;
+}
+
+int cairn_record_list(cairn_db *db, const cairn_filter *f,
+		      cairn_record ***out, size_t *n)
+{
+	static const cairn_filter none;
+	struct sbuf where = SBUF_INIT, sql = SBUF_INIT;
+	cairn_record **v = NULL;
+	size_t cap = 0, len = 0;
+	sqlite3_stmt *st = NULL;
+	const char *want;
+	int rc, src;
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		f = &none;
+	/* SPEC 3: default listing is accepted + unverified only */
+	want = f->statuses && *f->statuses ? f->statuses
+					   : "accepted,unverified";
+	sbuf_adds(&where, " WHERE 1");
+	rc = add_in(db, &where, "kind", f->kinds, cairn_kind_valid, "kind");
+	if (rc == CAIRN_OK && strcmp(want, "all") != 0)
+		rc = add_in(db, &where, "status", want,
+			    cairn_status_valid, "status");
+	if (rc == CAIRN_OK)
+		rc = add_in(db, &where, "origin", f->origins,
+			    cairn_origin_valid, "origin");
+	if (rc == CAIRN_OK)
+		rc = add_in(db, &where, "scope", f->scope, scope_valid,
+			    "scope");
+	if (rc)
+		goto out;
+	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM main.records%s",
+		  sbuf_str(&where));
+	if (db->has_global)
+		sbuf_addf(&sql,
+			  " UNION ALL SELECT " STORE_COLS
+			  " FROM global.records%s",
+			  sbuf_str(&where));
+	sbuf_adds(&sql, " ORDER BY updated DESC, id");
+	if (f->limit > 0)
+		sbuf_addf(&sql, " LIMIT %ld", f->limit);
+	if (sql.err || where.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "listing records");
+		goto out;
+	}
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			cairn_record **nv =
+				util_realloc(v, ncap * sizeof(*v));
+
+			if (!nv) {
+				rc = store_error(db, CAIRN_NOMEM,
+						 "out of memory");
+				goto out;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[len] = store_row_record(st, 0);
+		if (!v[len]) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		len++;
+	}
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "listing records");
+out:
+	sqlite3_finalize(st);
+	sbuf_release(&where);
+	sbuf_release(&sql);
+	if (rc) {
+		cairn_record_list_free(v, len);
+		return rc;
+	}
+	*out = v;
+	*n = len;
+	return CAIRN_OK;
+}
+
+int cairn_record_history(cairn_db *db, const char *key, const char *scope,
+			 cairn_record ***out, size_t *n)
+{
+	cairn_record *cur = NULL, **v = NULL;
+	const char *schema;
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, cap = 8;
+	int rc, src;
+
+	*out = NULL;
+	*n = 0;
+	rc = CAIRN_NOTFOUND;
+	if (!scope || strcmp(scope, "workspace") == 0)
+		rc = find_one(db, "main", "key = ?1", key, &cur);
+	schema = "main";
+	if (rc == CAIRN_NOTFOUND && db->has_global &&
+	    (!scope || strcmp(scope, "global") == 0)) {
+		rc = find_one(db, "global", "key = ?1", key, &cur);
+		schema = "global";
+	}
+	if (rc == CAIRN_NOTFOUND)
+		return store_error(db, rc, "no record with key '%s'", key);
+	if (rc)
+		return rc;
+	v = util_calloc(cap, sizeof(*v));
+	if (!v) {
+		cairn_record_free(cur);
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	}
+	v[len++] = cur;
+	/* revisions as records: the current row's fields, the old text */
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id, r.kind, r.key, r.scope, v.title, v.body, "
+		 "v.status, v.confidence, v.proof, v.origin, r.src_path, "
+		 "r.src_heading, r.src_line, r.src_commit, r.src_session, "
+		 "r.src_tool, r.time, r.created, v.updated, r.last_seen, "
+		 "r.supersedes, r.superseded_by, v.revision, v.hash FROM "
+		 "%s.revisions v JOIN %s.records r ON r.id = v.record_id "
+		 "WHERE v.record_id = ?1 ORDER BY v.revision DESC",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "reading history");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, cur->id, -1, SQLITE_STATIC);
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			cairn_record **nv =
+				util_realloc(v, 2 * cap * sizeof(*v));
+
+			if (!nv) {
+				rc = store_error(db, CAIRN_NOMEM,
+						 "out of memory");
+				goto out;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[len] = store_row_record(st, 0);
+		if (!v[len]) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		len++;
+	}
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "reading history");
+out:
+	sqlite3_finalize(st);
+	if (rc) {
+		cairn_record_list_free(v, len);
+		return rc;
+	}
+	*out = v;
+	*n = len;
+	return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------- stats */
+
+static void stats_group(struct cairn_db *db, struct sbuf *sb, const char *col,
+			int *rc)
+{
+	struct sbuf sql = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int src, first = 1;
+
+	sbuf_addf(&sql, "SELECT %s, count(*) FROM (SELECT %s FROM "
+		  "main.records", col, col);
+	if (db->has_global)
+		sbuf_addf(&sql, " UNION ALL SELECT %s FROM global.records",
+			  col);
+	sbuf_addf(&sql, ") GROUP BY 1 ORDER BY 1");
+	src = sqlite3_prepare_v2(db->sql, sbuf_str(&sql), -1, &st, NULL);
+	sbuf_release(&sql);
+	if (src != SQLITE_OK) {
+		*rc = store_sql_error(db, src, "counting records");
+		return;
+	}
+	sbuf_addf(sb, "\"%s\":{", col);
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		/* values are CHECK-constrained identifiers: no escaping needed */
+		sbuf_addf(sb, "%s\"%s\":%lld", first ? "" : ",",
+			  (const char *)sqlite3_column_text(st, 0),
+			  (long long)sqlite3_column_int64(st, 1));
+		first = 0;
+	}
+	sbuf_addc(sb, '}');
+	if (src != SQLITE_DONE)
+		*rc = store_sql_error(db, src, "counting records");
+	sqlite3_finalize(st);
+}
+
+int cairn_stats_json(cairn_db *db, char **out)
+{
+	struct sbuf sb = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	long long total = 0, revs = 0, receipts = 0;
+	int rc = CAIRN_OK;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT (SELECT count(*) FROM main.records), "
+			       "(SELECT count(*) FROM main.revisions), "
+			       "(SELECT count(*) FROM main.receipts)",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		total = sqlite3_column_int64(st, 0);
+		revs = sqlite3_column_int64(st, 1);
+		receipts = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	sbuf_addf(&sb, "{\"workspace_records\":%lld,\"revisions\":%lld,"
+		  "\"receipts\":%lld,\"global_attached\":%s,",
+		  total, revs, receipts, db->has_global ? "true" : "false");
+	stats_group(db, &sb, "kind", &rc);
+	sbuf_addc(&sb, ',');
+	stats_group(db, &sb, "status", &rc);
+	sbuf_addc(&sb, ',');
+	stats_group(db, &sb, "origin", &rc);
+	sbuf_addc(&sb, ',');
+	stats_group(db, &sb, "scope", &rc);
+	sbuf_addc(&sb, '}');
+	if (rc == CAIRN_OK && sb.err)
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	if (rc) {
+		sbuf_release(&sb);
+		return rc;
+	}
+	*out = sbuf_detach(&sb, NULL);
+	return *out ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+/* --------------------------------------------------------------- integrity */
+
+int cairn_check_integrity(cairn_db *db)
+{
+	const char *schemas[2] = { "main", "global" };
+	char sql[160];
+	sqlite3_stmt *st = NULL;
+	int i, src;
+
+	for (i = 0; i < 2; i++) {
+		if (i == 1 && !db->has_global)
+			break;
+		snprintf(sql, sizeof(sql), "PRAGMA %s.integrity_check",
+			 schemas[i]);
+		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+		if (src != SQLITE_OK)
+			return store_sql_error(db, src, "checking integrity");
+		src = sqlite3_step(st);
+		if (src != SQLITE_ROW ||
+		    strcmp((const char *)sqlite3_column_text(st, 0), "ok")) {
+			store_error(db, CAIRN_CORRUPT, "%s: %s", schemas[i],
+				    src == SQLITE_ROW
+					    ? (const char *)sqlite3_column_text(
+						      st, 0)
+					    : sqlite3_errmsg(db->sql));
+			sqlite3_finalize(st);
+			return CAIRN_CORRUPT;
+		}
+		sqlite3_finalize(st);
+		/* the FTS index must agree with the records table */
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO %s.records_fts(records_fts, rank) "
+			 "VALUES ('integrity-check', 1)",
+			 schemas[i]);
+		src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+		if (src != SQLITE_OK)
+			return store_error(db, CAIRN_CORRUPT,
+					   "%s full-text index: %s", schemas[i],
+					   sqlite3_errmsg(db->sql));
+	}
+	return CAIRN_OK;
+}

@@ -1,0 +1,62 @@
+/*
+ * store.h -- the record store's interface to the other modules.
+ *
+ * Layer: store sits on SQLite; recall, seed, capture, eval and the CLI sit
+ * on it. struct cairn_db is visible to those modules (not to library users)
+ * so that they can run their own prepared statements on db->sql.
+ */
+#ifndef CAIRN_STORE_H
+#define CAIRN_STORE_H
+
+#include <sqlite3.h>
+
+#include "internal.h"
+
+#define STORE_SCHEMA_VERSION 2        /* PRAGMA user_version of a current store */
+#define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
+#define STORE_MAX_KEY 512              /* bytes in a key */
+#define STORE_ERRMSG 1024              /* bytes kept for the last error message */
+
+struct cairn_db {
+	sqlite3 *sql;              /* the connection; main = workspace store */
+	char *dir;                 /* the store directory (".cairn") */
+	char *root;                /* workspace root: the parent of dir */
+	char *global_dir;          /* directory of the per-user global store */
+	int has_global;            /* 1 when the global store is attached as "global" */
+	int no_global;             /* 1: never attach or create the global store */
+	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	char errmsg[STORE_ERRMSG]; /* last detailed error message */
+};
+
+/*
+ * Columns read by store_row_record(), in order. Every SELECT that feeds it
+ * names exactly these.
+ */
+#define STORE_COLS                                                          \
+	"id, kind, key, scope, title, body, status, confidence, proof, "    \
+	"origin, src_path, src_heading, src_line, src_commit, src_session, " \
+	"src_tool, time, created, updated, last_seen, supersedes, "         \
+	"superseded_by, revision, hash"
+
+/* Set db's message from a printf format and return rc. */
+int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Set db's message from SQLite's and map the SQLite code to a cairn code. */
+int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what);
+/* Build a record from the current row of a statement selecting STORE_COLS
+ * starting at column `first`. NULL on out of memory. */
+cairn_record *store_row_record(sqlite3_stmt *st, int first);
+/* Attach (creating if `create`) the global store. CAIRN_OK if attached. */
+int store_attach_global(struct cairn_db *db, int create);
+/* Schema name for a scope: "main" or "global". */
+const char *store_schema(const char *scope);
+/* Run BEGIN IMMEDIATE unless inside a batch. */
+int store_tx_begin(struct cairn_db *db);
+/* Commit (or, when rc != CAIRN_OK, roll back) unless inside a batch; returns rc or the commit's error. */
+int store_tx_end(struct cairn_db *db, int rc);
+/* Is record id file-backed? Fills msg with "file-backed: edit <path>:<line>". */
+int store_is_file_backed(const cairn_record *r, char *msg, size_t size);
+/* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
+int store_new_id(char out[17]);
+
+#endif /* CAIRN_STORE_H */

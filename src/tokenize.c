@@ -1,0 +1,1510 @@
+/*
+ * tokenize.c -- the cairn tokenizer (tokenize.h says what it emits).
+ *
+ * Layer: above util; uses utf8proc, libstemmer and OpenCC, never SQLite.
+ *
+ * How it works: tok_run walks the original text one normalisation unit at a
+ * time (a starter plus its combining marks), normalises the unit with
+ * utf8proc into a fixed buffer and feeds each resulting code point, tagged
+ * with the unit's original byte range and letter case, to a run
+ * accumulator. A run is a Latin-style identifier, a Han run or a
+ * bigram-script run; when the class of the input changes, or the run
+ * reaches TOK_MAX_RUN_CPS, the run is flushed into tokens. Every buffer is
+ * bounded by those caps, so time is linear and memory per call constant.
+ *
+ * The jieba dictionary: the file itself, kept in memory, is the key arena.
+ * An open-addressing table (linear probing, power-of-two size, load at most
+ * 3/4) maps every Han-only word and every prefix of one (frequency 0) to
+ * its frequency, so a DAG scan stops at the first missing prefix. The hash
+ * (FNV-1a, then a mixer) is built incrementally one character at a time,
+ * both when loading and when scanning.
+ *
+ * Invariants: nothing in struct tok is written after tok_open except the
+ * stemmer's scratch; emitted offsets satisfy start <= end <= len; the first
+ * token of a call is never colocated.
+ *
+ * Must never: recurse, use VLAs, trust the dictionary file's format, or
+ * read past the input on any byte sequence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libstemmer.h>
+#include <opencc/opencc.h>
+#include <utf8proc.h>
+
+#include "internal.h"
+#include "tokenize.h"
+
+#define TOK_IDENTITY_VERSION "cairn-tok/1"
+#define DICT_MAX_FILE_BYTES ((size_t)256 << 20) /* larger ones refused */
+#define DICT_MAX_WORD_CHARS 64   /* longer dictionary words are ignored */
+#define DICT_MAX_WORD_BYTES 255  /* so are longer ones in bytes (8-bit len) */
+#define DICT_MIN_SLOTS 1024      /* smallest hash table */
+#define DICT_HASH_HEX 12         /* hex digits of the file hash in identity */
+#define NORM_MAX_UNIT_CPS 32     /* starter + marks normalised at once */
+#define NORM_BUF_CPS 1024        /* room for one unit's normalised form */
+#define MAX_PENDING_JOINERS 3    /* joiner characters allowed between words */
+#define RUN_INITIAL_CAP 64       /* first allocation of the per-call arrays */
+#define IDENTITY_MAX 192         /* bytes of the identity string */
+#define NORM_OPTS                                                          \
+	((utf8proc_option_t)(UTF8PROC_COMPOSE | UTF8PROC_COMPAT |          \
+			     UTF8PROC_CASEFOLD | UTF8PROC_IGNORE))
+#define HUGE_PAGE_BYTES ((uintptr_t)2 << 20) /* x86-64/arm64 huge page */
+#define BMP_CPS 0x10000          /* code points in the BMP */
+#define T2S_CHARS (0x4DC0 - 0x3400 + 0xA000 - 0x4E00 + 0xFB00 - 0xF900 + 2)
+				 /* entries of tok.t2s_map (see t2s_ranges) */
+#define T2S_HASH_HEX 8           /* hex digits of the t2s table hash */
+#define FNV64_BASIS 0xcbf29ce484222325ULL
+#define FNV64_PRIME 0x100000001b3ULL
+
+/* Character classes of a normalised code point. */
+enum cls {
+	CLS_SEP,    /* separates tokens */
+	CLS_WORD,   /* letter, digit or mark of an alphabetic word */
+	CLS_JOIN,   /* `_`, `.` or `/`: joins identifier parts */
+	CLS_APOS,   /* apostrophe: inside a word between two letters */
+	CLS_HAN,    /* Han ideograph: segmented with the dictionary */
+	CLS_BIGRAM  /* kana, Hangul: character bigrams */
+};
+
+/* Letter case of a word item, for camelCase splitting. */
+enum kind {
+	KIND_OTHER, /* uncased letter, mark, joiner */
+	KIND_UPPER, /* came from an upper- or title-case letter */
+	KIND_LOWER, /* came from a lower-case letter */
+	KIND_DIGIT  /* a number character */
+};
+
+/* What the run accumulator holds. */
+enum run_type {
+	RUN_NONE,  /* nothing buffered */
+	RUN_WORD,  /* an identifier: word items, joiners, apostrophes */
+	RUN_HAN,   /* Han items */
+	RUN_BIGRAM /* kana / Hangul items */
+};
+
+struct dict_entry {
+	uint32_t off;  /* byte offset of the key in dict.text */
+	uint32_t freq; /* jieba frequency; 0 for a key that is only a prefix */
+	uint32_t tag;  /* high 24 bits of the mixed hash << 8 | key length;
+			* 0 marks an empty slot (keys are never empty) */
+};
+
+struct dict {
+	char *text;               /* the dictionary file; keys point into it */
+	size_t textlen;           /* its length in bytes */
+	struct dict_entry *slots; /* the open-addressing table */
+	size_t mask;              /* number of slots - 1 (a power of two - 1) */
+	size_t count;             /* keys stored */
+	double logtotal;          /* log of the sum of all frequencies */
+	size_t maxchars;          /* longest stored word, in characters */
+};
+
+struct tok {
+	struct dict dict;          /* the jieba dictionary */
+	opencc_t cc;               /* t2s converter; NULL when none */
+	int32_t t2s_map[T2S_CHARS]; /* t2s of each BMP Han char alone: 0 same,
+				     * -1 needs OpenCC in context, else it */
+	int t2s_all;               /* 1: every Han run goes through OpenCC */
+	char t2s_hash[T2S_HASH_HEX + 1]; /* hash of t2s_map for the identity */
+	struct sb_stemmer *stem;   /* Snowball english; NULL when no_stem */
+	int no_segment;            /* test only: a Han run is one token */
+	double load_ms;            /* time spent loading the dictionary */
+	char identity[IDENTITY_MAX]; /* see tok_identity() */
+};
+
+/* One normalised code point of the current run. */
+struct item {
+	size_t start;       /* original byte offset of its unit */
+	size_t end;         /* original byte offset just past its unit */
+	int32_t cp;         /* the normalised code point */
+	unsigned char cls;  /* enum cls */
+	unsigned char kind; /* enum kind */
+};
+
+/* One part of an identifier: items [b, e) of segment seg. */
+struct part {
+	size_t b;   /* first item */
+	size_t e;   /* one past the last item */
+	size_t seg; /* index of the joiner-separated segment */
+};
+
+/* One character of a Han or bigram run, as the segmenter sees it. */
+struct hchar {
+	size_t off;   /* byte offset in the run's (converted) UTF-8 */
+	size_t start; /* original byte range: start */
+	size_t end;   /* original byte range: end */
+	size_t next;  /* best route: index of the last char of the word here */
+	double score; /* best route: log probability from here to the end */
+};
+
+/* The state of one tok_run call. */
+struct run {
+	struct tok *t;          /* the tokenizer */
+	tok_emit_fn emit;       /* the caller's callback */
+	void *user;             /* its argument */
+	char *err;              /* where internal errors are described */
+	size_t errsize;         /* size of err */
+	int emitted;            /* a token was emitted in this call */
+	int type;               /* enum run_type of the buffered items */
+	struct item *items;     /* the buffered run */
+	size_t n;               /* items buffered */
+	size_t committed;       /* word runs: items before trailing joiners */
+	size_t icap;            /* capacity of items */
+	struct part *parts;     /* identifier parts scratch */
+	size_t pcap;            /* capacity of parts */
+	struct hchar *hc;       /* Han / bigram run characters, plus one */
+	size_t hcap;            /* capacity of hc */
+	struct sbuf src;        /* UTF-8 of the run being segmented */
+	int32_t norm[NORM_BUF_CPS]; /* one unit's normalised code points */
+	char tokbuf[TOK_MAX_TOKEN_BYTES + 8]; /* token being built */
+};
+
+/* ------------------------------------------------------------- helpers */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static uint64_t fnv_extend(uint64_t h, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= FNV64_PRIME;
+	}
+	return h;
+}
+
+static uint64_t hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Decode one code point of UTF-8 already validated by util_utf8_invalid_at
+ * (left >= 1). A sequence cut by left decodes as its lead byte, so even a
+ * misuse never reads past s + left.
+ */
+static size_t utf8_decode(const unsigned char *s, size_t left, int32_t *cp)
+{
+	unsigned c = s[0];
+	size_t n = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4, i;
+	uint32_t v;
+
+	if (n > left)
+		n = 1;
+	if (n == 1) {
+		*cp = (int32_t)c;
+		return 1;
+	}
+	v = c & (0x7Fu >> n);
+	for (i = 1; i < n; i++)
+		v = v << 6 | (s[i] & 0x3Fu);
+	*cp = (int32_t)v;
+	return n;
+}
+
+static int is_han(int32_t cp)
+{
+	return (cp >= 0x4E00 && cp <= 0x9FFF) ||
+	       (cp >= 0x3400 && cp <= 0x4DBF) ||
+	       (cp >= 0xF900 && cp <= 0xFAFF) ||
+	       (cp >= 0x20000 && cp <= 0x3134F) || cp == 0x3005 ||
+	       cp == 0x3007;
+}
+
+static int is_bigram_script(int32_t cp)
+{
+	return (cp >= 0x3041 && cp <= 0x309F) || /* hiragana */
+	       (cp >= 0x30A1 && cp <= 0x30FA) || /* katakana */
+	       (cp >= 0x30FC && cp <= 0x30FF) ||
+	       (cp >= 0x31F0 && cp <= 0x31FF) ||
+	       (cp >= 0xAC00 && cp <= 0xD7FF) || /* Hangul syllables */
+	       (cp >= 0x1100 && cp <= 0x11FF) || /* Hangul jamo */
+	       (cp >= 0x3131 && cp <= 0x318E) || (cp >= 0xA960 && cp <= 0xA97F);
+}
+
+static int classify(int32_t cp)
+{
+	utf8proc_category_t cat;
+
+	if (cp < 0x80) {
+		if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') ||
+		    (cp >= '0' && cp <= '9'))
+			return CLS_WORD;
+		if (cp == '_' || cp == '.' || cp == '/')
+			return CLS_JOIN;
+		if (cp == '\'')
+			return CLS_APOS;
+		return CLS_SEP;
+	}
+	if (cp == 0x2019)
+		return CLS_APOS;
+	if (is_han(cp))
+		return CLS_HAN;
+	if (is_bigram_script(cp))
+		return CLS_BIGRAM;
+	cat = utf8proc_category(cp);
+	if ((cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_NO))
+		return CLS_WORD; /* L*, M*, N* are contiguous in the enum */
+	return CLS_SEP;
+}
+
+static int case_kind(utf8proc_category_t cat)
+{
+	if (cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT)
+		return KIND_UPPER;
+	if (cat == UTF8PROC_CATEGORY_LL)
+		return KIND_LOWER;
+	return KIND_OTHER;
+}
+
+/*
+ * Ask for transparent huge pages on the page-aligned interior of a large
+ * fresh allocation: loading touches ~17 MB at random, and on a VM the page
+ * faults cost as much as the parsing. A hint only; failure is ignored.
+ */
+static void advise_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t b = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) &
+		      ~(HUGE_PAGE_BYTES - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(HUGE_PAGE_BYTES - 1);
+
+	if (p && e > b)
+		(void)madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
+static void set_err(char *err, size_t errsize, const char *msg)
+{
+	if (err && errsize)
+		snprintf(err, errsize, "%s", msg);
+}
+
+/*
+ * arr (of elem-sized elements, *cap of them) resized to hold at least need,
+ * updating *cap; NULL when out of memory, arr then being unchanged.
+ */
+static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : RUN_INITIAL_CAP;
+	void *p;
+
+	if (arr && need <= *cap)
+		return arr;
+	while (c < need)
+		c *= 2;
+	if (c > SIZE_MAX / elem)
+		return NULL;
+	p = util_realloc(arr, c * elem);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+/* ---------------------------------------------------------- dictionary */
+
+/* The tag of a key: the top 24 bits of its mixed hash, then its length. */
+static uint32_t key_tag(uint64_t h, size_t len)
+{
+	return (uint32_t)(h >> 40) << 8 | (uint32_t)len;
+}
+
+static const struct dict_entry *dict_find(const struct dict *d,
+					  const char *key, size_t len,
+					  uint64_t raw)
+{
+	uint64_t h = hash_mix(raw);
+	uint32_t tag = key_tag(h, len);
+	size_t i = (size_t)h & d->mask;
+
+	if (!d->slots || len == 0 || len > DICT_MAX_WORD_BYTES)
+		return NULL;
+	for (;;) {
+		const struct dict_entry *e = &d->slots[i];
+
+		if (e->tag == 0)
+			return NULL;
+		if (e->tag == tag && memcmp(d->text + e->off, key, len) == 0)
+			return e;
+		i = (i + 1) & d->mask;
+	}
+}
+
+/* Frequency of a whole word (0 if absent or only a prefix). */
+static uint32_t dict_freq(const struct dict *d, const char *key, size_t len)
+{
+	const struct dict_entry *e;
+
+	e = dict_find(d, key, len, fnv_extend(FNV64_BASIS, key, len));
+	return e ? e->freq : 0;
+}
+
+static void dict_place(struct dict_entry *slots, size_t mask,
+		       const struct dict_entry *src, uint64_t h)
+{
+	size_t i = (size_t)h & mask;
+
+	while (slots[i].tag != 0)
+		i = (i + 1) & mask;
+	slots[i] = *src;
+}
+
+static int dict_grow(struct dict *d)
+{
+	size_t oldcap = d->mask + 1, newcap = oldcap * 2, i;
+	struct dict_entry *ns;
+
+	ns = util_calloc(newcap, sizeof(*ns));
+	if (!ns)
+		return CAIRN_NOMEM;
+	for (i = 0; i < oldcap; i++) {
+		const struct dict_entry *e = &d->slots[i];
+		uint64_t raw;
+
+		if (e->tag == 0)
+			continue;
+		raw = fnv_extend(FNV64_BASIS, d->text + e->off,
+				 e->tag & 0xFF);
+		dict_place(ns, newcap - 1, e, hash_mix(raw));
+	}
+	cairn_free(d->slots);
+	d->slots = ns;
+	d->mask = newcap - 1;
+	return CAIRN_OK;
+}
+
+/*
+ * Store key text[off, off+len) with hash raw. A word sets its frequency
+ * (the last entry of a duplicated word wins, as in jieba); a prefix is
+ * added with frequency 0 only when absent.
+ */
+static int dict_put(struct dict *d, uint32_t off, size_t len, uint64_t raw,
+		    uint32_t freq, int is_word)
+{
+	uint64_t h;
+	uint32_t tag;
+	size_t i;
+
+	if ((d->count + 1) * 4 > (d->mask + 1) * 3 && dict_grow(d))
+		return CAIRN_NOMEM;
+	h = hash_mix(raw);
+	tag = key_tag(h, len);
+	i = (size_t)h & d->mask;
+	for (;;) {
+		struct dict_entry *e = &d->slots[i];
+
+		if (e->tag == 0) {
+			e->off = off;
+			e->tag = tag;
+			e->freq = is_word ? freq : 0;
+			d->count++;
+			return CAIRN_OK;
+		}
+		if (e->tag == tag &&
+		    memcmp(d->text + e->off, d->text + off, len) == 0) {
+			if (is_word)
+				e->freq = freq;
+			return CAIRN_OK;
+		}
+		i = (i + 1) & d->mask;
+	}
+}
+
+/* Add one dictionary word and its prefixes, if it is all Han. */
+static int dict_add_word(struct dict *d, size_t off, size_t len,
+			 uint32_t freq)
+{
+	const unsigned char *w = (const unsigned char *)d->text + off;
+	size_t p = 0, chars = 0, n;
+	uint64_t raw = FNV64_BASIS;
+	int32_t cp;
+	int rc;
+
+	while (p < len) {
+		n = utf8_decode(w + p, len - p, &cp);
+		if (!is_han(cp))
+			return CAIRN_OK;
+		p += n;
+		chars++;
+	}
+	if (chars > DICT_MAX_WORD_CHARS || len > DICT_MAX_WORD_BYTES)
+		return CAIRN_OK;
+	if (chars > d->maxchars)
+		d->maxchars = chars;
+	p = 0;
+	while (p < len) {
+		n = utf8_decode(w + p, len - p, &cp);
+		raw = fnv_extend(raw, (const char *)w + p, n);
+		p += n;
+		rc = dict_put(d, (uint32_t)off, p, raw, freq, p == len);
+		if (rc)
+			return rc;
+	}
+	return CAIRN_OK;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f';
+}
+
+/* Parse the lines "word freq [tag]" of d->text into the table. */
+static int dict_parse(struct dict *d, const char *path, char *err,
+		      size_t errsize)
+{
+	const char *p = d->text, *end = d->text + d->textlen;
+	size_t lineno = 0, lines = 0, slots = DICT_MIN_SLOTS;
+	uint64_t total = 0;
+	int rc;
+
+	for (p = d->text; p < end; p++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			break;
+		lines++;
+	}
+	while (slots < lines * 2 && slots < SIZE_MAX / 4)
+		slots *= 2;
+	d->slots = util_calloc(slots, sizeof(*d->slots));
+	advise_huge(d->slots, slots * sizeof(*d->slots));
+	if (!d->slots) {
+		snprintf(err, errsize, "out of memory loading '%s'", path);
+		return CAIRN_NOMEM;
+	}
+	d->mask = slots - 1;
+	p = d->text;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *ls = p, *le = nl ? nl : end, *sp, *f, *fe;
+		uint64_t freq = 0;
+
+		p = nl ? nl + 1 : end;
+		lineno++;
+		while (ls < le && is_space(*ls))
+			ls++;
+		while (le > ls && is_space(le[-1]))
+			le--;
+		if (ls == le)
+			continue;
+		sp = memchr(ls, ' ', (size_t)(le - ls));
+		if (!sp || sp == ls)
+			goto bad;
+		f = sp + 1;
+		fe = memchr(f, ' ', (size_t)(le - f));
+		if (!fe)
+			fe = le;
+		if (f == fe)
+			goto bad;
+		for (; f < fe; f++) {
+			if (*f < '0' || *f > '9')
+				goto bad;
+			freq = freq * 10 + (uint64_t)(*f - '0');
+			if (freq > UINT32_MAX)
+				goto bad;
+		}
+		if (util_utf8_invalid_at(ls, (size_t)(sp - ls)) >= 0)
+			goto bad;
+		total += freq;
+		rc = dict_add_word(d, (size_t)(ls - d->text), (size_t)(sp - ls),
+				   (uint32_t)freq);
+		if (rc) {
+			snprintf(err, errsize, "out of memory loading '%s'",
+				 path);
+			return rc;
+		}
+	}
+	if (total == 0) {
+		snprintf(err, errsize,
+			 "jieba dictionary '%s' has no words with a frequency",
+			 path);
+		return CAIRN_CORRUPT;
+	}
+	d->logtotal = log((double)total);
+	return CAIRN_OK;
+bad:
+	snprintf(err, errsize,
+		 "invalid jieba dictionary entry in '%s' at line %zu "
+		 "(expected \"word frequency [tag]\")",
+		 path, lineno);
+	return CAIRN_CORRUPT;
+}
+
+/*
+ * Read the dictionary file in one allocation of its exact size (a growing
+ * buffer costs a third of the load time in copies and page faults).
+ */
+static int dict_read(struct dict *d, const char *path, char *err,
+		     size_t errsize)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, rc = CAIRN_OK;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errsize,
+			 "jieba dictionary not found: cannot open '%s': %s; "
+			 "install it with `apt-get install python3-jieba`, or "
+			 "set CAIRN_JIEBA_DICT to the path of a jieba dict.txt",
+			 path, strerror(errno));
+		return CAIRN_IO;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errsize,
+			 "jieba dictionary '%s' is not a regular file", path);
+		rc = CAIRN_IO;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > DICT_MAX_FILE_BYTES) {
+		snprintf(err, errsize,
+			 "jieba dictionary '%s' is larger than %zu bytes", path,
+			 DICT_MAX_FILE_BYTES);
+		rc = CAIRN_TOOBIG;
+		goto out;
+	}
+	d->text = cairn_malloc((size_t)st.st_size + 1);
+	advise_huge(d->text, (size_t)st.st_size + 1);
+	if (!d->text) {
+		snprintf(err, errsize, "out of memory loading '%s'", path);
+		rc = CAIRN_NOMEM;
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, d->text + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errsize, "cannot read '%s': %s", path,
+				 strerror(errno));
+			rc = CAIRN_IO;
+			goto out;
+		}
+		if (n == 0)
+			break; /* the file shrank: use what was read */
+		got += (size_t)n;
+	}
+	d->text[got] = '\0';
+	d->textlen = got;
+out:
+	close(fd);
+	return rc;
+}
+
+static int dict_load(struct dict *d, const char *path, char *err,
+		     size_t errsize)
+{
+	int rc = dict_read(d, path, err, errsize);
+
+	if (rc)
+		return rc;
+	return dict_parse(d, path, err, errsize);
+}
+
+/* ------------------------------------------------------ t2s shortcut */
+
+/*
+ * OpenCC is most of the cost of tokenizing Chinese, and its t2s output
+ * equals a character-by-character mapping except inside the few TSPhrases
+ * entries that convert a character differently from TSCharacters. These
+ * are the characters of such entries (乾隆 keeps 乾, 反覆 -> 反复, 藉口 ->
+ * 借口, 於 in names...), found by dumping OpenCC 1.1.6's TSPhrases and
+ * TSCharacters. A run containing one of them goes through OpenCC; other
+ * runs are mapped character by character with a table computed from
+ * OpenCC itself at open, so a new OpenCC's character table is followed
+ * (and changes the identity).
+ */
+static const int32_t t2s_in_phrases[] = {
+	0x4E48, 0x4E7E, 0x4FF1, 0x5412, 0x5641, 0x5F77, 0x5FB5, 0x65BC,
+	0x6607, 0x6C88, 0x6FDB, 0x7274, 0x756B, 0x77AD, 0x85B9, 0x85C9,
+	0x8879, 0x8986, 0x9245, 0x934A, 0x937E, 0x9EBC, 0x9EBD,
+};
+
+/* The BMP code points whose t2s_map entries are kept, in index order. */
+static const int32_t t2s_ranges[][2] = {
+	{ 0x3400, 0x4DBF }, { 0x4E00, 0x9FFF }, { 0xF900, 0xFAFF },
+	{ 0x3005, 0x3005 }, { 0x3007, 0x3007 },
+};
+
+/* Index of cp in t2s_map, or -1 when it has none. */
+static long t2s_index(int32_t cp)
+{
+	long base = 0;
+	size_t r;
+
+	for (r = 0; r < ARRAY_SIZE(t2s_ranges); r++) {
+		if (cp >= t2s_ranges[r][0] && cp <= t2s_ranges[r][1])
+			return base + (cp - t2s_ranges[r][0]);
+		base += t2s_ranges[r][1] - t2s_ranges[r][0] + 1;
+	}
+	return -1;
+}
+
+/*
+ * Fill t->t2s_map with one OpenCC call over every character of t2s_ranges,
+ * one per line (so no phrase can match). A character whose conversion is
+ * not one character, or that is in t2s_in_phrases, gets -1. If the output
+ * does not line up, t2s_all sends every run through OpenCC.
+ */
+static int t2s_build(struct tok *t)
+{
+	struct sbuf in = SBUF_INIT;
+	const char *p, *q;
+	char *out = NULL, hex[65];
+	unsigned char tmp[4];
+	size_t r;
+	long idx = 0;
+	int32_t cp;
+
+	t->t2s_all = 1;
+	if (!t->cc)
+		return CAIRN_OK;
+	for (r = 0; r < ARRAY_SIZE(t2s_ranges); r++) {
+		for (cp = t2s_ranges[r][0]; cp <= t2s_ranges[r][1]; cp++) {
+			utf8proc_ssize_t n = utf8proc_encode_char(cp, tmp);
+
+			sbuf_add(&in, tmp, (size_t)n);
+			sbuf_addc(&in, '\n');
+		}
+	}
+	if (in.err) {
+		sbuf_release(&in);
+		return CAIRN_NOMEM;
+	}
+	out = opencc_convert_utf8(t->cc, in.buf, in.len);
+	if (!out)
+		goto done;
+	for (p = in.buf, q = out; *p && idx < T2S_CHARS; idx++) {
+		const char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+		int32_t to = -1;
+
+		if (!pe || !qe)
+			goto done;
+		if (qe > q && utf8_decode((const unsigned char *)q,
+					  (size_t)(qe - q), &to) !=
+				      (size_t)(qe - q))
+			to = -1;
+		if (qe == q)
+			to = -1;
+		utf8_decode((const unsigned char *)p, (size_t)(pe - p), &cp);
+		t->t2s_map[idx] = to == cp ? 0 : to;
+		p = pe + 1;
+		q = qe + 1;
+	}
+	if (*p || *q || idx != T2S_CHARS)
+		goto done;
+	for (r = 0; r < ARRAY_SIZE(t2s_in_phrases); r++) {
+		idx = t2s_index(t2s_in_phrases[r]);
+		if (idx >= 0)
+			t->t2s_map[idx] = -1;
+	}
+	util_sha256_hex(t->t2s_map, sizeof(t->t2s_map), hex);
+	snprintf(t->t2s_hash, sizeof(t->t2s_hash), "%.*s", T2S_HASH_HEX, hex);
+	t->t2s_all = 0;
+done:
+	if (out)
+		opencc_convert_utf8_free(out);
+	sbuf_release(&in);
+	return CAIRN_OK;
+}
+
+/*
+ * Convert items [0, n) to Simplified in place with t2s_map when that is
+ * exact. Returns 1 when the run needs OpenCC instead.
+ */
+static int t2s_items(const struct tok *t, struct item *items, size_t n)
+{
+	size_t i;
+	long idx;
+
+	if (!t->cc)
+		return 0;
+	if (t->t2s_all)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (items[i].cp >= BMP_CPS)
+			return 1;
+		idx = t2s_index(items[i].cp);
+		if (idx >= 0 && t->t2s_map[idx] < 0)
+			return 1;
+	}
+	for (i = 0; i < n; i++) {
+		idx = t2s_index(items[i].cp);
+		if (idx >= 0 && t->t2s_map[idx] > 0)
+			items[i].cp = t->t2s_map[idx];
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- open */
+
+/* The OpenCC config's short name for the identity: "t2s" for t2s.json. */
+static void config_name(const char *cfg, char *out, size_t size)
+{
+	const char *base = strrchr(cfg, '/');
+	size_t n;
+
+	base = base ? base + 1 : cfg;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+		n -= 5;
+	snprintf(out, size, "%.*s", (int)n, base);
+}
+
+/*
+ * Load the jieba dictionary, the OpenCC converter and the stemmer named by
+ * o, and compute the identity. On failure *out is NULL and err says why.
+ */
+int tok_open(const struct tok_opts *o, struct tok **out, char *err,
+	     size_t errsize)
+{
+	static const struct tok_opts defaults = { NULL, NULL, 0, 0 };
+	const char *dict_path, *cfg;
+	char hex[65], ccname[64];
+	struct tok *t = NULL;
+	double t0;
+	int rc = CAIRN_OK;
+
+	if (err && errsize)
+		err[0] = '\0';
+	if (!out) {
+		set_err(err, errsize, "tok_open: out is NULL");
+		return CAIRN_INVALID;
+	}
+	*out = NULL;
+	if (!o)
+		o = &defaults;
+	dict_path = o->jieba_dict;
+	if (!dict_path || !*dict_path)
+		dict_path = getenv("CAIRN_JIEBA_DICT");
+	if (!dict_path || !*dict_path)
+		dict_path = TOK_DEFAULT_JIEBA_DICT;
+	cfg = o->opencc_config && *o->opencc_config ? o->opencc_config
+						    : TOK_DEFAULT_OPENCC;
+	t = util_calloc(1, sizeof(*t));
+	if (!t) {
+		set_err(err, errsize, "out of memory");
+		return CAIRN_NOMEM;
+	}
+	t->no_segment = o->no_segment;
+	t0 = now_ms();
+	rc = dict_load(&t->dict, dict_path, err, errsize);
+	if (rc)
+		goto out;
+	t->load_ms = now_ms() - t0;
+	t->cc = opencc_open(cfg);
+	if (t->cc == (opencc_t)-1) {
+		const char *why = opencc_error();
+
+		t->cc = NULL;
+		snprintf(err, errsize,
+			 "cannot open OpenCC config '%s': %s; install it with "
+			 "`apt-get install libopencc-data`",
+			 cfg, why ? why : "unknown error");
+		rc = CAIRN_IO;
+		goto out;
+	}
+	rc = t2s_build(t);
+	if (rc) {
+		set_err(err, errsize, "out of memory");
+		goto out;
+	}
+	if (!o->no_stem) {
+		t->stem = sb_stemmer_new("english", NULL);
+		if (!t->stem) {
+			set_err(err, errsize,
+				"cannot create the Snowball english stemmer");
+			rc = CAIRN_NOMEM;
+			goto out;
+		}
+	}
+	util_sha256_hex(t->dict.text, t->dict.textlen, hex);
+	config_name(cfg, ccname, sizeof(ccname));
+	snprintf(t->identity, sizeof(t->identity),
+		 "%s jieba=%.*s opencc=%s%s%s stem=%s unicode=%s%s",
+		 TOK_IDENTITY_VERSION, DICT_HASH_HEX, hex, ccname,
+		 t->t2s_hash[0] ? "/" : "", t->t2s_hash,
+		 t->stem ? "english" : "none", utf8proc_unicode_version(),
+		 t->no_segment ? " seg=none" : "");
+out:
+	if (rc) {
+		tok_close(t);
+		return rc;
+	}
+	*out = t;
+	return CAIRN_OK;
+}
+
+/* Free a tokenizer and everything it loaded. */
+void tok_close(struct tok *t)
+{
+	if (!t)
+		return;
+	if (t->cc)
+		opencc_close(t->cc);
+	if (t->stem)
+		sb_stemmer_delete(t->stem);
+	cairn_free(t->dict.slots);
+	cairn_free(t->dict.text);
+	cairn_free(t);
+}
+
+/* The identity string (see tokenize.h). */
+const char *tok_identity(const struct tok *t)
+{
+	return t ? t->identity : "";
+}
+
+/* Milliseconds spent reading and indexing the jieba dictionary. */
+double tok_dict_load_ms(const struct tok *t)
+{
+	return t ? t->load_ms : 0.0;
+}
+
+/* ------------------------------------------------------------ emitting */
+
+static int run_emit(struct run *r, const char *tok, size_t len, size_t start,
+		    size_t end, int colocated)
+{
+	if (len == 0)
+		return CAIRN_OK;
+	if (!r->emitted)
+		colocated = 0;
+	r->emitted = 1;
+	return r->emit(r->user, tok, len, start, end, colocated);
+}
+
+static int run_nomem(struct run *r)
+{
+	set_err(r->err, r->errsize, "out of memory tokenizing");
+	return CAIRN_NOMEM;
+}
+
+/*
+ * UTF-8 of items [b, e) into r->tokbuf. Returns the length, stopping at
+ * the last whole character that fits TOK_MAX_TOKEN_BYTES; *cut is set when
+ * something did not fit.
+ */
+static size_t encode_items(struct run *r, size_t b, size_t e, int *cut)
+{
+	unsigned char tmp[4];
+	size_t len = 0, i;
+
+	*cut = 0;
+	for (i = b; i < e; i++) {
+		utf8proc_ssize_t n = utf8proc_encode_char(r->items[i].cp, tmp);
+
+		if (len + (size_t)n > TOK_MAX_TOKEN_BYTES) {
+			*cut = 1;
+			break;
+		}
+		memcpy(r->tokbuf + len, tmp, (size_t)n);
+		len += (size_t)n;
+	}
+	return len;
+}
+
+/* ------------------------------------------------------------ identifiers */
+
+/* Is there a camelCase boundary between items i-1 and i? */
+static int camel_break(const struct item *it, size_t i, size_t n)
+{
+	const struct item *a = &it[i - 1], *b = &it[i];
+
+	if (a->cls != CLS_WORD || b->cls != CLS_WORD || a->start == b->start)
+		return 0;
+	if (b->kind != KIND_UPPER)
+		return 0;
+	if (a->kind == KIND_LOWER || a->kind == KIND_DIGIT)
+		return 1;
+	return a->kind == KIND_UPPER && i + 1 < n &&
+	       it[i + 1].cls == CLS_WORD && it[i + 1].kind == KIND_LOWER;
+}
+
+/* Emit one identifier part, stemmed when it is plain a-z English. */
+static int emit_part(struct run *r, const struct part *pt, int colocated)
+{
+	int cut, stemmable = 1, letters = 0;
+	size_t len = encode_items(r, pt->b, pt->e, &cut), i;
+	const char *out = r->tokbuf;
+
+	for (i = 0; i < len; i++) {
+		char c = r->tokbuf[i];
+
+		if (c >= 'a' && c <= 'z')
+			letters = 1;
+		else if (c != '\'')
+			stemmable = 0;
+	}
+	if (r->t->stem && stemmable && letters) {
+		const sb_symbol *s = sb_stemmer_stem(
+			r->t->stem, (const sb_symbol *)r->tokbuf, (int)len);
+		int slen;
+
+		if (!s)
+			return run_nomem(r);
+		slen = sb_stemmer_length(r->t->stem);
+		if (slen > 0) {
+			out = (const char *)s;
+			len = (size_t)slen;
+		}
+	}
+	return run_emit(r, out, len, r->items[pt->b].start,
+			r->items[pt->e - 1].end, colocated);
+}
+
+/* Emit items [b, e) as one unstemmed token, unless it is too long. */
+static int emit_whole(struct run *r, size_t b, size_t e)
+{
+	int cut;
+	size_t len = encode_items(r, b, e, &cut);
+
+	if (cut)
+		return CAIRN_OK;
+	return run_emit(r, r->tokbuf, len, r->items[b].start,
+			r->items[e - 1].end, 1);
+}
+
+/* Tokens of the identifier in items [0, n). */
+static int word_flush(struct run *r, size_t n)
+{
+	const struct item *it = r->items;
+	size_t np = 0, seg = 0, i = 0, k, m;
+	void *p;
+	int rc;
+
+	p = grow(r->parts, &r->pcap, n, sizeof(*r->parts));
+	if (!p)
+		return run_nomem(r);
+	r->parts = p;
+	while (i < n) {
+		size_t b;
+
+		if (it[i].cls == CLS_JOIN) {
+			while (i < n && it[i].cls == CLS_JOIN)
+				i++;
+			seg++;
+			continue;
+		}
+		b = i++;
+		while (i < n && it[i].cls != CLS_JOIN && !camel_break(it, i, n))
+			i++;
+		r->parts[np].b = b;
+		r->parts[np].e = i;
+		r->parts[np].seg = seg;
+		np++;
+	}
+	for (k = 0; k < np; k++) {
+		const struct part *pt = &r->parts[k];
+
+		rc = emit_part(r, pt, 0);
+		if (rc)
+			return rc;
+		if (k == 0 && np > 1) {
+			rc = emit_whole(r, 0, n);
+			if (rc)
+				return rc;
+		}
+		if (seg == 0 || (k > 0 && r->parts[k - 1].seg == pt->seg))
+			continue;
+		/* first part of a segment of a multi-segment identifier */
+		m = k;
+		while (m + 1 < np && r->parts[m + 1].seg == pt->seg)
+			m++;
+		if (m > k) {
+			rc = emit_whole(r, pt->b, r->parts[m].e);
+			if (rc)
+				return rc;
+		}
+	}
+	return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------ Han */
+
+/* Emit characters [a, b) of the segmented run in text. */
+static int emit_chars(struct run *r, const char *text, size_t a, size_t b,
+		      int colocated)
+{
+	return run_emit(r, text + r->hc[a].off, r->hc[b].off - r->hc[a].off,
+			r->hc[a].start, r->hc[b - 1].end, colocated);
+}
+
+/*
+ * A run of single characters [a, b): one character is itself; two or more
+ * become bigrams, each followed by its first character colocated, and the
+ * last character. With use_dict, a run that is a dictionary word is
+ * emitted as its characters (what jieba does).
+ */
+static int singles_flush(struct run *r, const char *text, size_t a, size_t b,
+			 int use_dict)
+{
+	const struct hchar *hc = r->hc;
+	size_t i;
+	int rc, as_chars = 0;
+
+	if (b - a == 1)
+		return emit_chars(r, text, a, b, 0);
+	if (use_dict)
+		as_chars = dict_freq(&r->t->dict, text + hc[a].off,
+				     hc[b].off - hc[a].off) != 0;
+	for (i = a; i + 1 < b; i++) {
+		if (as_chars) {
+			rc = emit_chars(r, text, i, i + 1, 0);
+		} else {
+			rc = emit_chars(r, text, i, i + 2, 0);
+			if (!rc)
+				rc = emit_chars(r, text, i, i + 1, 1);
+		}
+		if (rc)
+			return rc;
+	}
+	return emit_chars(r, text, b - 1, b, 0);
+}
+
+/* A path word [x, y): its dictionary 2- and 3-grams first, then itself. */
+static int han_word(struct run *r, const char *text, size_t x, size_t y)
+{
+	const struct hchar *hc = r->hc;
+	size_t L = y - x, i, g;
+	int rc;
+
+	for (g = 2; g <= 3; g++) {
+		if (L <= g)
+			break;
+		for (i = x; i + g <= y; i++) {
+			if (!dict_freq(&r->t->dict, text + hc[i].off,
+				       hc[i + g].off - hc[i].off))
+				continue;
+			rc = emit_chars(r, text, i, i + g, 0);
+			if (rc)
+				return rc;
+		}
+	}
+	return emit_chars(r, text, x, y, 0);
+}
+
+/*
+ * Segment the m characters described by r->hc in text like jieba without
+ * HMM: route[i] = max over dictionary words i..j of log(freq) - log(total)
+ * + route[j+1] (ties to the longer word), then walk the route.
+ */
+static int han_segment(struct run *r, const char *text, size_t m)
+{
+	const struct dict *d = &r->t->dict;
+	struct hchar *hc = r->hc;
+	size_t idx, x, sb = SIZE_MAX;
+	int rc;
+
+	hc[m].score = 0.0;
+	for (idx = m; idx-- > 0;) {
+		uint64_t h = FNV64_BASIS;
+		double best = 0.0;
+		size_t bestx = SIZE_MAX, i;
+
+		for (i = idx; i < m && i - idx < d->maxchars; i++) {
+			const struct dict_entry *e;
+
+			h = fnv_extend(h, text + hc[i].off,
+				       hc[i + 1].off - hc[i].off);
+			e = dict_find(d, text + hc[idx].off,
+				      hc[i + 1].off - hc[idx].off, h);
+			if (!e)
+				break;
+			if (e->freq) {
+				double s = log((double)e->freq) - d->logtotal +
+					   hc[i + 1].score;
+
+				if (bestx == SIZE_MAX || s >= best) {
+					best = s;
+					bestx = i;
+				}
+			}
+		}
+		if (bestx == SIZE_MAX) {
+			best = 0.0 - d->logtotal + hc[idx + 1].score;
+			bestx = idx;
+		}
+		hc[idx].score = best;
+		hc[idx].next = bestx;
+	}
+	x = 0;
+	while (x < m) {
+		size_t y = hc[x].next + 1;
+
+		if (y - x == 1) {
+			if (sb == SIZE_MAX)
+				sb = x;
+			x = y;
+			continue;
+		}
+		if (sb != SIZE_MAX) {
+			rc = singles_flush(r, text, sb, x, 1);
+			if (rc)
+				return rc;
+			sb = SIZE_MAX;
+		}
+		rc = han_word(r, text, x, y);
+		if (rc)
+			return rc;
+		x = y;
+	}
+	if (sb != SIZE_MAX)
+		return singles_flush(r, text, sb, m, 1);
+	return CAIRN_OK;
+}
+
+/*
+ * Fill r->hc for the UTF-8 text[0, tlen). When it has exactly n characters
+ * each maps to items[i]'s original range, otherwise all map to the run's.
+ * Returns the number of characters, or SIZE_MAX when out of memory.
+ */
+static size_t map_chars(struct run *r, const char *text, size_t tlen,
+			size_t n)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t m = 0, p = 0, i;
+	int32_t cp;
+
+	void *np;
+
+	while (p < tlen) {
+		np = grow(r->hc, &r->hcap, m + 2, sizeof(*r->hc));
+		if (!np)
+			return SIZE_MAX;
+		r->hc = np;
+		r->hc[m++].off = p;
+		p += utf8_decode(s + p, tlen - p, &cp);
+	}
+	np = grow(r->hc, &r->hcap, m + 1, sizeof(*r->hc));
+	if (!np)
+		return SIZE_MAX;
+	r->hc = np;
+	r->hc[m].off = tlen;
+	for (i = 0; i < m; i++) {
+		r->hc[i].start = m == n ? r->items[i].start : r->items[0].start;
+		r->hc[i].end = m == n ? r->items[i].end : r->items[n - 1].end;
+	}
+	return m;
+}
+
+/* UTF-8 of items [0, n) into r->src. */
+static int items_to_src(struct run *r, size_t n)
+{
+	unsigned char tmp[4];
+	size_t i;
+
+	sbuf_reset(&r->src);
+	for (i = 0; i < n; i++) {
+		utf8proc_ssize_t k = utf8proc_encode_char(r->items[i].cp, tmp);
+
+		sbuf_add(&r->src, tmp, (size_t)k);
+	}
+	return r->src.err ? run_nomem(r) : CAIRN_OK;
+}
+
+/* Tokens of the Han run in items [0, n). */
+static int han_flush(struct run *r, size_t n)
+{
+	const char *text;
+	char *conv = NULL;
+	size_t tlen, m;
+	int rc, use_cc;
+
+	use_cc = t2s_items(r->t, r->items, n);
+	rc = items_to_src(r, n);
+	if (rc)
+		return rc;
+	text = r->src.buf;
+	tlen = r->src.len;
+	if (use_cc) {
+		conv = opencc_convert_utf8(r->t->cc, r->src.buf, r->src.len);
+		if (conv && util_utf8_invalid_at(conv, strlen(conv)) < 0) {
+			text = conv;
+			tlen = strlen(conv);
+		}
+	}
+	m = map_chars(r, text, tlen, n);
+	if (m == SIZE_MAX) {
+		rc = run_nomem(r);
+		goto out;
+	}
+	if (r->t->no_segment && m > 0) {
+		/* test only: the whole run, cut to a token's length */
+		while (m > 1 && r->hc[m].off > TOK_MAX_TOKEN_BYTES)
+			m--;
+		rc = emit_chars(r, text, 0, m, 0);
+		goto out;
+	}
+	rc = han_segment(r, text, m);
+out:
+	if (conv)
+		opencc_convert_utf8_free(conv);
+	return rc;
+}
+
+/* Tokens of the kana / Hangul run in items [0, n). */
+static int bigram_flush(struct run *r, size_t n)
+{
+	size_t m;
+	int rc;
+
+	rc = items_to_src(r, n);
+	if (rc)
+		return rc;
+	m = map_chars(r, r->src.buf, r->src.len, n);
+	if (m == SIZE_MAX)
+		return run_nomem(r);
+	return singles_flush(r, r->src.buf, 0, m, 0);
+}
+
+/* ---------------------------------------------------------- accumulator */
+
+static int run_flush(struct run *r)
+{
+	int type = r->type, rc = CAIRN_OK;
+	size_t n = type == RUN_WORD ? r->committed : r->n;
+
+	r->type = RUN_NONE;
+	r->n = 0;
+	r->committed = 0;
+	if (n == 0)
+		return CAIRN_OK;
+	if (type == RUN_WORD)
+		rc = word_flush(r, n);
+	else if (type == RUN_HAN)
+		rc = han_flush(r, n);
+	else if (type == RUN_BIGRAM)
+		rc = bigram_flush(r, n);
+	return rc;
+}
+
+/* May the word item it follow the pending joiners of the word run? */
+static int joiners_ok(const struct run *r, const struct item *it)
+{
+	size_t pending = r->n - r->committed, i;
+
+	for (i = r->committed; i < r->n; i++) {
+		if (r->items[i].cls != CLS_APOS)
+			continue;
+		/* an apostrophe only between two letters, alone */
+		return pending == 1 && it->kind != KIND_DIGIT &&
+		       r->items[r->committed - 1].cls == CLS_WORD &&
+		       r->items[r->committed - 1].kind != KIND_DIGIT;
+	}
+	return 1;
+}
+
+static int run_append(struct run *r, const struct item *it)
+{
+	void *p = grow(r->items, &r->icap, r->n + 1, sizeof(*r->items));
+
+	if (!p)
+		return run_nomem(r);
+	r->items = p;
+	r->items[r->n++] = *it;
+	return CAIRN_OK;
+}
+
+static int run_add(struct run *r, const struct item *it)
+{
+	int want = RUN_NONE, rc;
+
+	if (it->cls == CLS_WORD)
+		want = RUN_WORD;
+	else if (it->cls == CLS_HAN)
+		want = RUN_HAN;
+	else if (it->cls == CLS_BIGRAM)
+		want = RUN_BIGRAM;
+	if (r->type == RUN_WORD) {
+		if (it->cls == CLS_JOIN || it->cls == CLS_APOS) {
+			if (r->n - r->committed < MAX_PENDING_JOINERS)
+				return run_append(r, it);
+			return run_flush(r);
+		}
+		if (want == RUN_WORD && r->committed < TOK_MAX_RUN_CPS &&
+		    joiners_ok(r, it)) {
+			rc = run_append(r, it);
+			r->committed = r->n;
+			return rc;
+		}
+	} else if (r->type != RUN_NONE && r->type == want &&
+		   r->n < TOK_MAX_RUN_CPS) {
+		return run_append(r, it);
+	}
+	rc = run_flush(r);
+	if (rc || want == RUN_NONE)
+		return rc;
+	r->type = want;
+	rc = run_append(r, it);
+	r->committed = r->n;
+	return rc;
+}
+
+static int feed_cp(struct run *r, int32_t cp, size_t start, size_t end,
+		   int kind)
+{
+	struct item it;
+
+	it.start = start;
+	it.end = end;
+	it.cp = cp;
+	it.cls = (unsigned char)classify(cp);
+	it.kind = KIND_OTHER;
+	if (it.cls == CLS_APOS) {
+		it.cp = '\'';
+	} else if (it.cls == CLS_WORD) {
+		utf8proc_category_t cat;
+
+		if (cp < 0x80)
+			cat = cp <= '9' ? UTF8PROC_CATEGORY_ND
+					: UTF8PROC_CATEGORY_LL;
+		else
+			cat = utf8proc_category(cp);
+		if (cat >= UTF8PROC_CATEGORY_ND && cat <= UTF8PROC_CATEGORY_NO)
+			it.kind = KIND_DIGIT;
+		else
+			it.kind = (unsigned char)kind;
+	}
+	return run_add(r, &it);
+}
+
+/* Normalise the unit starting at *pos, feed its code points, advance. */
+static int norm_unit(struct run *r, const char *text, size_t len,
+		     size_t *pos)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	const utf8proc_property_t *prop;
+	size_t p = *pos, q, count = 1, n;
+	utf8proc_ssize_t k, i;
+	int32_t cp, cp2;
+	int kind, rc;
+
+	if (s[p] < 0x80 && (p + 1 >= len || s[p + 1] < 0x80)) {
+		int c = s[p];
+
+		*pos = p + 1;
+		kind = KIND_OTHER;
+		if (c >= 'A' && c <= 'Z') {
+			c += 'a' - 'A';
+			kind = KIND_UPPER;
+		} else if (c >= 'a' && c <= 'z') {
+			kind = KIND_LOWER;
+		}
+		return feed_cp(r, c, p, p + 1, kind);
+	}
+	n = utf8_decode(s + p, len - p, &cp);
+	q = p + n;
+	while (q < len && count < NORM_MAX_UNIT_CPS) {
+		size_t n2 = utf8_decode(s + q, len - q, &cp2);
+
+		if (utf8proc_get_property(cp2)->combining_class == 0)
+			break;
+		q += n2;
+		count++;
+	}
+	*pos = q;
+	prop = utf8proc_get_property(cp);
+	kind = case_kind((utf8proc_category_t)prop->category);
+	if (count == 1 && prop->decomp_seqindex == UINT16_MAX &&
+	    prop->casefold_seqindex == UINT16_MAX && !prop->ignorable)
+		return feed_cp(r, cp, p, q, kind);
+	k = utf8proc_decompose_custom(s + p, (utf8proc_ssize_t)(q - p),
+				      r->norm, NORM_BUF_CPS, NORM_OPTS, NULL,
+				      NULL);
+	if (k >= 0 && k <= NORM_BUF_CPS)
+		k = utf8proc_normalize_utf32(r->norm, k, NORM_OPTS);
+	else
+		k = -1;
+	if (k < 0)
+		return feed_cp(r, ' ', p, q, KIND_OTHER); /* a separator */
+	for (i = 0; i < k; i++) {
+		rc = feed_cp(r, r->norm[i], p, q, kind);
+		if (rc)
+			return rc;
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * Tokenise text[0, len): validate, handle the raw escape, then normalise
+ * unit by unit into the run accumulator and flush the last run.
+ */
+int tok_run(struct tok *t, const char *text, size_t len, unsigned flags,
+	    tok_emit_fn emit, void *user, char *err, size_t errsize)
+{
+	struct run *r = NULL;
+	size_t p = 0;
+	long bad;
+	int rc = CAIRN_OK;
+
+	if (err && errsize)
+		err[0] = '\0';
+	if (!t || !emit || (!text && len)) {
+		set_err(err, errsize, "tok_run: invalid argument");
+		return CAIRN_INVALID;
+	}
+	if (len == 0)
+		return CAIRN_OK;
+	bad = util_utf8_invalid_at(text, len);
+	if (bad >= 0) {
+		if (err && errsize)
+			snprintf(err, errsize, "invalid UTF-8 at byte %ld",
+				 bad);
+		return CAIRN_INVALID;
+	}
+	if ((flags & TOK_QUERY) && text[0] == TOK_RAW) {
+		if (len == 1)
+			return CAIRN_OK;
+		return emit(user, text + 1, len - 1, 1, len, 0);
+	}
+	r = cairn_malloc(sizeof(*r));
+	if (!r) {
+		set_err(err, errsize, "out of memory tokenizing");
+		return CAIRN_NOMEM;
+	}
+	memset(r, 0, offsetof(struct run, norm));
+	r->t = t;
+	r->emit = emit;
+	r->user = user;
+	r->err = err;
+	r->errsize = errsize;
+	sbuf_init(&r->src, 0);
+	while (p < len) {
+		rc = norm_unit(r, text, len, &p);
+		if (rc)
+			goto out;
+	}
+	rc = run_flush(r);
+out:
+	sbuf_release(&r->src);
+	cairn_free(r->items);
+	cairn_free(r->parts);
+	cairn_free(r->hc);
+	cairn_free(r);
+	return rc;
+}

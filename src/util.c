@@ -1,0 +1,370 @@
+/*
+ * util.c -- allocation wrappers, string buffer, time, hashing, random.
+ *
+ * Layer: bottom (see internal.h). No SQLite, no I/O beyond reading a file
+ * and the OS random source.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/sha.h>
+
+#include "internal.h"
+
+/* ---------------------------------------------------------------- memory */
+
+/*
+ * Fault injection counter: when positive, counts down on every allocation
+ * and fails the one that brings it to zero. Test-only; 0 means off.
+ */
+static long fail_countdown;
+
+void util_fail_alloc_after(long n)
+{
+	fail_countdown = n;
+}
+
+static int should_fail(void)
+{
+	if (fail_countdown <= 0)
+		return 0;
+	fail_countdown--;
+	return fail_countdown == 0;
+}
+
+void *cairn_malloc(size_t n)
+{
+	if (should_fail())
+		return NULL;
+	return malloc(n ? n : 1);
+}
+
+void cairn_free(void *p)
+{
+	free(p);
+}
+
+void *util_calloc(size_t n, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *util_realloc(void *p, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return realloc(p, size ? size : 1);
+}
+
+char *util_strndup(const char *s, size_t n)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = cairn_malloc(n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *util_strdup(const char *s)
+{
+	return s ? util_strndup(s, strlen(s)) : NULL;
+}
+
+/* ----------------------------------------------------------- string buffer */
+
+void sbuf_init(struct sbuf *sb, size_t limit)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->limit = limit;
+}
+
+void sbuf_release(struct sbuf *sb)
+{
+	cairn_free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}
+
+void sbuf_reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+	sb->err = CAIRN_OK;
+}
+
+static int sbuf_grow(struct sbuf *sb, size_t extra)
+{
+	size_t limit = sb->limit ? sb->limit : SBUF_DEFAULT_LIMIT;
+	size_t need, cap;
+	char *p;
+
+	if (sb->err)
+		return -1;
+	if (extra > limit || sb->len > limit - extra) {
+		sb->err = CAIRN_TOOBIG;
+		return -1;
+	}
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return 0;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	p = util_realloc(sb->buf, cap);
+	if (!p) {
+		sb->err = CAIRN_NOMEM;
+		return -1;
+	}
+	sb->buf = p;
+	sb->cap = cap;
+	return 0;
+}
+
+void sbuf_add(struct sbuf *sb, const void *data, size_t len)
+{
+	if (sbuf_grow(sb, len))
+		return;
+	if (len)
+		memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void sbuf_adds(struct sbuf *sb, const char *s)
+{
+	sbuf_add(sb, s, strlen(s));
+}
+
+void sbuf_addc(struct sbuf *sb, char c)
+{
+	sbuf_add(sb, &c, 1);
+}
+
+void sbuf_vaddf(struct sbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	if (sb->err)
+		return;
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		sb->err = CAIRN_INVALID;
+		return;
+	}
+	if (sbuf_grow(sb, (size_t)n))
+		return;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *sbuf_detach(struct sbuf *sb, size_t *len)
+{
+	char *p = sb->buf;
+
+	if (!p)
+		p = util_strdup("");
+	if (len)
+		*len = sb->len;
+	memset(sb, 0, sizeof(*sb));
+	return p;
+}
+
+const char *sbuf_str(const struct sbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+/* ------------------------------------------------------------------ misc */
+
+void util_now_iso(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+long long util_parse_iso(const char *s)
+{
+	struct tm tm;
+	int y, mo, d, h = 0, mi = 0, sec = 0, n = 0;
+
+	if (!s)
+		return -1;
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return -1;
+	if (s[10] == 'T' || s[10] == ' ')
+		sscanf(s + 11, "%2d:%2d:%2d", &h, &mi, &sec);
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	return (long long)timegm(&tm);
+}
+
+int util_random(void *buf, size_t n)
+{
+	unsigned char *p = buf;
+
+	while (n > 0) {
+		ssize_t got = getrandom(p, n, 0);
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return CAIRN_IO;
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+	return CAIRN_OK;
+}
+
+void util_hex(const unsigned char *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void util_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+
+	SHA256(data, len, md);
+	util_hex(md, sizeof(md), out);
+}
+
+int util_read_file(const char *path, size_t limit, char **out, size_t *len,
+		   char *err, size_t errsize)
+{
+	struct sbuf sb = SBUF_INIT;
+	char chunk[65536];
+	int fd, rc = CAIRN_OK;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errsize, "cannot open '%s': %s", path,
+			 strerror(errno));
+		return CAIRN_IO;
+	}
+	sbuf_init(&sb, limit);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errsize, "cannot read '%s': %s", path,
+				 strerror(errno));
+			rc = CAIRN_IO;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		sbuf_add(&sb, chunk, (size_t)n);
+		if (sb.err) {
+			rc = sb.err;
+			snprintf(err, errsize, "%s '%s'",
+				 rc == CAIRN_TOOBIG ? "file too large:"
+						    : "out of memory reading",
+				 path);
+			goto out;
+		}
+	}
+	*out = sbuf_detach(&sb, len);
+	if (!*out) {
+		rc = CAIRN_NOMEM;
+		snprintf(err, errsize, "out of memory reading '%s'", path);
+	}
+out:
+	close(fd);
+	sbuf_release(&sb);
+	return rc;
+}
+
+long util_utf8_invalid_at(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n, k;
+		unsigned cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			n = 1;
+			cp = c & 0x1F;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			cp = c & 0x0F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return (long)i;
+		}
+		for (k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (s[i + k] & 0x3F);
+		}
+		/* overlong, surrogate and out-of-range forms are invalid */
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+			return (long)i;
+		i += n + 1;
+	}
+	return -1;
+}
+
+int util_streq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * test.h -- the tiny unit-test harness (after Redis's testhelp.h and LMDB's
+ * CHECK). Checks print `file:line: expr: message` and never vanish under
+ * NDEBUG. A test case is a function; it passes when none of its checks fail.
+ * unit_main.c runs every module's cases and ends with `N passed, N failed`.
+ */
+#ifndef CAIRN_TEST_H
+#define CAIRN_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+extern int test_case_failed;   /* set by a failing check in the current case */
+extern const char *test_tmpdir; /* a fresh private directory for this run */
+
+#define CHECK(expr)                                                        \
+	do {                                                               \
+		if (!(expr)) {                                             \
+			fprintf(stderr, "%s:%d: %s: check failed\n",       \
+				__FILE__, __LINE__, #expr);                \
+			test_case_failed = 1;                              \
+		}                                                          \
+	} while (0)
+
+#define CHECK_MSG(expr, ...)                                               \
+	do {                                                               \
+		if (!(expr)) {                                             \
+			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, \
+				#expr);                                    \
+			fprintf(stderr, __VA_ARGS__);                      \
+			fputc('\n', stderr);                               \
+			test_case_failed = 1;                              \
+		}                                                          \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                    \
+	do {                                                               \
+		long long a_ = (long long)(a), b_ = (long long)(b);        \
+		CHECK_MSG(a_ == b_, "%lld != %lld", a_, b_);              \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                    \
+	do {                                                               \
+		const char *a_ = (a), *b_ = (b);                           \
+		CHECK_MSG(a_ && b_ && strcmp(a_, b_) == 0,                 \
+			  "\"%s\" != \"%s\"", a_ ? a_ : "(null)",          \
+			  b_ ? b_ : "(null)");                             \
+	} while (0)
+
+/* Run one case: RUN(test_fn). Counts it as passed or failed. */
+void test_run(const char *name, void (*fn)(void));
+#define RUN(fn) test_run(#fn, fn)
+
+#endif /* CAIRN_TEST_H */

@@ -1,0 +1,245 @@
+/*
+ * unit_store.c -- the record store through the public API (SPEC 3, 4).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cairn.h"
+#include "internal.h"
+#include "test.h"
+
+static cairn_db *open_fresh(const char *name)
+{
+	char dir[512];
+	cairn_open_opts o;
+	cairn_db *db = NULL;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/%s/.cairn", test_tmpdir, name);
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	o.no_global = 1;
+	rc = cairn_db_open(dir, &o, &db);
+	CHECK_MSG(rc == CAIRN_OK, "open: %s", cairn_errmsg(db));
+	return db;
+}
+
+static char *write_simple(cairn_db *db, const char *kind, const char *status,
+			  const char *origin, const char *key, const char *body)
+{
+	cairn_record r;
+	char *id = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = (char *)kind;
+	r.status = (char *)status;
+	r.origin = (char *)origin;
+	r.key = (char *)key;
+	r.body = (char *)body;
+	r.confidence = -1;
+	rc = cairn_record_write(db, &r, 0, &id);
+	CHECK_MSG(rc == CAIRN_OK, "write: %s", cairn_errmsg(db));
+	return id;
+}
+
+/* EVIDENCE-OF: issue 2 -- database, -wal and -shm files are 0600 */
+static void test_file_modes(void)
+{
+	cairn_db *db = open_fresh("modes");
+	char path[600];
+	struct stat st;
+	char *id = write_simple(db, "fact", NULL, NULL, NULL, "mode check");
+	const char *suffix[3] = { "", "-wal", "-shm" };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/modes/.cairn/cairn.db%s",
+			 test_tmpdir, suffix[i]);
+		CHECK_MSG(stat(path, &st) == 0, "missing %s", path);
+		CHECK_MSG((st.st_mode & 0777) == 0600, "%s has mode %o", path,
+			  st.st_mode & 0777);
+	}
+	snprintf(path, sizeof(path), "%s/modes/.cairn", test_tmpdir);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0700);
+	cairn_free(id);
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: SPEC 4.5 -- agent writes are candidates whatever they ask */
+static void test_gate(void)
+{
+	cairn_db *db = open_fresh("gate");
+	const char *origins[3] = { "agent", "capture", "reflection" };
+	cairn_record *r = NULL;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		char *id = write_simple(db, "decision", "accepted", origins[i],
+					NULL, "we will use Rust");
+
+		CHECK(cairn_record_get(db, id, &r) == CAIRN_OK);
+		CHECK_STR(r->status, "candidate");
+		CHECK(r->confidence < 1.0);
+		cairn_record_free(r);
+		r = NULL;
+		cairn_free(id);
+	}
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: SPEC 3 -- unknown statuses are errors, never coerced */
+static void test_unknown_values(void)
+{
+	cairn_db *db = open_fresh("unknown");
+	cairn_record r;
+	cairn_record **v = NULL;
+	cairn_filter f;
+	size_t n = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.body = (char *)"x";
+	r.confidence = -1;
+	r.status = (char *)"Proposed";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_INVALID);
+	CHECK(strstr(cairn_errmsg(db), "unknown status 'Proposed'") != NULL);
+	r.status = NULL;
+	r.kind = (char *)"memo";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_INVALID);
+	r.kind = NULL;
+	r.origin = (char *)"robot";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_INVALID);
+	r.origin = NULL;
+	r.confidence = 2;
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_INVALID);
+	r.confidence = -1;
+	r.body = (char *)"bad \xff utf8";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_INVALID);
+	CHECK(strstr(cairn_errmsg(db), "at byte 4") != NULL);
+	memset(&f, 0, sizeof(f));
+	f.statuses = "all";
+	CHECK(cairn_record_list(db, &f, &v, &n) == CAIRN_OK);
+	CHECK_INT(n, 0);
+	cairn_record_list_free(v, n);
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: SPEC 3 -- default filters return accepted + unverified only */
+static void test_default_filter(void)
+{
+	cairn_db *db = open_fresh("filter");
+	const char *st[] = { "accepted", "unverified", "stale", "superseded",
+			     "historical", "false", "retired", "rejected",
+			     "candidate" };
+	cairn_record **v = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(st); i++)
+		cairn_free(write_simple(db, "fact", st[i], NULL, NULL, st[i]));
+	CHECK(cairn_record_list(db, NULL, &v, &n) == CAIRN_OK);
+	CHECK_INT(n, 2);
+	for (i = 0; i < n; i++)
+		CHECK(strcmp(v[i]->status, "accepted") == 0 ||
+		      strcmp(v[i]->status, "unverified") == 0);
+	cairn_record_list_free(v, n);
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: issue 2 -- UNIQUE(scope, key) with revisions */
+static void test_key_revisions(void)
+{
+	cairn_db *db = open_fresh("keys");
+	cairn_record **v = NULL;
+	char *a, *b;
+	size_t n = 0;
+
+	a = write_simple(db, "fact", NULL, NULL, "k", "one");
+	b = write_simple(db, "fact", NULL, NULL, "k", "two");
+	CHECK_STR(a, b);
+	CHECK(cairn_record_history(db, "k", NULL, &v, &n) == CAIRN_OK);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(v[0]->body, "two");
+		CHECK_STR(v[1]->body, "one");
+		CHECK_INT(v[0]->revision, 2);
+	}
+	cairn_record_list_free(v, n);
+	cairn_free(a);
+	cairn_free(b);
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: SPEC 4.6 -- a refused secret leaves no trace in the store */
+static void test_secret_refused(void)
+{
+	cairn_db *db = open_fresh("secret");
+	const char *secret = "ghp_Zq8xW2vR4tY6uI8oP0aS2dF4gH6jK8lL0zX2";
+	char body[256], path[600];
+	char *data = NULL, err[128];
+	size_t len = 0;
+	cairn_record r;
+	int rc;
+
+	snprintf(body, sizeof(body), "the token is %s ok", secret);
+	memset(&r, 0, sizeof(r));
+	r.body = body;
+	r.confidence = -1;
+	rc = cairn_record_write(db, &r, 0, NULL);
+	CHECK_INT(rc, CAIRN_SECRET);
+	CHECK(strstr(cairn_errmsg(db), secret) == NULL);
+	cairn_db_close(db);
+	snprintf(path, sizeof(path), "%s/secret/.cairn/cairn.db", test_tmpdir);
+	CHECK(util_read_file(path, 1 << 26, &data, &len, err, sizeof(err)) ==
+	      CAIRN_OK);
+	CHECK(data && memmem(data, len, "ghp_Zq8x", 8) == NULL);
+	cairn_free(data);
+}
+
+/*
+ * Fault injection: fail the N-th allocation of a write; the call either
+ * succeeds or fails cleanly (no crash, no leak: ASan checks), and the store
+ * stays consistent.
+ */
+static void test_alloc_failures(void)
+{
+	cairn_db *db = open_fresh("faults");
+	cairn_record r;
+	long n;
+	int ok = 0, failed = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.body = (char *)"fault injected write";
+	r.key = (char *)"fault:key";
+	r.confidence = -1;
+	for (n = 1; n <= 40; n++) {
+		char *id = NULL;
+		int rc;
+
+		util_fail_alloc_after(n);
+		rc = cairn_record_write(db, &r, 0, &id);
+		util_fail_alloc_after(0);
+		if (rc == CAIRN_OK)
+			ok++;
+		else
+			failed++;
+		CHECK(rc == CAIRN_OK || rc == CAIRN_NOMEM || rc == CAIRN_ERROR);
+		cairn_free(id);
+	}
+	CHECK(ok > 0);
+	CHECK(failed > 0);
+	CHECK_INT(cairn_check_integrity(db), CAIRN_OK);
+	cairn_db_close(db);
+}
+
+void unit_store(void)
+{
+	RUN(test_file_modes);
+	RUN(test_gate);
+	RUN(test_unknown_values);
+	RUN(test_default_filter);
+	RUN(test_key_revisions);
+	RUN(test_secret_refused);
+	RUN(test_alloc_failures);
+}
