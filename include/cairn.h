@@ -248,6 +248,75 @@ CAIRN_API int cairn_stats_json(cairn_db *db, char **out);
  */
 CAIRN_API int cairn_check_integrity(cairn_db *db);
 
+
+/* ================================================================= recall */
+
+typedef struct cairn_recall_opts {
+	int k;                /* results wanted; 0: 5; at most 100 */
+	const char *kinds;    /* comma-separated kinds; NULL: any */
+	const char *statuses; /* comma-separated; NULL: "accepted,unverified" */
+	int explain;          /* 1: fill each hit's explain text */
+	int no_floor;         /* 1: return hits below the no-match floor too (evaluation, calibration) */
+	int no_receipt;       /* 1: write no receipt and no last_seen (evaluation) */
+} cairn_recall_opts;
+
+typedef struct cairn_hit {
+	cairn_record *rec;   /* the record (owned by the result) */
+	double score;        /* final score: relevance x weight (x decay) */
+	double relevance;    /* 0..1 above the floor: clamp((s - floor)/(1 - floor)) */
+	double lexical;      /* the lexical match signal s in 0..1 (share of the query's IDF mass matched) */
+	double bm25;         /* raw BM25 (higher is better) */
+	int bm25_rank;       /* 1-based rank in the BM25 pool */
+	double weight;       /* kind/status weight (SPEC 5.2) */
+	char *matched;       /* matched query terms, space-separated */
+	char *explain;       /* with opts.explain: one line per ranking step */
+} cairn_hit;
+
+typedef struct cairn_result {
+	cairn_hit *hits;        /* n hits, best first */
+	size_t n;               /* number of hits returned */
+	size_t dropped;         /* hits the floor removed */
+	double floor;           /* the no-match floor used */
+	int floor_calibrated;   /* 1: measured by cairn calibrate for this tokenizer */
+	char receipt_id[32];    /* the receipt ("" with no_receipt) */
+	char *terms;            /* the query terms searched, space-separated */
+} cairn_result;
+
+/*
+ * Recall records for a question (SPEC 5.2): BM25 over our tokenizer
+ * (title weighted above body), the kind/status weights, and the no-match
+ * floor: hits whose lexical signal is at or below the floor are dropped,
+ * so a question the store cannot answer returns nothing. Unless
+ * opts->no_receipt, writes a receipt (SPEC 5.3) and updates last_seen of
+ * the returned records in one batched write.
+ *
+ * *out: caller frees with cairn_result_free(). An empty result is
+ * CAIRN_OK with n == 0. Errors: CAIRN_INVALID (empty or invalid UTF-8
+ * question, unknown kind/status), CAIRN_TOOBIG (question over 64 KiB),
+ * CAIRN_IO (tokenizer dictionary missing), CAIRN_BUSY.
+ */
+CAIRN_API int cairn_recall(cairn_db *db, const char *query,
+			   const cairn_recall_opts *opts, cairn_result **out);
+
+/* Free a recall result. NULL ok. */
+CAIRN_API void cairn_result_free(cairn_result *res);
+
+/*
+ * A receipt by id as a JSON object string: query_sha256, ids (in order),
+ * provider, revision, time and the per-hit figures. Caller frees with
+ * cairn_free(). CAIRN_NOTFOUND if none.
+ */
+CAIRN_API int cairn_receipt_json(cairn_db *db, const char *id, char **out);
+
+/*
+ * Calibrate the lexical no-match floor from n questions the store cannot
+ * answer: the highest lexical signal any of them reaches, rounded up to
+ * 0.01, stored in the store with the tokenizer identity it was measured
+ * for. *floor_out (if not NULL) gets it.
+ */
+CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
+			      size_t n, double *floor_out);
+
 /* ========================================================= export, import */
 
 /*

@@ -25,6 +25,7 @@ struct cairn_db {
 	int has_global;            /* 1 when the global store is attached as "global" */
 	int no_global;             /* 1: never attach or create the global store */
 	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	int aux_registered;        /* 1 once recall's FTS5 function exists */
 	char errmsg[STORE_ERRMSG]; /* last detailed error message */
 };
 
@@ -38,9 +39,25 @@ struct cairn_db {
 	"src_tool, time, created, updated, last_seen, supersedes, "         \
 	"superseded_by, revision, hash"
 
+/* STORE_COLS qualified with the table alias "r". */
+#define STORE_COLS_R                                                        \
+	"r.id, r.kind, r.key, r.scope, r.title, r.body, r.status, "         \
+	"r.confidence, r.proof, r.origin, r.src_path, r.src_heading, "      \
+	"r.src_line, r.src_commit, r.src_session, r.src_tool, r.time, "     \
+	"r.created, r.updated, r.last_seen, r.supersedes, "                 \
+	"r.superseded_by, r.revision, r.hash"
+
 /* Set db's message from a printf format and return rc. */
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* STORE_COLS qualified with the table alias "r". */
+#define STORE_COLS_R                                                        \
+	"r.id, r.kind, r.key, r.scope, r.title, r.body, r.status, "         \
+	"r.confidence, r.proof, r.origin, r.src_path, r.src_heading, "      \
+	"r.src_line, r.src_commit, r.src_session, r.src_tool, r.time, "     \
+	"r.created, r.updated, r.last_seen, r.supersedes, "                 \
+	"r.superseded_by, r.revision, r.hash"
+
 /* Set db's message from SQLite's and map the SQLite code to a cairn code. */
 int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what);
 /* Build a record from the current row of a statement selecting STORE_COLS

@@ -1,0 +1,421 @@
+/*
+ * cli_recall.c -- `cairn recall`, `cairn receipt` and `cairn calibrate`.
+ *
+ * Layer: top (the cairn command). Output: human text by default, one JSON
+ * object with --json. An empty recall is a success (exit 0) that says so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+
+#define EXIT_OK 0
+#define EXIT_ERR 1
+#define EXIT_USAGE 2
+#define SNIPPET_LINES 3    /* body lines shown per hit */
+#define SNIPPET_BYTES 240  /* at most this much of them */
+#define PROBE_MAX_LINE ((size_t)1 << 20)
+
+/* Append s (n bytes) to sb with comma separation, for repeatable options. */
+static void add_csv(struct sbuf *sb, const char *s)
+{
+	if (sb->len)
+		sbuf_addc(sb, ',');
+	sbuf_adds(sb, s);
+}
+
+static const char recall_help[] =
+	"usage: cairn recall [options] QUESTION\n"
+	"\n"
+	"Find the records that answer QUESTION: BM25 over titles and bodies\n"
+	"(Chinese segmented with jieba's dictionary, Traditional folded to\n"
+	"Simplified, English stemmed), weighted by kind and status, with a\n"
+	"no-match floor: when no record matches enough of the question, the\n"
+	"answer is empty. Only 'accepted' and 'unverified' records are searched\n"
+	"unless --status says otherwise. Every recall writes a receipt (see\n"
+	"'cairn receipt') and marks the returned records as seen.\n"
+	"\n"
+	"options:\n"
+	"  -k N              return at most N records (default 5, at most 100)\n"
+	"  --kind K[,K]      only these kinds (repeatable)\n"
+	"  --status S[,S]    only these statuses (repeatable; 'all' for every one)\n"
+	"  --explain         show each hit's BM25 rank and raw score, matched\n"
+	"                    terms, lexical signal, floor decision and weight\n"
+	"  --no-floor        also return hits at or below the floor\n"
+	"  --json            one JSON object: hits, floor, receipt id\n"
+	"\n"
+	"exit status: 0 (also when nothing matched), 1 error, 2 usage\n";
+
+static void print_hit_human(size_t i, const cairn_hit *h, int explain)
+{
+	const cairn_record *r = h->rec;
+	struct sbuf src = SBUF_INIT;
+	const char *b = r->body;
+	size_t shown = 0;
+	int lines = 0;
+
+	cli_source_text(&src, r);
+	printf("%zu. [%s · %s] %s\n", i + 1, r->kind, r->status,
+	       *r->title ? r->title : "(untitled)");
+	printf("   %s%s%s · relevance %.2f · id %s\n", sbuf_str(&src),
+	       r->time ? " · " : "", r->time ? r->time : "", h->relevance,
+	       r->id);
+	/* the first lines of the real body */
+	while (*b && lines < SNIPPET_LINES && shown < SNIPPET_BYTES) {
+		size_t n = strcspn(b, "\n");
+
+		if (n > SNIPPET_BYTES - shown)
+			n = SNIPPET_BYTES - shown;
+		/* do not cut a UTF-8 sequence in half */
+		while (n > 0 && b[n] && ((unsigned char)b[n] & 0xC0) == 0x80)
+			n--;
+		if (n > 0) {
+			printf("   %.*s\n", (int)n, b);
+			lines++;
+		}
+		shown += n;
+		b += n;
+		while (*b && *b != '\n')
+			b++; /* rest of a cut line */
+		if (*b == '\n')
+			b++;
+	}
+	if (explain && h->explain) {
+		const char *e = h->explain;
+
+		while (*e) {
+			size_t n = strcspn(e, "\n");
+
+			printf("   | %.*s\n", (int)n, e);
+			e += n;
+			if (*e)
+				e++;
+		}
+	}
+	sbuf_release(&src);
+}
+
+static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
+{
+	size_t i;
+
+	sbuf_adds(sb, "{\"receipt\":");
+	json_add_strz(sb, res->receipt_id[0] ? res->receipt_id : NULL);
+	sbuf_adds(sb, ",\"floor\":");
+	json_add_num(sb, res->floor);
+	sbuf_addf(sb, ",\"floor_calibrated\":%s,\"dropped\":%zu,\"terms\":",
+		  res->floor_calibrated ? "true" : "false", res->dropped);
+	json_add_strz(sb, res->terms);
+	sbuf_adds(sb, ",\"hits\":[");
+	for (i = 0; i < res->n; i++) {
+		const cairn_hit *h = &res->hits[i];
+
+		if (i)
+			sbuf_addc(sb, ',');
+		sbuf_adds(sb, "{\"record\":");
+		cli_record_json(sb, h->rec, 1);
+		sbuf_adds(sb, ",\"score\":");
+		json_add_num(sb, h->score);
+		sbuf_adds(sb, ",\"relevance\":");
+		json_add_num(sb, h->relevance);
+		sbuf_adds(sb, ",\"lexical\":");
+		json_add_num(sb, h->lexical);
+		sbuf_adds(sb, ",\"bm25\":");
+		json_add_num(sb, h->bm25);
+		sbuf_addf(sb, ",\"bm25_rank\":%d,\"weight\":", h->bm25_rank);
+		json_add_num(sb, h->weight);
+		sbuf_adds(sb, ",\"matched\":");
+		json_add_strz(sb, h->matched);
+		if (explain) {
+			sbuf_adds(sb, ",\"explain\":");
+			json_add_strz(sb, h->explain);
+		}
+		sbuf_addc(sb, '}');
+	}
+	sbuf_adds(sb, "]}");
+}
+
+int cmd_recall(int argc, char **argv)
+{
+	enum { O_KIND = 256, O_STATUS, O_EXPLAIN, O_NOFLOOR, O_JSON };
+	static const struct option lo[] = {
+		{ "kind", 1, 0, O_KIND },	  { "status", 1, 0, O_STATUS },
+		{ "explain", 0, 0, O_EXPLAIN }, { "no-floor", 0, 0, O_NOFLOOR },
+		{ "json", 0, 0, O_JSON },	  { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	struct sbuf kinds = SBUF_INIT, statuses = SBUF_INIT, q = SBUF_INIT;
+	cairn_recall_opts o;
+	cairn_result *res = NULL;
+	cairn_db *db = NULL;
+	char *end;
+	int c, i, rc, ret = EXIT_OK;
+	size_t h;
+
+	memset(&o, 0, sizeof(o));
+	while ((c = cli_getopt(argc, argv, "k:h", lo)) != -1) {
+		switch (c) {
+		case 'k':
+			o.k = (int)strtol(optarg, &end, 10);
+			if (*end || o.k < 1 || o.k > 100) {
+				ret = cli_usage("recall", "-k must be a number "
+						"from 1 to 100");
+				goto out;
+			}
+			break;
+		case O_KIND: add_csv(&kinds, optarg); break;
+		case O_STATUS: add_csv(&statuses, optarg); break;
+		case O_EXPLAIN: o.explain = 1; break;
+		case O_NOFLOOR: o.no_floor = 1; break;
+		case O_JSON: cli_state.json = 1; break;
+		case 'h': ret = cli_help(recall_help); goto out;
+		default: ret = cli_usage("recall", "unknown option"); goto out;
+		}
+	}
+	if (optind >= argc) {
+		ret = cli_usage("recall", "no question given");
+		goto out;
+	}
+	/* several words without quotes form one question */
+	for (i = optind; i < argc; i++) {
+		if (i > optind)
+			sbuf_addc(&q, ' ');
+		sbuf_adds(&q, argv[i]);
+	}
+	o.kinds = kinds.len ? kinds.buf : NULL;
+	o.statuses = statuses.len ? statuses.buf : NULL;
+	if (cli_open(&db, 0)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	rc = cairn_recall(db, sbuf_str(&q), &o, &res);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+		goto out;
+	}
+	if (cli_state.json) {
+		struct sbuf sb = SBUF_INIT;
+
+		result_json(&sb, res, o.explain);
+		cli_print_json(&sb);
+		sbuf_release(&sb);
+		goto out;
+	}
+	if (res->n == 0) {
+		printf("no record answers this (floor %.2f%s", res->floor,
+		       res->floor_calibrated ? ", calibrated" : "");
+		if (res->dropped)
+			printf("; %zu weaker match%s below it", res->dropped,
+			       res->dropped == 1 ? "" : "es");
+		printf(")\n");
+	}
+	for (h = 0; h < res->n; h++) {
+		if (h)
+			printf("\n");
+		print_hit_human(h, &res->hits[h], o.explain);
+	}
+	if (o.explain)
+		printf("\nterms searched: %s\nfloor: %.2f (%s); %zu hit%s "
+		       "dropped by it\n",
+		       res->terms, res->floor,
+		       res->floor_calibrated ? "calibrated"
+					     : "default, not calibrated",
+		       res->dropped, res->dropped == 1 ? "" : "s");
+	if (res->receipt_id[0])
+		printf("%sreceipt %s\n", res->n ? "\n" : "", res->receipt_id);
+out:
+	cairn_result_free(res);
+	cairn_db_close(db);
+	sbuf_release(&kinds);
+	sbuf_release(&statuses);
+	sbuf_release(&q);
+	return ret;
+}
+
+/* ----------------------------------------------------------------- receipt */
+
+static const char receipt_help[] =
+	"usage: cairn receipt [--json] ID\n"
+	"\n"
+	"Show a recall receipt: the SHA-256 of the normalised question, the\n"
+	"returned record ids in order with their per-signal figures, the\n"
+	"provider and revision (engine, tokenizer and dictionary identity,\n"
+	"database state) and the time. A receipt says what was returned, not\n"
+	"what the agent read.\n";
+
+int cmd_receipt(int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", 0, 0, 'j' },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	cairn_db *db = NULL;
+	struct json *j = NULL;
+	char *out = NULL, err[128];
+	int c, rc, ret = EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(receipt_help);
+		if (c == 'j')
+			cli_state.json = 1;
+		else
+			return cli_usage("receipt", "unknown option");
+	}
+	if (optind + 1 != argc)
+		return cli_usage("receipt", "expected exactly one receipt ID");
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	rc = cairn_receipt_json(db, argv[optind], &out);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+	} else if (cli_state.json) {
+		printf("%s\n", out);
+	} else if (json_parse(out, strlen(out), &j, err, sizeof(err)) ==
+		   CAIRN_OK) {
+		const struct json *hits = json_get(j, "hits"), *h;
+		int n = 0;
+
+		printf("receipt:   %s\n", json_get_str(j, "id"));
+		printf("time:      %s\n", json_get_str(j, "time"));
+		printf("query:     sha256 %s\n", json_get_str(j, "query_sha256"));
+		printf("provider:  %s\n", json_get_str(j, "provider"));
+		printf("revision:  %s\n", json_get_str(j, "revision"));
+		printf("returned:  %zu record%s\n", hits ? hits->len : 0,
+		       hits && hits->len == 1 ? "" : "s");
+		for (h = hits ? hits->child : NULL; h; h = h->next) {
+			double rank = 0, rel = 0, sc = 0;
+
+			json_get_num(h, "bm25_rank", &rank);
+			json_get_num(h, "relevance", &rel);
+			json_get_num(h, "score", &sc);
+			printf("  %d. %s  bm25 rank %.0f  relevance %.2f  "
+			       "score %.2f\n",
+			       ++n, json_get_str(h, "id"), rank, rel, sc);
+		}
+	}
+	json_free(j);
+	cairn_free(out);
+	cairn_db_close(db);
+	return ret;
+}
+
+/* --------------------------------------------------------------- calibrate */
+
+static const char calibrate_help[] =
+	"usage: cairn calibrate --probes FILE [--json]\n"
+	"\n"
+	"Measure the no-match floor from questions this store cannot answer.\n"
+	"FILE holds one question per line: JSON Lines with a \"text\" field (as\n"
+	"in probes.jsonl of the evaluation sets) or plain text. The floor is\n"
+	"the highest lexical signal any probe reaches, rounded up to 0.01; it\n"
+	"is stored with the tokenizer identity it was measured for (a floor\n"
+	"measured for another tokenizer is not used). Re-run it after large\n"
+	"changes to the store.\n";
+
+int cmd_calibrate(int argc, char **argv)
+{
+	enum { O_PROBES = 256, O_JSON };
+	static const struct option lo[] = { { "probes", 1, 0, O_PROBES },
+					    { "json", 0, 0, O_JSON },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	const char *path = NULL;
+	cairn_db *db = NULL;
+	char **probes = NULL, *line = NULL, err[256];
+	size_t n = 0, cap = 0, lcap = 0, lineno = 0, i;
+	ssize_t len;
+	double floor = 0;
+	FILE *f = NULL;
+	int c, rc, ret = EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(calibrate_help);
+		if (c == O_PROBES)
+			path = optarg;
+		else if (c == O_JSON)
+			cli_state.json = 1;
+		else
+			return cli_usage("calibrate", "unknown option");
+	}
+	if (!path || optind < argc)
+		return cli_usage("calibrate", "expected --probes FILE");
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!f)
+		return cli_fail("cannot read '%s'", path);
+	while ((len = getline(&line, &lcap, f)) >= 0) {
+		struct json *j = NULL;
+		const char *text = line;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if ((size_t)len > PROBE_MAX_LINE) {
+			ret = cli_fail("%s:%zu: line too long", path, lineno);
+			goto out;
+		}
+		if (line[0] == '{') {
+			if (json_parse(line, (size_t)len, &j, err, sizeof(err))) {
+				ret = cli_fail("%s:%zu: %s", path, lineno, err);
+				goto out;
+			}
+			text = json_get_str(j, "text");
+			if (!text) {
+				json_free(j);
+				ret = cli_fail("%s:%zu: no \"text\" field", path,
+					       lineno);
+				goto out;
+			}
+		}
+		if (n == cap) {
+			char **nv = util_realloc(probes, (cap ? 2 * cap : 16) *
+								sizeof(*nv));
+
+			if (!nv) {
+				json_free(j);
+				ret = cli_fail("out of memory");
+				goto out;
+			}
+			probes = nv;
+			cap = cap ? 2 * cap : 16;
+		}
+		probes[n] = util_strdup(text);
+		json_free(j);
+		if (!probes[n]) {
+			ret = cli_fail("out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (n == 0) {
+		ret = cli_fail("'%s' holds no probe questions", path);
+		goto out;
+	}
+	if (cli_open(&db, 0)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	rc = cairn_calibrate(db, (const char *const *)probes, n, &floor);
+	if (rc) {
+		ret = cli_db_fail(db, rc);
+		goto out;
+	}
+	if (cli_state.json)
+		printf("{\"floor\":%.2f,\"probes\":%zu}\n", floor, n);
+	else
+		printf("lexical floor %.2f from %zu probe questions\n", floor,
+		       n);
+out:
+	for (i = 0; i < n; i++)
+		cairn_free(probes[i]);
+	cairn_free(probes);
+	free(line);
+	if (f && f != stdin)
+		fclose(f);
+	cairn_db_close(db);
+	return ret;
+}

@@ -1,0 +1,1224 @@
+/*
+ * eval.c -- the evaluation engine behind `cairn eval` (SPEC 8).
+ *
+ * Layer: beside recall, above store. Uses only the public API for records,
+ * batches, calibration and recall, plus one pragma on the temporary store's
+ * own connection (store.h) to skip fsync on data that is thrown away.
+ *
+ * Flow of eval_run():
+ *   1. read corpus.jsonl, queries.jsonl and (if present) probes.jsonl into
+ *      memory, each line checked; a bad line is an error naming file:line;
+ *   2. make a private directory (mkdtemp under $TMPDIR or /tmp) and, for the
+ *      pooled corpus or for each group (--per-group), build a fresh store in
+ *      it: every corpus row becomes an accepted human note whose id is the
+ *      corpus id, written in batches of EVAL_BATCH rows;
+ *   3. calibrate that store's floor from the probes (never from the queries);
+ *   4. ask cairn_recall() every query (no receipt, no last_seen) and score
+ *      the returned ids with eval_score_query();
+ *   5. remove the directory, whatever happened.
+ *
+ * Must never: open the user's stores (cairn_db_open gets an explicit
+ * temporary directory and no_global), calibrate on the scored queries, print
+ * (progress is a callback), or leave the temporary directory behind on an
+ * error path.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cairn.h"
+#include "eval.h"
+#include "internal.h"
+#include "json.h"
+#include "store.h"
+
+/* ================================================================ scoring */
+
+/* Is id one of the na answers? */
+static int is_answer(const char *id, const char *const *answers, size_t na)
+{
+	size_t i;
+
+	for (i = 0; i < na; i++)
+		if (answers[i] && strcmp(id, answers[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does returned[0..i) already hold returned[i]? */
+static int seen_before(const char *const *returned, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (returned[j] && strcmp(returned[j], returned[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * min(distinct answers, 10): the number of ideal positions for IDCG@10.
+ * Stops at 10, so the cost is O(na * 10) whatever the duplicates.
+ */
+static size_t ideal_positions(const char *const *answers, size_t na)
+{
+	const char *distinct[10];
+	size_t i, j, nd = 0;
+
+	for (i = 0; i < na && nd < ARRAY_SIZE(distinct); i++) {
+		if (!answers[i])
+			continue;
+		for (j = 0; j < nd; j++)
+			if (strcmp(distinct[j], answers[i]) == 0)
+				break;
+		if (j == nd)
+			distinct[nd++] = answers[i];
+	}
+	return nd;
+}
+
+/* Score one query's returned ids against its answers (see eval.h). */
+void eval_score_query(const char *const *returned, size_t n,
+		      const char *const *answers, size_t na,
+		      struct eval_qscore *out)
+{
+	double dcg = 0, idcg = 0;
+	size_t i, ideal;
+
+	memset(out, 0, sizeof(*out));
+	if (na == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!returned[i] || !is_answer(returned[i], answers, na))
+			continue;
+		if (out->rank == 0)
+			out->rank = i + 1;
+		/* binary relevance: position i+1 gains 1/log2((i+1)+1) */
+		if (i < 10 && !seen_before(returned, i))
+			dcg += 1.0 / log2((double)i + 2.0);
+	}
+	if (out->rank >= 1 && out->rank <= 10)
+		out->rr = 1.0 / (double)out->rank;
+	ideal = ideal_positions(answers, na);
+	for (i = 0; i < ideal; i++)
+		idcg += 1.0 / log2((double)i + 2.0);
+	if (idcg > 0)
+		out->ndcg = dcg / idcg;
+}
+
+/* Add one query's outcome to m (see eval.h). */
+void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
+		      const struct eval_qscore *s)
+{
+	if (na == 0) {
+		m->no_answer++;
+		if (nreturned == 0)
+			m->no_answer_empty++;
+		return;
+	}
+	m->answerable++;
+	if (s->rank == 0)
+		return;
+	m->hit1 += s->rank <= 1;
+	m->hit3 += s->rank <= 3;
+	m->hit5 += s->rank <= 5;
+	m->hit10 += s->rank <= 10;
+	/*
+	 * The injection hit rate (SPEC 8): the hook injects the top
+	 * EVAL_INJECT_K hits that survive the no-match floor, and recall has
+	 * already applied the floor, so a query counts when an answer is
+	 * among its first EVAL_INJECT_K returned hits.
+	 */
+	m->injected += s->rank <= EVAL_INJECT_K;
+	m->rr_sum += s->rr;
+	m->ndcg_sum += s->ndcg;
+}
+
+/* One rate of m, or -1 when m has no answerable query (see eval.h). */
+double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind)
+{
+	double num = 0;
+
+	if (m->answerable == 0)
+		return -1;
+	switch (kind) {
+	case EVAL_R1: num = (double)m->hit1; break;
+	case EVAL_R3: num = (double)m->hit3; break;
+	case EVAL_R5: num = (double)m->hit5; break;
+	case EVAL_R10: num = (double)m->hit10; break;
+	case EVAL_MRR: num = m->rr_sum; break;
+	case EVAL_NDCG10: num = m->ndcg_sum; break;
+	case EVAL_INJECTION: num = (double)m->injected; break;
+	}
+	return num / (double)m->answerable;
+}
+
+/* ============================================================= input rows */
+
+/* One corpus row. */
+struct eval_doc {
+	char *id;    /* corpus id: becomes the record id */
+	char *title; /* title ("" when absent) */
+	char *text;  /* body */
+	char *time;  /* event time, or NULL when absent or "" */
+	char *group; /* group, or NULL */
+	size_t line; /* 1-based line in corpus.jsonl */
+};
+
+/* One probe question (a no-answer question used only for calibration). */
+struct eval_probe {
+	char *text;  /* the question */
+	char *group; /* its group, or NULL: applies to every store */
+};
+
+/* Everything read from the dataset, and the run's working state. */
+struct eval_ctx {
+	const struct eval_opts *opts; /* the caller's options (never NULL here) */
+	struct eval_doc *docs;        /* corpus rows, in file order */
+	size_t ndocs;                 /* rows in docs */
+	size_t capdocs;               /* allocated entries of docs */
+	struct eval_probe *probes;    /* probe questions, in file order */
+	size_t nprobes;               /* entries in probes */
+	size_t capprobes;             /* allocated entries of probes */
+	size_t *qline;                /* queries.jsonl line of each report query */
+	size_t capq;                  /* allocated entries of r->q and qline */
+	struct eval_report *r;        /* the report being filled */
+	char corpus_path[4096];       /* DIR/corpus.jsonl, for messages */
+	char queries_path[4096];      /* DIR/queries.jsonl */
+	char probes_path[4096];       /* DIR/probes.jsonl */
+	char tmp[4096];               /* the private temporary directory; "" when none */
+	size_t loaded;                /* corpus rows written so far, over all stores */
+	size_t answered;              /* queries answered so far, over all stores */
+	double floor_sum;             /* sum of the stores' floors */
+	size_t nfloors;               /* stores whose floor is known */
+	char *err;                    /* the caller's message buffer */
+	size_t errsize;               /* its size */
+};
+
+static int fail(struct eval_ctx *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Write a message into the caller's buffer; return rc. */
+static int fail(struct eval_ctx *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->errsize > 0) {
+		va_start(ap, fmt);
+		vsnprintf(c->err, c->errsize, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Make room for one more element in an array of `size`-byte entries. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return CAIRN_OK;
+	ncap = *cap ? *cap * 2 : 64;
+	if (ncap > ((size_t)-1) / size)
+		return CAIRN_NOMEM;
+	p = util_realloc(*arr, ncap * size);
+	if (!p)
+		return CAIRN_NOMEM;
+	*arr = p;
+	*cap = ncap;
+	return CAIRN_OK;
+}
+
+/*
+ * Member `key` of row as a copied string into *out (NULL when absent or
+ * null). A member of another type, or one holding a NUL byte, is an error;
+ * so is an absent or empty one when `required`.
+ */
+static int get_str(struct eval_ctx *c, const struct json *row,
+		   const char *key, int required, const char *path,
+		   size_t line, char **out)
+{
+	const struct json *v = json_get(row, key);
+
+	*out = NULL;
+	if (!v || v->type == JSON_NULL) {
+		if (required)
+			return fail(c, CAIRN_INVALID, "%s:%zu: missing \"%s\"",
+				    path, line, key);
+		return CAIRN_OK;
+	}
+	if (v->type != JSON_STRING)
+		return fail(c, CAIRN_INVALID,
+			    "%s:%zu: \"%s\" must be a string", path, line,
+			    key);
+	if (strlen(v->str) != v->len)
+		return fail(c, CAIRN_INVALID,
+			    "%s:%zu: \"%s\" contains a NUL character", path,
+			    line, key);
+	if (required && v->len == 0)
+		return fail(c, CAIRN_INVALID, "%s:%zu: \"%s\" is empty", path,
+			    line, key);
+	*out = util_strdup(v->str);
+	if (!*out)
+		return fail(c, CAIRN_NOMEM, "out of memory");
+	return CAIRN_OK;
+}
+
+/* The "answers" member of row: an array of non-empty strings, copied. */
+static int get_answers(struct eval_ctx *c, const struct json *row,
+		       int required, const char *path, size_t line,
+		       struct eval_qresult *q)
+{
+	const struct json *v = json_get(row, "answers"), *a;
+	size_t i = 0;
+
+	if (!v || v->type == JSON_NULL) {
+		if (required)
+			return fail(c, CAIRN_INVALID,
+				    "%s:%zu: missing \"answers\" (use [] for "
+				    "a question with no answer)",
+				    path, line);
+		return CAIRN_OK;
+	}
+	if (v->type != JSON_ARRAY)
+		return fail(c, CAIRN_INVALID,
+			    "%s:%zu: \"answers\" must be an array of ids",
+			    path, line);
+	if (v->len > EVAL_MAX_ANSWERS)
+		return fail(c, CAIRN_TOOBIG,
+			    "%s:%zu: more than %d answers", path, line,
+			    EVAL_MAX_ANSWERS);
+	if (v->len == 0)
+		return CAIRN_OK;
+	q->answers = util_calloc(v->len, sizeof(char *));
+	if (!q->answers)
+		return fail(c, CAIRN_NOMEM, "out of memory");
+	for (a = v->child; a; a = a->next) {
+		if (a->type != JSON_STRING || a->len == 0 ||
+		    strlen(a->str) != a->len)
+			return fail(c, CAIRN_INVALID,
+				    "%s:%zu: answer %zu is not a non-empty "
+				    "string",
+				    path, line, i + 1);
+		q->answers[i] = util_strdup(a->str);
+		if (!q->answers[i])
+			return fail(c, CAIRN_NOMEM, "out of memory");
+		i++;
+		q->nanswers = i;
+	}
+	return CAIRN_OK;
+}
+
+/* What a line of one file turns into. */
+typedef int (*row_fn)(struct eval_ctx *c, const struct json *row,
+		      const char *path, size_t line);
+
+/*
+ * Read the JSON Lines file at path, one object per non-blank line (at most
+ * EVAL_MAX_LINE bytes each), and hand each to fn. A missing file is
+ * CAIRN_NOTFOUND (the caller decides whether that is an error).
+ */
+static int read_jsonl(struct eval_ctx *c, const char *path, row_fn fn)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct json *row = NULL;
+	FILE *f = NULL;
+	char perr[256];
+	size_t line = 0;
+	int ch = 0, rc = CAIRN_OK;
+
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			rc = fail(c, CAIRN_NOTFOUND, "cannot open '%s': %s",
+				  path, strerror(errno));
+		else
+			rc = fail(c, CAIRN_IO, "cannot open '%s': %s", path,
+				  strerror(errno));
+		goto out;
+	}
+	sbuf_init(&sb, EVAL_MAX_LINE);
+	while (ch != EOF) {
+		sbuf_reset(&sb);
+		line++;
+		for (;;) {
+			ch = getc(f);
+			if (ch == EOF || ch == '\n')
+				break;
+			sbuf_addc(&sb, (char)ch);
+		}
+		if (ferror(f)) {
+			rc = fail(c, CAIRN_IO, "cannot read '%s': %s", path,
+				  strerror(errno));
+			goto out;
+		}
+		if (sb.err == CAIRN_TOOBIG) {
+			rc = fail(c, CAIRN_TOOBIG,
+				  "%s:%zu: line is longer than %zu bytes",
+				  path, line, EVAL_MAX_LINE);
+			goto out;
+		}
+		if (sb.err) {
+			rc = fail(c, sb.err, "out of memory");
+			goto out;
+		}
+		while (sb.len > 0 && (sb.buf[sb.len - 1] == '\r' ||
+				      sb.buf[sb.len - 1] == ' ' ||
+				      sb.buf[sb.len - 1] == '\t'))
+			sb.buf[--sb.len] = '\0';
+		if (sb.len == 0)
+			continue;
+		rc = json_parse(sb.buf, sb.len, &row, perr, sizeof(perr));
+		if (rc) {
+			rc = fail(c, rc, "%s:%zu: %s", path, line, perr);
+			goto out;
+		}
+		if (row->type != JSON_OBJECT) {
+			rc = fail(c, CAIRN_INVALID,
+				  "%s:%zu: expected a JSON object", path,
+				  line);
+			goto out;
+		}
+		rc = fn(c, row, path, line);
+		if (rc)
+			goto out;
+		json_free(row);
+		row = NULL;
+	}
+out:
+	json_free(row);
+	sbuf_release(&sb);
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+/* A corpus.jsonl row: {id, text, title, time, group?}. */
+static int corpus_row(struct eval_ctx *c, const struct json *row,
+		      const char *path, size_t line)
+{
+	struct eval_doc *d;
+	int rc;
+
+	rc = grow((void **)&c->docs, &c->capdocs, c->ndocs, sizeof(*c->docs));
+	if (rc)
+		return fail(c, rc, "out of memory");
+	d = &c->docs[c->ndocs++];
+	memset(d, 0, sizeof(*d));
+	d->line = line;
+	rc = get_str(c, row, "id", 1, path, line, &d->id);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "text", 1, path, line, &d->text);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "title", 0, path, line, &d->title);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "time", 0, path, line, &d->time);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "group", 0, path, line, &d->group);
+	if (rc)
+		return rc;
+	if (d->time && *d->time == '\0') {
+		cairn_free(d->time);
+		d->time = NULL;
+	}
+	return CAIRN_OK;
+}
+
+/* Does this queries.jsonl row pass --split (see struct eval_opts)? */
+static int split_keeps(const struct eval_ctx *c, const struct json *row,
+		       const char *id)
+{
+	const char *want = c->opts->split;
+	const struct json *s;
+
+	if (!want)
+		return 1;
+	s = json_get(row, "split");
+	if (s && s->type == JSON_STRING)
+		return strcmp(s->str, want) == 0;
+	return strncmp(id, want, strlen(want)) == 0;
+}
+
+/* A queries.jsonl row: {id, text, answers, category, group?, split?}. */
+static int query_row(struct eval_ctx *c, const struct json *row,
+		     const char *path, size_t line)
+{
+	struct eval_report *r = c->r;
+	struct eval_qresult *q;
+	const char *id = json_get_str(row, "id");
+	int rc;
+
+	if (id && !split_keeps(c, row, id))
+		return CAIRN_OK;
+	rc = grow((void **)&r->q, &c->capq, r->nq, sizeof(*r->q));
+	if (rc == CAIRN_OK && c->capq > 0) {
+		size_t *nl = util_realloc(c->qline, c->capq * sizeof(size_t));
+
+		if (!nl)
+			rc = CAIRN_NOMEM;
+		else
+			c->qline = nl;
+	}
+	if (rc)
+		return fail(c, rc, "out of memory");
+	q = &r->q[r->nq];
+	memset(q, 0, sizeof(*q));
+	c->qline[r->nq] = line;
+	r->nq++;
+	rc = get_str(c, row, "id", 1, path, line, &q->id);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "text", 1, path, line, &q->text);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "category", 0, path, line, &q->category);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "group", 0, path, line, &q->group);
+	if (rc == CAIRN_OK)
+		rc = get_answers(c, row, 1, path, line, q);
+	if (rc)
+		return rc;
+	if (!q->category) {
+		q->category = util_strdup("");
+		if (!q->category)
+			return fail(c, CAIRN_NOMEM, "out of memory");
+	}
+	return CAIRN_OK;
+}
+
+/* A probes.jsonl row: a query row whose answers are empty (or absent). */
+static int probe_row(struct eval_ctx *c, const struct json *row,
+		     const char *path, size_t line)
+{
+	struct eval_probe *p;
+	const struct json *a = json_get(row, "answers");
+	int rc;
+
+	if (a && a->type == JSON_ARRAY && a->len > 0)
+		return fail(c, CAIRN_INVALID,
+			    "%s:%zu: a probe must have no answers", path,
+			    line);
+	rc = grow((void **)&c->probes, &c->capprobes, c->nprobes,
+		  sizeof(*c->probes));
+	if (rc)
+		return fail(c, rc, "out of memory");
+	p = &c->probes[c->nprobes++];
+	memset(p, 0, sizeof(*p));
+	rc = get_str(c, row, "text", 1, path, line, &p->text);
+	if (rc == CAIRN_OK)
+		rc = get_str(c, row, "group", 0, path, line, &p->group);
+	return rc;
+}
+
+/* ======================================================= temporary stores */
+
+/* nftw callback: remove one entry (children first, FTW_DEPTH). */
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Remove a directory tree we made; a missing one is fine. */
+static void rm_tree(const char *path)
+{
+	if (path && *path)
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The rows of one store: indices into c->docs and c->r->q. */
+struct eval_job {
+	const char *group; /* the group (per_group), or NULL for the pooled run */
+	size_t *docs;      /* indices of its corpus rows */
+	size_t ndocs;      /* entries in docs */
+	size_t *queries;   /* indices of its queries */
+	size_t nqueries;   /* entries in queries */
+};
+
+/* Call the progress callback; CAIRN_ERROR when it asks to stop. */
+static int report_progress(struct eval_ctx *c, enum eval_phase phase,
+			   size_t done, size_t total)
+{
+	if (!c->opts->progress)
+		return CAIRN_OK;
+	if (c->opts->progress(c->opts->user, phase, done, total))
+		return fail(c, CAIRN_ERROR, "interrupted");
+	return CAIRN_OK;
+}
+
+/*
+ * Write one corpus row as a record. A row that holds something the secret
+ * filter refuses is written again with the secret masked (CAIRN_WRITE_REDACT)
+ * and counted, so that the corpus stays whole.
+ */
+static int load_doc(struct eval_ctx *c, cairn_db *db, const struct eval_doc *d)
+{
+	cairn_record rec;
+	int rc;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.id = d->id;
+	rec.kind = (char *)"note";          /* one kind: no kind weight interferes */
+	rec.status = (char *)"accepted";
+	rec.origin = (char *)"human";
+	rec.title = d->title ? d->title : (char *)"";
+	rec.body = d->text;
+	rec.time = d->time;
+	rec.confidence = -1;
+	rc = cairn_record_write(db, &rec, 0, NULL);
+	if (rc == CAIRN_SECRET) {
+		rc = cairn_record_write(db, &rec, CAIRN_WRITE_REDACT, NULL);
+		if (rc == CAIRN_OK)
+			c->r->redacted++;
+	}
+	if (rc)
+		return fail(c, rc, "%s:%zu: %s", c->corpus_path, d->line,
+			    cairn_errmsg(db));
+	return CAIRN_OK;
+}
+
+/* qsort comparator for an array of string pointers. */
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Count the answers of the job's queries that name no row of its corpus. */
+static int count_unknown_answers(struct eval_ctx *c, const struct eval_job *j)
+{
+	const char **ids = NULL;
+	size_t i, k;
+
+	if (j->nqueries == 0)
+		return CAIRN_OK;
+	ids = util_calloc(j->ndocs ? j->ndocs : 1, sizeof(*ids));
+	if (!ids)
+		return fail(c, CAIRN_NOMEM, "out of memory");
+	for (i = 0; i < j->ndocs; i++)
+		ids[i] = c->docs[j->docs[i]].id;
+	qsort(ids, j->ndocs, sizeof(*ids), cmp_strp);
+	for (i = 0; i < j->nqueries; i++) {
+		const struct eval_qresult *q = &c->r->q[j->queries[i]];
+
+		for (k = 0; k < q->nanswers; k++)
+			if (!bsearch(&q->answers[k], ids, j->ndocs,
+				     sizeof(*ids), cmp_strp))
+				c->r->unknown_answers++;
+	}
+	cairn_free(ids);
+	return CAIRN_OK;
+}
+
+/* Calibrate db from the probes that apply to job j (its group, or none). */
+static int calibrate_job(struct eval_ctx *c, cairn_db *db,
+			 const struct eval_job *j, double *floor_out,
+			 int *calibrated)
+{
+	const char **texts = NULL;
+	size_t i, n = 0;
+	int rc = CAIRN_OK;
+
+	*calibrated = 0;
+	if (c->opts->no_floor || c->nprobes == 0)
+		return CAIRN_OK;
+	texts = util_calloc(c->nprobes, sizeof(*texts));
+	if (!texts)
+		return fail(c, CAIRN_NOMEM, "out of memory");
+	for (i = 0; i < c->nprobes; i++) {
+		const struct eval_probe *p = &c->probes[i];
+
+		if (!p->group || !j->group || strcmp(p->group, j->group) == 0)
+			texts[n++] = p->text;
+	}
+	if (n == 0)
+		goto out;
+	rc = cairn_calibrate(db, texts, n, floor_out);
+	if (rc) {
+		rc = fail(c, rc, "%s: calibration failed: %s", c->probes_path,
+			  cairn_errmsg(db));
+		goto out;
+	}
+	*calibrated = 1;
+	c->r->probes += n;
+out:
+	cairn_free(texts);
+	return rc;
+}
+
+/* Ask recall one query and keep the ids it returned. */
+static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
+		     double *floor_seen, int *have_floor)
+{
+	struct eval_qresult *q = &c->r->q[qi];
+	cairn_recall_opts ro;
+	cairn_result *res = NULL;
+	size_t i;
+	int rc;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.k = c->r->k;
+	ro.no_floor = c->opts->no_floor;
+	ro.no_receipt = 1;
+	rc = cairn_recall(db, q->text, &ro, &res);
+	if (rc) {
+		rc = fail(c, rc, "%s:%zu: query '%s': %s", c->queries_path,
+			  c->qline[qi], q->id, cairn_errmsg(db));
+		goto out;
+	}
+	if (!*have_floor) {
+		*floor_seen = res->floor;
+		*have_floor = 1;
+	}
+	if (res->n > 0) {
+		q->returned = util_calloc(res->n, sizeof(char *));
+		if (!q->returned) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (i = 0; i < res->n; i++) {
+		q->returned[i] = util_strdup(res->hits[i].rec->id);
+		if (!q->returned[i]) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		q->nreturned = i + 1;
+	}
+	eval_score_query((const char *const *)q->returned, q->nreturned,
+			 (const char *const *)q->answers, q->nanswers,
+			 &q->score);
+out:
+	cairn_result_free(res);
+	return rc;
+}
+
+/* Note the floor one store used, for the report's mean, min and max. */
+static void note_floor(struct eval_ctx *c, double floor)
+{
+	struct eval_report *r = c->r;
+
+	if (c->nfloors == 0 || floor < r->floor_min)
+		r->floor_min = floor;
+	if (c->nfloors == 0 || floor > r->floor_max)
+		r->floor_max = floor;
+	c->floor_sum += floor;
+	c->nfloors++;
+}
+
+/* Build one temporary store for job j, calibrate it, answer its queries. */
+static int run_job(struct eval_ctx *c, const struct eval_job *j)
+{
+	char dir[4200];
+	cairn_open_opts oo;
+	cairn_db *db = NULL;
+	double t0 = now_s(), t1, floor = 0, cal_floor = 0;
+	size_t i;
+	int rc, in_batch = 0, calibrated = 0, have_floor = 0;
+
+	snprintf(dir, sizeof(dir), "%s/store-%zu", c->tmp, c->r->stores);
+	c->r->stores++;
+	memset(&oo, 0, sizeof(oo));
+	oo.create = 1;
+	oo.no_global = 1;
+	rc = cairn_db_open(dir, &oo, &db);
+	if (rc) {
+		rc = fail(c, rc, "cannot create a temporary store in '%s': %s",
+			  dir, cairn_errmsg(db));
+		goto out;
+	}
+	/* the store is thrown away after the run: no fsync needed */
+	sqlite3_exec(db->sql, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
+	rc = count_unknown_answers(c, j);
+	if (rc)
+		goto out;
+	for (i = 0; i < j->ndocs; i++) {
+		if (!in_batch) {
+			rc = cairn_begin(db);
+			if (rc) {
+				rc = fail(c, rc, "%s", cairn_errmsg(db));
+				goto out;
+			}
+			in_batch = 1;
+		}
+		rc = load_doc(c, db, &c->docs[j->docs[i]]);
+		if (rc)
+			goto out;
+		c->r->corpus++;
+		c->loaded++;
+		if ((i + 1) % EVAL_BATCH == 0 || i + 1 == j->ndocs) {
+			in_batch = 0;
+			rc = cairn_commit(db);
+			if (rc) {
+				rc = fail(c, rc, "%s", cairn_errmsg(db));
+				goto out;
+			}
+		}
+		rc = report_progress(c, EVAL_PHASE_LOAD, c->loaded, c->ndocs);
+		if (rc)
+			goto out;
+	}
+	rc = calibrate_job(c, db, j, &cal_floor, &calibrated);
+	if (rc)
+		goto out;
+	t1 = now_s();
+	c->r->load_s += t1 - t0;
+	for (i = 0; i < j->nqueries; i++) {
+		rc = run_query(c, db, j->queries[i], &floor, &have_floor);
+		if (rc)
+			goto out;
+		c->answered++;
+		rc = report_progress(c, EVAL_PHASE_QUERY, c->answered,
+				     c->r->nq);
+		if (rc)
+			goto out;
+	}
+	c->r->query_s += now_s() - t1;
+	c->r->calibrated += calibrated;
+	if (!c->opts->no_floor && (have_floor || calibrated))
+		note_floor(c, have_floor ? floor : cal_floor);
+out:
+	if (in_batch)
+		cairn_rollback(db);
+	cairn_db_close(db);
+	rm_tree(dir);
+	return rc;
+}
+
+/* ============================================================== grouping */
+
+/* The group key of a row: "" stands for "no group". */
+static const char *gkey(const char *group)
+{
+	return group ? group : "";
+}
+
+/* Sort state for index arrays (qsort has no user pointer). */
+struct idx_sort {
+	size_t idx;      /* index into docs or queries */
+	const char *key; /* its group key */
+};
+
+/* Order by group key, then by file order (a stable sort). */
+static int cmp_idx(const void *a, const void *b)
+{
+	const struct idx_sort *x = a, *y = b;
+	int d = strcmp(x->key, y->key);
+
+	if (d)
+		return d;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * --per-group: one job per distinct group key over the corpus and the
+ * queries, in key order. Rows without a group form the group "".
+ */
+static int run_groups(struct eval_ctx *c)
+{
+	struct idx_sort *ds = NULL, *qs = NULL;
+	size_t *didx = NULL, *qidx = NULL;
+	size_t i, di = 0, qi = 0, n;
+	struct eval_job j;
+	int rc = CAIRN_OK;
+
+	ds = util_calloc(c->ndocs + 1, sizeof(*ds));
+	qs = util_calloc(c->r->nq + 1, sizeof(*qs));
+	didx = util_calloc(c->ndocs + 1, sizeof(*didx));
+	qidx = util_calloc(c->r->nq + 1, sizeof(*qidx));
+	if (!ds || !qs || !didx || !qidx) {
+		rc = fail(c, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->ndocs; i++) {
+		ds[i].idx = i;
+		ds[i].key = gkey(c->docs[i].group);
+	}
+	for (i = 0; i < c->r->nq; i++) {
+		qs[i].idx = i;
+		qs[i].key = gkey(c->r->q[i].group);
+	}
+	qsort(ds, c->ndocs, sizeof(*ds), cmp_idx);
+	qsort(qs, c->r->nq, sizeof(*qs), cmp_idx);
+	while (di < c->ndocs || qi < c->r->nq) {
+		const char *key;
+
+		if (di >= c->ndocs)
+			key = qs[qi].key;
+		else if (qi >= c->r->nq)
+			key = ds[di].key;
+		else
+			key = strcmp(ds[di].key, qs[qi].key) <= 0 ? ds[di].key
+								  : qs[qi].key;
+		memset(&j, 0, sizeof(j));
+		j.group = key;
+		j.docs = didx;
+		j.queries = qidx;
+		for (n = 0; di < c->ndocs && strcmp(ds[di].key, key) == 0; di++)
+			didx[n++] = ds[di].idx;
+		j.ndocs = n;
+		for (n = 0; qi < c->r->nq && strcmp(qs[qi].key, key) == 0; qi++)
+			qidx[n++] = qs[qi].idx;
+		j.nqueries = n;
+		rc = run_job(c, &j);
+		if (rc)
+			goto out;
+	}
+out:
+	cairn_free(qidx);
+	cairn_free(didx);
+	cairn_free(qs);
+	cairn_free(ds);
+	return rc;
+}
+
+/* The pooled run: every corpus row in one store, every query against it. */
+static int run_pooled(struct eval_ctx *c)
+{
+	struct eval_job j;
+	size_t i;
+	int rc = CAIRN_OK;
+
+	memset(&j, 0, sizeof(j));
+	j.docs = util_calloc(c->ndocs + 1, sizeof(size_t));
+	j.queries = util_calloc(c->r->nq + 1, sizeof(size_t));
+	if (!j.docs || !j.queries) {
+		rc = fail(c, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->ndocs; i++)
+		j.docs[i] = i;
+	for (i = 0; i < c->r->nq; i++)
+		j.queries[i] = i;
+	j.ndocs = c->ndocs;
+	j.nqueries = c->r->nq;
+	rc = run_job(c, &j);
+out:
+	cairn_free(j.queries);
+	cairn_free(j.docs);
+	return rc;
+}
+
+/* ================================================================ totals */
+
+/* Sum every query into r->all and its category, in query order. */
+static int tally(struct eval_ctx *c)
+{
+	struct eval_report *r = c->r;
+	size_t i, k;
+
+	for (i = 0; i < r->nq; i++) {
+		const struct eval_qresult *q = &r->q[i];
+
+		for (k = 0; k < r->ncats; k++)
+			if (strcmp(r->cats[k].name, q->category) == 0)
+				break;
+		if (k == r->ncats) {
+			size_t cap = r->ncats;
+			void *p = util_realloc(r->cats,
+					       (cap + 1) * sizeof(*r->cats));
+
+			if (!p)
+				return fail(c, CAIRN_NOMEM, "out of memory");
+			r->cats = p;
+			memset(&r->cats[k], 0, sizeof(r->cats[k]));
+			r->cats[k].name = util_strdup(q->category);
+			if (!r->cats[k].name)
+				return fail(c, CAIRN_NOMEM, "out of memory");
+			r->ncats++;
+		}
+		eval_metrics_add(&r->all, q->nanswers, q->nreturned,
+				 &q->score);
+		eval_metrics_add(&r->cats[k].m, q->nanswers, q->nreturned,
+				 &q->score);
+	}
+	return CAIRN_OK;
+}
+
+/* Free what eval_run() read into c (not the report). */
+static void ctx_release(struct eval_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndocs; i++) {
+		cairn_free(c->docs[i].id);
+		cairn_free(c->docs[i].title);
+		cairn_free(c->docs[i].text);
+		cairn_free(c->docs[i].time);
+		cairn_free(c->docs[i].group);
+	}
+	cairn_free(c->docs);
+	for (i = 0; i < c->nprobes; i++) {
+		cairn_free(c->probes[i].text);
+		cairn_free(c->probes[i].group);
+	}
+	cairn_free(c->probes);
+	cairn_free(c->qline);
+}
+
+/* Run the evaluation of dataset folder dir (see eval.h). */
+int eval_run(const char *dir, const struct eval_opts *opts,
+	     struct eval_report **out, char *err, size_t errsize)
+{
+	static const struct eval_opts defaults;
+	struct eval_ctx c;
+	const char *tmpdir;
+	double t0 = now_s();
+	int rc;
+
+	*out = NULL;
+	if (errsize > 0)
+		err[0] = '\0';
+	memset(&c, 0, sizeof(c));
+	c.opts = opts ? opts : &defaults;
+	c.err = err;
+	c.errsize = errsize;
+	c.r = util_calloc(1, sizeof(*c.r));
+	if (!c.r) {
+		rc = fail(&c, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	c.r->k = c.opts->k ? c.opts->k : EVAL_DEFAULT_K;
+	if (c.r->k < 1 || c.r->k > EVAL_MAX_K) {
+		rc = fail(&c, CAIRN_INVALID, "k must be 1..%d", EVAL_MAX_K);
+		goto out;
+	}
+	if (!dir || !*dir) {
+		rc = fail(&c, CAIRN_INVALID, "no dataset directory given");
+		goto out;
+	}
+	snprintf(c.corpus_path, sizeof(c.corpus_path), "%s/corpus.jsonl",
+		 dir);
+	snprintf(c.queries_path, sizeof(c.queries_path), "%s/queries.jsonl",
+		 dir);
+	snprintf(c.probes_path, sizeof(c.probes_path), "%s/probes.jsonl",
+		 dir);
+	rc = read_jsonl(&c, c.corpus_path, corpus_row);
+	if (rc == CAIRN_NOTFOUND)
+		rc = CAIRN_IO;
+	if (rc)
+		goto out;
+	rc = read_jsonl(&c, c.queries_path, query_row);
+	if (rc == CAIRN_NOTFOUND)
+		rc = CAIRN_IO;
+	if (rc)
+		goto out;
+	rc = read_jsonl(&c, c.probes_path, probe_row);
+	if (rc == CAIRN_NOTFOUND) {
+		rc = CAIRN_OK;
+		if (errsize > 0)
+			err[0] = '\0';
+	}
+	if (rc)
+		goto out;
+	if (c.r->nq == 0) {
+		if (c.opts->split)
+			rc = fail(&c, CAIRN_INVALID,
+				  "no query in '%s' matches split '%s'",
+				  c.queries_path, c.opts->split);
+		else
+			rc = fail(&c, CAIRN_INVALID, "'%s' holds no query",
+				  c.queries_path);
+		goto out;
+	}
+	tmpdir = c.opts->tmpdir;
+	if (!tmpdir || !*tmpdir)
+		tmpdir = getenv("TMPDIR");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	snprintf(c.tmp, sizeof(c.tmp), "%s/cairn-eval-XXXXXX", tmpdir);
+	if (!mkdtemp(c.tmp)) {
+		rc = fail(&c, CAIRN_IO, "cannot create a directory in '%s': %s",
+			  tmpdir, strerror(errno));
+		c.tmp[0] = '\0';
+		goto out;
+	}
+	if (c.opts->per_group)
+		rc = run_groups(&c);
+	else
+		rc = run_pooled(&c);
+	if (rc)
+		goto out;
+	rc = tally(&c);
+	if (rc)
+		goto out;
+	if (c.nfloors > 0) {
+		c.r->floor_known = 1;
+		c.r->floor = c.floor_sum / (double)c.nfloors;
+	}
+	c.r->elapsed_s = now_s() - t0;
+	*out = c.r;
+	c.r = NULL;
+out:
+	rm_tree(c.tmp);
+	ctx_release(&c);
+	eval_report_free(c.r);
+	return rc;
+}
+
+/* Free a report (see eval.h). */
+void eval_report_free(struct eval_report *r)
+{
+	size_t i, k;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nq; i++) {
+		struct eval_qresult *q = &r->q[i];
+
+		cairn_free(q->id);
+		cairn_free(q->text);
+		cairn_free(q->category);
+		cairn_free(q->group);
+		for (k = 0; k < q->nanswers; k++)
+			cairn_free(q->answers[k]);
+		cairn_free(q->answers);
+		for (k = 0; k < q->nreturned; k++)
+			cairn_free(q->returned[k]);
+		cairn_free(q->returned);
+	}
+	cairn_free(r->q);
+	for (i = 0; i < r->ncats; i++)
+		cairn_free(r->cats[i].name);
+	cairn_free(r->cats);
+	cairn_free(r);
+}
+
+/* ================================================================== JSON */
+
+/* Append v rounded to 4 decimals, as "0.8" rather than "0.8000". */
+void eval_add_num4(struct sbuf *sb, double v)
+{
+	long long t;
+	long long ip, fp;
+	char frac[8];
+	int n;
+
+	if (!isfinite(v) || fabs(v) > 1e14) {
+		json_add_num(sb, v);
+		return;
+	}
+	t = llround(v * 10000.0);
+	if (t < 0) {
+		sbuf_addc(sb, '-');
+		t = -t;
+	}
+	ip = t / 10000;
+	fp = t % 10000;
+	sbuf_addf(sb, "%lld", ip);
+	if (fp == 0)
+		return;
+	snprintf(frac, sizeof(frac), "%04lld", fp);
+	n = 4;
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	sbuf_addf(sb, ".%s", frac);
+}
+
+/* A rate, or null when undefined. */
+static void add_rate(struct sbuf *sb, const struct eval_metrics *m,
+		     enum eval_metric_kind kind)
+{
+	double v = eval_metric(m, kind);
+
+	if (v < 0)
+		sbuf_adds(sb, "null");
+	else
+		eval_add_num4(sb, v);
+}
+
+/* The metric keys of one set of figures, without braces. */
+static void add_metrics(struct sbuf *sb, const struct eval_metrics *m)
+{
+	sbuf_adds(sb, "\"recall@1\":");
+	add_rate(sb, m, EVAL_R1);
+	sbuf_adds(sb, ",\"recall@3\":");
+	add_rate(sb, m, EVAL_R3);
+	sbuf_adds(sb, ",\"recall@5\":");
+	add_rate(sb, m, EVAL_R5);
+	sbuf_adds(sb, ",\"recall@10\":");
+	add_rate(sb, m, EVAL_R10);
+	sbuf_adds(sb, ",\"mrr\":");
+	add_rate(sb, m, EVAL_MRR);
+	sbuf_adds(sb, ",\"ndcg@10\":");
+	add_rate(sb, m, EVAL_NDCG10);
+	sbuf_addf(sb, ",\"answerable\":%zu,\"no_answer\":%zu,"
+		  "\"no_answer_empty\":%zu",
+		  m->answerable, m->no_answer, m->no_answer_empty);
+	sbuf_adds(sb, ",\"injection_hit_rate\":");
+	add_rate(sb, m, EVAL_INJECTION);
+}
+
+/* The report as one JSON object (see eval.h). */
+void eval_report_json(struct sbuf *sb, const struct eval_report *r,
+		      const char *dataset)
+{
+	size_t i;
+
+	sbuf_addc(sb, '{');
+	add_metrics(sb, &r->all);
+	sbuf_adds(sb, ",\"by_category\":{");
+	for (i = 0; i < r->ncats; i++) {
+		if (i)
+			sbuf_addc(sb, ',');
+		json_add_strz(sb, r->cats[i].name);
+		sbuf_addc(sb, ':');
+		sbuf_addc(sb, '{');
+		add_metrics(sb, &r->cats[i].m);
+		sbuf_addc(sb, '}');
+	}
+	sbuf_adds(sb, "},\"dataset\":");
+	json_add_strz(sb, dataset);
+	sbuf_addf(sb, ",\"corpus\":%zu,\"queries\":%zu,\"floor\":", r->corpus,
+		  r->nq);
+	if (r->floor_known)
+		eval_add_num4(sb, r->floor);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_addf(sb, ",\"redacted\":%zu,\"elapsed_s\":", r->redacted);
+	eval_add_num4(sb, r->elapsed_s);
+	sbuf_addc(sb, '}');
+}
+
+/* One query as a JSON line (see eval.h). */
+void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
+{
+	size_t i;
+
+	sbuf_adds(sb, "{\"id\":");
+	json_add_strz(sb, q->id);
+	sbuf_adds(sb, ",\"text\":");
+	json_add_strz(sb, q->text);
+	sbuf_adds(sb, ",\"category\":");
+	json_add_strz(sb, q->category);
+	sbuf_adds(sb, ",\"answers\":[");
+	for (i = 0; i < q->nanswers; i++) {
+		if (i)
+			sbuf_addc(sb, ',');
+		json_add_strz(sb, q->answers[i]);
+	}
+	sbuf_addf(sb, "],\"rank\":%zu,\"returned\":[", q->score.rank);
+	for (i = 0; i < q->nreturned; i++) {
+		if (i)
+			sbuf_addc(sb, ',');
+		json_add_strz(sb, q->returned[i]);
+	}
+	sbuf_adds(sb, "]}\n");
+}

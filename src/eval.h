@@ -1,0 +1,199 @@
+/*
+ * eval.h -- the evaluation engine behind `cairn eval` (SPEC 8).
+ *
+ * Layer: beside recall, above store. Reads a dataset folder (corpus.jsonl,
+ * queries.jsonl, optional probes.jsonl), loads the corpus into a temporary
+ * store of its own, optionally calibrates the no-match floor from the probes,
+ * runs every query through cairn_recall() and scores the hits against the
+ * labelled answers: recall@1/3/5/10, MRR, nDCG@10, the no-answer empty rate
+ * and the hook's injection hit rate.
+ *
+ * Invariants: the numbers depend only on the dataset, the options and the
+ * engine; the temporary store is fresh for every run (a "frozen copy of the
+ * corpus", SPEC 8) and is removed afterwards, on error too.
+ *
+ * Must never: open, read or write the user's workspace or global store;
+ * calibrate on the queries it scores (only on probes.jsonl); print anything
+ * (progress goes through a callback, output is the caller's business).
+ */
+#ifndef CAIRN_EVAL_H
+#define CAIRN_EVAL_H
+
+#include <stddef.h>
+
+#include "internal.h"
+
+#define EVAL_MAX_LINE ((size_t)4 << 20) /* 4 MiB: longest line of a .jsonl file */
+#define EVAL_MAX_ANSWERS 10000          /* answer ids of one query */
+#define EVAL_DEFAULT_K 10               /* hits asked of recall per query */
+#define EVAL_MAX_K 100                  /* cairn_recall's own limit */
+#define EVAL_INJECT_K 3                 /* hits the hook injects (SPEC 5.4) */
+#define EVAL_BATCH 1000                 /* corpus rows per transaction */
+
+/* ------------------------------------------------------------ one query */
+
+/* The score of one answerable query against the ids recall returned. */
+struct eval_qscore {
+	size_t rank;  /* 1-based position of the first relevant hit; 0: none returned */
+	double rr;    /* reciprocal rank: 1/rank when rank is 1..10, else 0 */
+	double ndcg;  /* nDCG@10, binary relevance, in 0..1 */
+};
+
+/*
+ * Score one query. returned: the n ids recall gave, best first; answers:
+ * the na relevant ids (order and duplicates do not matter). Fills *out:
+ *   rank  the first position i (1-based, i <= n) whose id is an answer;
+ *   rr    1/rank when 1 <= rank <= 10, else 0 (MRR@10);
+ *   ndcg  DCG@10 / IDCG@10 with binary relevance: DCG sums 1/log2(i+1) over
+ *         the positions i <= 10 that hold an answer (an id counted once, at
+ *         its first position), IDCG is the same sum over positions
+ *         1..min(distinct answers, 10).
+ * With na == 0 (a no-answer query) every figure is 0. Allocates nothing.
+ */
+void eval_score_query(const char *const *returned, size_t n,
+		      const char *const *answers, size_t na,
+		      struct eval_qscore *out);
+
+/* --------------------------------------------------------------- totals */
+
+/*
+ * Summed figures over a set of queries (the whole run, or one category).
+ * Rates are sums divided by `answerable`; see eval_metric().
+ */
+struct eval_metrics {
+	size_t answerable;      /* queries with at least one answer */
+	size_t no_answer;       /* queries whose answers list is empty */
+	size_t no_answer_empty; /* no-answer queries for which recall returned nothing */
+	size_t hit1;            /* answerable queries found at rank 1 */
+	size_t hit3;            /* ... within the top 3 */
+	size_t hit5;            /* ... within the top 5 */
+	size_t hit10;           /* ... within the top 10 */
+	size_t injected;        /* ... with an answer among the hook's injected hits */
+	double rr_sum;          /* sum of reciprocal ranks (MRR@10 numerator) */
+	double ndcg_sum;        /* sum of nDCG@10 */
+};
+
+/* Which rate eval_metric() computes. */
+enum eval_metric_kind {
+	EVAL_R1,        /* recall@1 */
+	EVAL_R3,        /* recall@3 */
+	EVAL_R5,        /* recall@5 */
+	EVAL_R10,       /* recall@10 */
+	EVAL_MRR,       /* mean reciprocal rank (@10) */
+	EVAL_NDCG10,    /* mean nDCG@10 */
+	EVAL_INJECTION, /* injection hit rate */
+};
+
+/*
+ * One rate of m: the sum over answerable queries divided by their number.
+ * Returns a negative number when m has no answerable query (undefined).
+ */
+double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind);
+
+/* Add one query's outcome to m: na answers, nreturned hits, its score. */
+void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
+		      const struct eval_qscore *s);
+
+/* ------------------------------------------------------------------ run */
+
+/* What eval_run() reports while it works. */
+enum eval_phase {
+	EVAL_PHASE_LOAD,  /* done/total: corpus rows written into the store */
+	EVAL_PHASE_QUERY, /* done/total: queries answered */
+};
+
+/* Options of one run; zero-initialise, NULL means the defaults. */
+struct eval_opts {
+	const char *split; /* only queries whose "split" equals it, or (no split field) whose id starts with it */
+	int per_group;     /* 1: one store per "group" value, results pooled over queries */
+	int no_floor;      /* 1: recall with no_floor, and no calibration */
+	int k;             /* hits asked per query; 0: EVAL_DEFAULT_K; 1..EVAL_MAX_K */
+	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
+	/*
+	 * Called after every corpus row and every query (may be NULL). A
+	 * non-zero return stops the run with CAIRN_ERROR ("interrupted").
+	 */
+	int (*progress)(void *user, enum eval_phase phase, size_t done,
+			size_t total);
+	void *user; /* passed to progress */
+};
+
+/* One query and what recall returned for it. */
+struct eval_qresult {
+	char *id;            /* the query id */
+	char *text;          /* the question */
+	char *category;      /* its category ("" when the row has none) */
+	char *group;         /* its group, or NULL */
+	char **answers;      /* the nanswers relevant corpus ids */
+	size_t nanswers;     /* 0 for a no-answer query */
+	char **returned;     /* the ids recall returned, best first */
+	size_t nreturned;    /* how many */
+	struct eval_qscore score; /* zero for a no-answer query */
+};
+
+/* Figures for one category value. */
+struct eval_category {
+	char *name;            /* the category ("" when rows have none) */
+	struct eval_metrics m; /* its totals */
+};
+
+/* The outcome of eval_run(). Free with eval_report_free(). */
+struct eval_report {
+	struct eval_metrics all;     /* every evaluated query */
+	struct eval_category *cats;  /* one per category, in order of first appearance */
+	size_t ncats;                /* entries in cats */
+	struct eval_qresult *q;      /* every evaluated query, in queries.jsonl order */
+	size_t nq;                   /* entries in q */
+	size_t corpus;               /* corpus rows loaded */
+	size_t redacted;             /* corpus rows stored with secrets masked */
+	size_t probes;               /* probe questions used for calibration (summed over stores) */
+	size_t stores;               /* temporary stores built (1, or the number of groups) */
+	size_t unknown_answers;      /* answer ids that name no corpus row of the query's store */
+	int floor_known;             /* 0 with no_floor, or when no query was run */
+	int calibrated;              /* stores whose floor came from the probes */
+	double floor;                /* the floor used; per group: the mean over stores */
+	double floor_min;            /* lowest floor over stores */
+	double floor_max;            /* highest floor over stores */
+	int k;                       /* hits asked per query */
+	double load_s;               /* seconds spent loading and calibrating */
+	double query_s;              /* seconds spent answering queries */
+	double elapsed_s;            /* seconds for the whole run */
+};
+
+/*
+ * Run the evaluation of dataset folder `dir` (see the file comment).
+ * On success *out holds the report (free with eval_report_free()).
+ * Errors (with a message in err, naming file:line for bad input):
+ * CAIRN_IO (a file is missing or unreadable, the temporary store cannot be
+ * made), CAIRN_INVALID (a malformed line, a duplicate corpus id, a --split
+ * that matches no query, a bad option), CAIRN_TOOBIG (a line over
+ * EVAL_MAX_LINE), CAIRN_NOMEM, CAIRN_ERROR (interrupted by the progress
+ * callback), or any code of cairn_record_write/cairn_recall.
+ */
+int eval_run(const char *dir, const struct eval_opts *opts,
+	     struct eval_report **out, char *err, size_t errsize);
+
+/* Free a report. NULL is a no-op. */
+void eval_report_free(struct eval_report *r);
+
+/*
+ * Append the report as one JSON object (the `cairn eval --json` format):
+ * recall@1, recall@3, recall@5, recall@10, mrr, ndcg@10, answerable,
+ * no_answer, no_answer_empty, injection_hit_rate, by_category (category ->
+ * the same keys), dataset, corpus, queries, floor, redacted, elapsed_s.
+ * Rates are rounded to 4 decimals; a rate with no answerable query, and the
+ * floor with no_floor, are null.
+ */
+void eval_report_json(struct sbuf *sb, const struct eval_report *r,
+		      const char *dataset);
+
+/*
+ * Append one JSON line (with its newline) for query q:
+ * {"id","text","category","answers":[...],"rank","returned":[...]}.
+ */
+void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q);
+
+/* Append v rounded to 4 decimals as a JSON number, without trailing zeros. */
+void eval_add_num4(struct sbuf *sb, double v);
+
+#endif /* CAIRN_EVAL_H */

@@ -1,0 +1,1041 @@
+/*
+ * recall.c -- lexical recall (SPEC 5.2): BM25 inside SQLite over our own
+ * tokenizer, kind/status weights, the calibrated no-match floor, receipts
+ * (SPEC 5.3) and last_seen bookkeeping.
+ *
+ * Layer: on fts/tokenize and store. Above it: cli, eval, (later) hook, mcp.
+ *
+ * The pipeline, each step named in --explain:
+ *   1. terms:   the question is tokenised exactly as records are (query
+ *               mode), de-duplicated; stop words are dropped unless nothing
+ *               else is left; at most RECALL_MAX_TERMS, rarest first.
+ *   2. bm25:    FTS5 bm25() over title and body (title weighted
+ *               RECALL_W_TITLE), OR of the terms, pool of RECALL_POOL,
+ *               filtered by status and kind inside the same query.
+ *   3. signal:  each hit's lexical signal s = the share of the question's
+ *               IDF mass that the hit matches (terms absent from the store
+ *               count in the mass, so an off-topic question scores low
+ *               even when one common word matches).
+ *   4. floor:   s <= floor -> dropped; relevance = clamp((s - floor) /
+ *               (1 - floor), 0, 1). The floor is measured by
+ *               cairn_calibrate() from questions the store cannot answer,
+ *               for this tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
+ *   5. score:   weight(kind, status) x (bm25 / best bm25 of the pool);
+ *               ties keep BM25 order.
+ *   6. receipt: query hash, ordered ids, provider and revision, per-hit
+ *               figures; last_seen of the returned records, in one write.
+ *
+ * Must never: return a record whose status the caller did not ask for
+ * (default: accepted + unverified), or write anything when no_receipt.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <utf8proc.h>
+
+#include "fts.h"
+#include "json.h"
+#include "store.h"
+#include "tokenize.h"
+
+#define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
+#define RECALL_MAX_TERMS 64        /* query terms kept (the aux mask is 64 bits) */
+#define RECALL_MAX_QUERY (64 * 1024) /* bytes in a question */
+#define RECALL_MAX_K 100           /* most hits one call returns */
+#define RECALL_W_TITLE 2.0         /* bm25() weight of the title column */
+#define RECALL_W_BODY 1.0          /* bm25() weight of the body column */
+/*
+ * Floor used before `cairn calibrate` has measured one for this tokenizer:
+ * a hit must match more than this share of the question's IDF mass.
+ * NEEDSWORK: measured on ../shared/eval (see bench/results); revisit when
+ * more probe sets exist.
+ */
+#define RECALL_DEFAULT_FLOOR 0.20
+
+/* ------------------------------------------------------------- stop words */
+
+/*
+ * Function words of questions in English and Chinese. They carry no topic,
+ * and dropping them keeps "how do I ..." from matching every record that
+ * says "how". Compared after tokenisation (so stemmed forms match).
+ */
+static const char *const stop_en[] = {
+	"a", "about", "am", "an", "and", "any", "are", "as", "at", "be",
+	"been", "but", "by", "can", "could", "did", "do", "does", "doing",
+	"for", "from", "had", "has", "have", "how", "i", "if", "in", "into",
+	"is", "it", "its", "me", "my", "of", "on", "or", "our", "should",
+	"so", "than", "that", "the", "their", "them", "then", "there",
+	"these", "they", "this", "those", "to", "us", "was", "we", "were",
+	"what", "when", "where", "which", "who", "whom", "why", "will",
+	"with", "would", "you", "your", "s", "t", "d", "ll", "re", "ve",
+	"m", "also", "just", "some", "such", "up", "out", "there",
+};
+static const char *const stop_zh[] = {
+	"的", "了", "是", "在", "我", "我们", "你", "你们", "他", "她",
+	"它", "有", "和", "与", "就", "都", "也", "很", "吗", "呢", "吧",
+	"啊", "呀", "么", "什么", "怎么", "怎样", "如何", "为什么", "哪",
+	"哪些", "哪个", "谁", "多少", "这", "那", "这个", "那个", "一个",
+	"要", "会", "能", "可以", "应该", "是否", "还是", "或者", "把",
+	"被", "给", "对", "从", "到", "用", "让", "请", "问", "吗？",
+};
+
+struct qterm {
+	char *text;    /* the token as indexed (normalised, stemmed) */
+	size_t len;    /* bytes */
+	int stop;      /* 1: a stop word */
+	long long df;  /* documents containing it (per schema) */
+	double idf;    /* BM25-style idf, >= 0 */
+};
+
+struct terms {
+	struct qterm *v; /* unique terms in query order */
+	size_t n;        /* count */
+	size_t cap;      /* allocated */
+};
+
+static void terms_release(struct terms *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		cairn_free(t->v[i].text);
+	cairn_free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+static int is_stop_word(const char *s, size_t len);
+
+/* Byte length of the UTF-8 sequence starting with c (1 for bad bytes). */
+static size_t u8len(unsigned char c)
+{
+	if (c >= 0xF0)
+		return 4;
+	if (c >= 0xE0)
+		return 3;
+	if (c >= 0xC0)
+		return 2;
+	return 1;
+}
+
+/*
+ * A stop word, or a character bigram made only of stop characters: the
+ * tokenizer's out-of-dictionary fallback turns runs of single characters
+ * such as 用的是 into bigrams (用的, 的是) that carry no topic either.
+ */
+static int is_stop(const char *s, size_t len)
+{
+	size_t a;
+
+	if (is_stop_word(s, len))
+		return 1;
+	if (len < 4 || (unsigned char)s[0] < 0xE0)
+		return 0;
+	a = u8len((unsigned char)s[0]);
+	return a < len && a + u8len((unsigned char)s[a]) == len &&
+	       is_stop_word(s, a) && is_stop_word(s + a, len - a);
+}
+
+static int is_stop_word(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stop_en); i++)
+		if (strlen(stop_en[i]) == len && memcmp(stop_en[i], s, len) == 0)
+			return 1;
+	for (i = 0; i < ARRAY_SIZE(stop_zh); i++)
+		if (strlen(stop_zh[i]) == len && memcmp(stop_zh[i], s, len) == 0)
+			return 1;
+	return 0;
+}
+
+static int collect_term(void *user, const char *token, size_t len,
+			size_t start, size_t end, int colocated)
+{
+	struct terms *t = user;
+	size_t i;
+
+	(void)start;
+	(void)end;
+	(void)colocated;
+	if (len == 0)
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].len == len && memcmp(t->v[i].text, token, len) == 0)
+			return 0;
+	if (t->n >= 4 * RECALL_MAX_TERMS)
+		return 0;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 16;
+		struct qterm *nv = util_realloc(t->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return CAIRN_NOMEM;
+		t->v = nv;
+		t->cap = ncap;
+	}
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+	t->v[t->n].text = util_strndup(token, len);
+	if (!t->v[t->n].text)
+		return CAIRN_NOMEM;
+	t->v[t->n].len = len;
+	t->v[t->n].stop = is_stop(token, len);
+	t->n++;
+	return 0;
+}
+
+/* Tokenise the question; drop stop words unless only stop words remain. */
+static int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
+		       struct terms *t)
+{
+	char err[256];
+	size_t i, j, content = 0;
+	int rc;
+
+	rc = tok_run(tk, q, strlen(q), TOK_QUERY, collect_term, t, err,
+		     sizeof(err));
+	if (rc == CAIRN_NOMEM)
+		return store_error(db, rc, "out of memory");
+	if (rc)
+		return store_error(db, rc, "question: %s", err);
+	for (i = 0; i < t->n; i++)
+		content += !t->v[i].stop;
+	if (content == 0)
+		return CAIRN_OK; /* only stop words: search them as they are */
+	for (i = j = 0; i < t->n; i++) {
+		if (t->v[i].stop) {
+			cairn_free(t->v[i].text);
+			continue;
+		}
+		t->v[j++] = t->v[i];
+	}
+	t->n = j;
+	return CAIRN_OK;
+}
+
+/* ------------------------------------------------------- FTS5 aux function */
+
+/*
+ * cairn_terms(records_fts): a 64-bit mask of the query phrases (one per
+ * term, in MATCH order) that occur in the current row. Needs detail=full,
+ * FTS5's default.
+ */
+static void aux_terms(const Fts5ExtensionApi *api, Fts5Context *ctx,
+		      sqlite3_context *out, int nval, sqlite3_value **vals)
+{
+	sqlite3_int64 mask = 0;
+	int i, n = api->xPhraseCount(ctx);
+
+	(void)nval;
+	(void)vals;
+	for (i = 0; i < n && i < 64; i++) {
+		Fts5PhraseIter it;
+		int col = -1, off = -1;
+
+		if (api->xPhraseFirst(ctx, i, &it, &col, &off) == SQLITE_OK &&
+		    col >= 0)
+			mask |= (sqlite3_int64)((sqlite3_uint64)1 << i);
+	}
+	sqlite3_result_int64(out, mask);
+}
+
+static int register_aux(struct cairn_db *db)
+{
+	fts5_api *api = NULL;
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	if (db->aux_registered)
+		return CAIRN_OK;
+	src = sqlite3_prepare_v2(db->sql, "SELECT fts5(?1)", -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_pointer(st, 1, &api, "fts5_api_ptr", NULL);
+		sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (!api)
+		return store_error(db, CAIRN_ERROR, "SQLite has no FTS5");
+	src = api->xCreateFunction(api, "cairn_terms", NULL, aux_terms, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "registering cairn_terms");
+	db->aux_registered = 1;
+	return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------ floor */
+
+static const char *floor_key = "lexical_floor";
+
+/* The calibrated floor for this tokenizer identity, or the default. */
+static double load_floor(struct cairn_db *db, const char *identity,
+			 int *calibrated)
+{
+	sqlite3_stmt *st = NULL;
+	double f = RECALL_DEFAULT_FLOOR;
+
+	*calibrated = 0;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT v, (SELECT v FROM main.meta WHERE k = "
+			       "?2) FROM main.meta WHERE k = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return f;
+	sqlite3_bind_text(st, 1, floor_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, "lexical_floor_identity", -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 1);
+
+		/* a floor measured for another tokenizer is not used */
+		if (id && strcmp(id, identity) == 0) {
+			f = sqlite3_column_double(st, 0);
+			*calibrated = 1;
+		}
+	}
+	sqlite3_finalize(st);
+	return f;
+}
+
+/* ----------------------------------------------------------------- weights */
+
+/*
+ * SPEC 5.2: decision/ADR 2.0, verified fact 1.7, candidate 0.8, the rest
+ * 1.0. A fact is "verified" when its confidence is 1.0.
+ * NEEDSWORK: make the table configurable per store (meta table).
+ */
+static double kind_weight(const cairn_record *r)
+{
+	double w = 1.0;
+
+	if (strcmp(r->kind, "decision") == 0 || strcmp(r->kind, "adr") == 0)
+		w = 2.0;
+	else if (strcmp(r->kind, "fact") == 0 && r->confidence >= 1.0)
+		w = 1.7;
+	if (strcmp(r->status, "candidate") == 0)
+		w *= 0.8;
+	return w;
+}
+
+/* ------------------------------------------------------------------ recall */
+
+struct cand {
+	cairn_record *rec;   /* owned until moved into the result */
+	double bm25;         /* raw, positive */
+	int rank;            /* 1-based in its schema's pool */
+	double best;         /* best bm25 of its schema's pool */
+	sqlite3_int64 mask;  /* matched terms */
+	double signal;       /* IDF-mass share */
+	double relevance;    /* above the floor */
+	double weight;       /* kind/status */
+	double score;        /* final */
+};
+
+struct pool {
+	struct cand *v; /* candidates */
+	size_t n;       /* count */
+	size_t cap;     /* allocated */
+};
+
+static void pool_release(struct pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		cairn_record_free(p->v[i].rec);
+	cairn_free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Document frequency of each term, and the store's record count. */
+static int term_stats(struct cairn_db *db, const char *schema,
+		      struct terms *t, long long *ndocs)
+{
+	char sql[160];
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int src;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.records", schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*ndocs = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "recall");
+	snprintf(sql, sizeof(sql),
+		 "SELECT doc FROM %s.records_vocab WHERE term = ?1", schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "recall");
+	for (i = 0; i < t->n; i++) {
+		double n = (double)*ndocs, df;
+
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, t->v[i].text, (int)t->v[i].len,
+				  SQLITE_STATIC);
+		t->v[i].df = sqlite3_step(st) == SQLITE_ROW
+				     ? sqlite3_column_int64(st, 0)
+				     : 0;
+		df = (double)t->v[i].df;
+		if (df > n)
+			n = df;
+		/* BM25's idf with +1 inside the log, so it is never negative */
+		t->v[i].idf = log(1.0 + (n - df + 0.5) / (df + 0.5));
+	}
+	sqlite3_finalize(st);
+	return CAIRN_OK;
+}
+
+/* Keep the RECALL_MAX_TERMS rarest terms (highest idf), in query order. */
+static void cap_terms(struct terms *t)
+{
+	while (t->n > RECALL_MAX_TERMS) {
+		size_t i, worst = 0;
+
+		for (i = 1; i < t->n; i++)
+			if (t->v[i].idf < t->v[worst].idf)
+				worst = i;
+		cairn_free(t->v[worst].text);
+		memmove(&t->v[worst], &t->v[worst + 1],
+			(t->n - worst - 1) * sizeof(t->v[0]));
+		t->n--;
+	}
+}
+
+static int add_list_filter(struct cairn_db *db, struct sbuf *sql,
+			   const char *col, const char *list,
+			   int (*valid)(const char *), const char *what)
+{
+	const char *p = list;
+	int first = 1;
+
+	sbuf_addf(sql, " AND r.%s IN (", col);
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char item[64];
+
+		if (n == 0 || n >= sizeof(item))
+			return store_error(db, CAIRN_INVALID,
+					   "empty %s in the filter", what);
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (!valid(item))
+			return store_error(db, CAIRN_INVALID,
+					   "unknown %s '%s'", what, item);
+		/* validated against the fixed vocabulary: safe to quote */
+		sbuf_addf(sql, "%s'%s'", first ? "" : ",", item);
+		first = 0;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	sbuf_addc(sql, ')');
+	return CAIRN_OK;
+}
+
+/* Run the BM25 pool over one schema and append its candidates. */
+static int search_schema(struct cairn_db *db, const char *schema,
+			 const struct terms *t, const cairn_recall_opts *o,
+			 struct pool *pool)
+{
+	struct sbuf match = SBUF_INIT, sql = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	size_t i, first = pool->n;
+	int rc = CAIRN_OK, src, nterm = 0, rank = 0;
+	const char *statuses = o->statuses && *o->statuses
+				       ? o->statuses
+				       : "accepted,unverified";
+
+	/* terms that occur nowhere cannot match; they still count in the mass */
+	for (i = 0; i < t->n; i++) {
+		const char *p;
+
+		if (t->v[i].df == 0)
+			continue;
+		sbuf_adds(&match, nterm ? " OR \"" : "\"");
+		sbuf_addc(&match, TOK_RAW);
+		for (p = t->v[i].text; p < t->v[i].text + t->v[i].len; p++) {
+			if (*p == '"')
+				sbuf_addc(&match, '"');
+			sbuf_addc(&match, *p);
+		}
+		sbuf_addc(&match, '"');
+		nterm++;
+	}
+	if (nterm == 0)
+		goto out;
+	sbuf_addf(&sql,
+		  "SELECT bm25(records_fts, %g, %g), cairn_terms(records_fts), "
+		  STORE_COLS_R " FROM %s.records_fts JOIN %s.records r ON "
+		  "r.rid = records_fts.rowid WHERE records_fts MATCH ?1",
+		  RECALL_W_TITLE, RECALL_W_BODY, schema, schema);
+	if (strcmp(statuses, "all") != 0)
+		rc = add_list_filter(db, &sql, "status", statuses,
+				     cairn_status_valid, "status");
+	if (rc == CAIRN_OK && o->kinds && *o->kinds)
+		rc = add_list_filter(db, &sql, "kind", o->kinds,
+				     cairn_kind_valid, "kind");
+	if (rc)
+		goto out;
+	sbuf_addf(&sql, " ORDER BY 1 LIMIT %d", RECALL_POOL);
+	if (sql.err || match.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "recall");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, match.buf, (int)match.len, SQLITE_STATIC);
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cand *c;
+
+		if (pool->n == pool->cap) {
+			size_t ncap = pool->cap ? 2 * pool->cap : 32;
+			struct cand *nv =
+				util_realloc(pool->v, ncap * sizeof(*nv));
+
+			if (!nv) {
+				rc = store_error(db, CAIRN_NOMEM,
+						 "out of memory");
+				goto out;
+			}
+			pool->v = nv;
+			pool->cap = ncap;
+		}
+		c = &pool->v[pool->n];
+		memset(c, 0, sizeof(*c));
+		/* FTS5's bm25() is negated so that smaller sorts first */
+		c->bm25 = -sqlite3_column_double(st, 0);
+		c->mask = sqlite3_column_int64(st, 1);
+		c->rank = ++rank;
+		c->rec = store_row_record(st, 2);
+		if (!c->rec) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		pool->n++;
+	}
+	if (src != SQLITE_DONE) {
+		rc = store_sql_error(db, src, "recall");
+		goto out;
+	}
+	for (i = first; i < pool->n; i++)
+		pool->v[i].best = pool->v[first].bm25;
+out:
+	sqlite3_finalize(st);
+	sbuf_release(&sql);
+	sbuf_release(&match);
+	return rc;
+}
+
+/* The lexical signal: share of the question's IDF mass a hit matches. */
+static void score_signal(struct cand *c, const struct terms *t)
+{
+	double all = 0, got = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < t->n; i++) {
+		all += t->v[i].idf;
+		if (t->v[i].df == 0)
+			continue;
+		/* bit k is the k-th term that went into MATCH */
+		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << k)))
+			got += t->v[i].idf;
+		k++;
+	}
+	c->signal = all > 0 ? got / all : 0;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->bm25 != y->bm25)
+		return x->bm25 > y->bm25 ? -1 : 1;
+	return strcmp(x->rec->id, y->rec->id);
+}
+
+static void matched_terms(struct sbuf *sb, const struct cand *c,
+			  const struct terms *t)
+{
+	size_t i, k = 0;
+	int first = 1;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].df == 0)
+			continue;
+		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << k))) {
+			sbuf_addf(sb, "%s%.*s", first ? "" : " ",
+				  (int)t->v[i].len, t->v[i].text);
+			first = 0;
+		}
+		k++;
+	}
+}
+
+/* --------------------------------------------------------------- receipts */
+
+/* NFKC + case fold + collapsed whitespace: the text a receipt hashes. */
+static char *normalise_query(const char *q)
+{
+	utf8proc_uint8_t *n = utf8proc_NFKC_Casefold((const utf8proc_uint8_t *)q);
+	struct sbuf sb = SBUF_INIT;
+	const char *p;
+	int space = 0;
+
+	if (!n)
+		return NULL;
+	for (p = (const char *)n; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			space = sb.len > 0;
+			continue;
+		}
+		if (space)
+			sbuf_addc(&sb, ' ');
+		space = 0;
+		sbuf_addc(&sb, *p);
+	}
+	free(n); /* allocated by utf8proc with malloc */
+	if (sb.err) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+static void db_revision(struct cairn_db *db, struct sbuf *sb)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT count(*), coalesce(max(updated), '') "
+			       "FROM main.records",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		sbuf_addf(sb, "db:%lld@%s", (long long)sqlite3_column_int64(st, 0),
+			  (const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+}
+
+static int write_receipt(struct cairn_db *db, const char *query,
+			 const char *identity, cairn_result *res)
+{
+	struct sbuf ids = SBUF_INIT, detail = SBUF_INIT, rev = SBUF_INIT;
+	char hash[65], now[32], rid[17], sql[200];
+	sqlite3_stmt *st = NULL;
+	char *norm = normalise_query(query);
+	size_t i;
+	int rc, src, in_tx = 0;
+
+	if (!norm)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	util_sha256_hex(norm, strlen(norm), hash);
+	cairn_free(norm);
+	util_now_iso(now, sizeof(now));
+	rc = store_new_id(rid);
+	if (rc)
+		goto out;
+	rid[0] = 'q'; /* receipts read "q..." so they are not taken for records */
+	sbuf_addc(&ids, '[');
+	sbuf_addc(&detail, '[');
+	for (i = 0; i < res->n; i++) {
+		const cairn_hit *h = &res->hits[i];
+
+		if (i) {
+			sbuf_addc(&ids, ',');
+			sbuf_addc(&detail, ',');
+		}
+		json_add_strz(&ids, h->rec->id);
+		sbuf_adds(&detail, "{\"id\":");
+		json_add_strz(&detail, h->rec->id);
+		sbuf_addf(&detail, ",\"bm25_rank\":%d,\"bm25\":", h->bm25_rank);
+		json_add_num(&detail, round(h->bm25 * 1e4) / 1e4);
+		sbuf_adds(&detail, ",\"lexical\":");
+		json_add_num(&detail, round(h->lexical * 1e4) / 1e4);
+		sbuf_adds(&detail, ",\"relevance\":");
+		json_add_num(&detail, round(h->relevance * 1e4) / 1e4);
+		sbuf_adds(&detail, ",\"weight\":");
+		json_add_num(&detail, h->weight);
+		sbuf_adds(&detail, ",\"score\":");
+		json_add_num(&detail, round(h->score * 1e4) / 1e4);
+		sbuf_addc(&detail, '}');
+	}
+	sbuf_addc(&ids, ']');
+	sbuf_addc(&detail, ']');
+	sbuf_addf(&rev, "cairn/%s %s ", CAIRN_VERSION, identity);
+	db_revision(db, &rev);
+	if (ids.err || detail.err || rev.err) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = store_tx_begin(db);
+	if (rc)
+		goto out;
+	in_tx = 1;
+	src = sqlite3_prepare_v2(db->sql,
+				 "INSERT INTO main.receipts (id, query_sha256, "
+				 "ids, detail, provider, revision, time) "
+				 "VALUES (?1, ?2, ?3, ?4, 'bm25', ?5, ?6)",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, rid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, ids.buf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, detail.buf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, rev.buf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, now, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (src != SQLITE_DONE) {
+		rc = store_sql_error(db, src, "writing the receipt");
+		goto out;
+	}
+	/* last_seen for every returned record, one statement per schema */
+	for (i = 0; i < 2 && res->n > 0; i++) {
+		const char *schema = i == 0 ? "main" : "global";
+
+		if (i == 1 && !db->has_global)
+			break;
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.records SET last_seen = ?1 WHERE id IN "
+			 "(SELECT value FROM json_each(?2))",
+			 schema);
+		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, ids.buf, -1, SQLITE_STATIC);
+			src = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (src != SQLITE_DONE) {
+			rc = store_sql_error(db, src, "updating last_seen");
+			goto out;
+		}
+	}
+	snprintf(res->receipt_id, sizeof(res->receipt_id), "%s", rid);
+out:
+	if (in_tx)
+		rc = store_tx_end(db, rc);
+	sbuf_release(&ids);
+	sbuf_release(&detail);
+	sbuf_release(&rev);
+	return rc;
+}
+
+/* ----------------------------------------------------------------- public */
+
+static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
+		       int calibrated)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb,
+		  "bm25: rank %d, raw %.4f (title x%g)\n"
+		  "matched: %s\n"
+		  "lexical: %.4f of the question's IDF mass\n"
+		  "floor: %.2f (%s) -> kept, relevance %.4f\n"
+		  "weight: %.2f (%s, %s)\n"
+		  "score: %.4f = weight x bm25/best (%.4f)\n",
+		  c->rank, c->bm25, RECALL_W_TITLE, h->matched, c->signal,
+		  floor, calibrated ? "calibrated" : "default, not calibrated",
+		  c->relevance, c->weight, c->rec->kind, c->rec->status,
+		  c->score, c->best > 0 ? c->bm25 / c->best : 0);
+	if (sb.err) {
+		sbuf_release(&sb);
+		return CAIRN_NOMEM;
+	}
+	h->explain = sbuf_detach(&sb, NULL);
+	return CAIRN_OK;
+}
+
+int cairn_recall(cairn_db *db, const char *query,
+		 const cairn_recall_opts *opts, cairn_result **out)
+{
+	static const cairn_recall_opts defaults;
+	struct terms t = { NULL, 0, 0 };
+	struct pool pool = { NULL, 0, 0 };
+	struct sbuf sb = SBUF_INIT;
+	cairn_result *res = NULL;
+	struct tok *tk;
+	const char *identity;
+	char err[256];
+	size_t i, qlen, kept = 0;
+	long bad;
+	int rc = CAIRN_OK, k, calibrated = 0, s;
+	double floor;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (!query)
+		return store_error(db, CAIRN_INVALID, "no question given");
+	qlen = strlen(query);
+	if (qlen > RECALL_MAX_QUERY)
+		return store_error(db, CAIRN_TOOBIG,
+				   "question of %zu bytes is over the limit "
+				   "of %d",
+				   qlen, RECALL_MAX_QUERY);
+	bad = util_utf8_invalid_at(query, qlen);
+	if (bad >= 0)
+		return store_error(db, CAIRN_INVALID,
+				   "question is not valid UTF-8 at byte %ld",
+				   bad);
+	k = opts->k > 0 ? opts->k : 5;
+	if (k > RECALL_MAX_K)
+		k = RECALL_MAX_K;
+	tk = fts_tok(db->sql, err, sizeof(err));
+	if (!tk)
+		return store_error(db, CAIRN_IO, "%s", err);
+	identity = tok_identity(tk);
+	rc = register_aux(db);
+	if (rc)
+		return rc;
+	res = util_calloc(1, sizeof(*res));
+	if (!res)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	rc = query_terms(db, tk, query, &t);
+	if (rc)
+		goto out;
+	if (t.n == 0) {
+		rc = store_error(db, CAIRN_INVALID,
+				 "the question has no searchable words");
+		goto out;
+	}
+	floor = load_floor(db, identity, &calibrated);
+	res->floor = floor;
+	res->floor_calibrated = calibrated;
+	for (s = 0; s < 2; s++) {
+		const char *schema = s == 0 ? "main" : "global";
+		long long ndocs = 0;
+		size_t first = pool.n;
+
+		if (s == 1 && !db->has_global)
+			break;
+		rc = term_stats(db, schema, &t, &ndocs);
+		if (rc)
+			goto out;
+		if (s == 0)
+			cap_terms(&t);
+		rc = search_schema(db, schema, &t, opts, &pool);
+		if (rc)
+			goto out;
+		for (i = first; i < pool.n; i++)
+			score_signal(&pool.v[i], &t);
+	}
+	/* floor, relevance, weight, score */
+	for (i = 0; i < pool.n; i++) {
+		struct cand *c = &pool.v[i];
+
+		c->weight = kind_weight(c->rec);
+		if (c->signal <= floor && !opts->no_floor) {
+			c->score = -1; /* dropped */
+			res->dropped++;
+			continue;
+		}
+		c->relevance = floor < 1 ? (c->signal - floor) / (1 - floor) : 0;
+		if (c->relevance < 0)
+			c->relevance = 0;
+		if (c->relevance > 1)
+			c->relevance = 1;
+		c->score = c->weight * (c->best > 0 ? c->bm25 / c->best : 0);
+	}
+	if (pool.n > 1)
+		qsort(pool.v, pool.n, sizeof(pool.v[0]), cand_cmp);
+	for (i = 0; i < pool.n; i++)
+		kept += pool.v[i].score >= 0;
+	res->n = kept < (size_t)k ? kept : (size_t)k;
+	if (res->n) {
+		res->hits = util_calloc(res->n, sizeof(*res->hits));
+		if (!res->hits) {
+			res->n = 0;
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (i = 0; i < res->n; i++) {
+		struct cand *c = &pool.v[i];
+		cairn_hit *h = &res->hits[i];
+
+		h->rec = c->rec;
+		c->rec = NULL;
+		h->score = c->score;
+		h->relevance = c->relevance;
+		h->lexical = c->signal;
+		h->bm25 = c->bm25;
+		h->bm25_rank = c->rank;
+		h->weight = c->weight;
+		sbuf_reset(&sb);
+		matched_terms(&sb, c, &t);
+		h->matched = util_strdup(sbuf_str(&sb));
+		if (!h->matched || sb.err) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		if (opts->explain) {
+			c->rec = h->rec; /* borrowed for the text */
+			rc = explain_hit(h, c, floor, calibrated);
+			c->rec = NULL;
+			if (rc) {
+				rc = store_error(db, rc, "out of memory");
+				goto out;
+			}
+		}
+	}
+	sbuf_reset(&sb);
+	for (i = 0; i < t.n; i++)
+		sbuf_addf(&sb, "%s%.*s", i ? " " : "", (int)t.v[i].len,
+			  t.v[i].text);
+	res->terms = util_strdup(sbuf_str(&sb));
+	if (!res->terms) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	if (!opts->no_receipt)
+		rc = write_receipt(db, query, identity, res);
+out:
+	sbuf_release(&sb);
+	pool_release(&pool);
+	terms_release(&t);
+	if (rc) {
+		cairn_result_free(res);
+		return rc;
+	}
+	*out = res;
+	return CAIRN_OK;
+}
+
+void cairn_result_free(cairn_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->n; i++) {
+		cairn_record_free(res->hits[i].rec);
+		cairn_free(res->hits[i].matched);
+		cairn_free(res->hits[i].explain);
+	}
+	cairn_free(res->hits);
+	cairn_free(res->terms);
+	cairn_free(res);
+}
+
+int cairn_receipt_json(cairn_db *db, const char *id, char **out)
+{
+	struct sbuf sb = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int src, rc = CAIRN_OK;
+
+	*out = NULL;
+	src = sqlite3_prepare_v2(db->sql,
+				 "SELECT id, query_sha256, ids, detail, "
+				 "provider, revision, time FROM main.receipts "
+				 "WHERE id = ?1",
+				 -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading a receipt");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		sbuf_adds(&sb, "{\"id\":");
+		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 0));
+		sbuf_adds(&sb, ",\"query_sha256\":");
+		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 1));
+		/* ids and detail were written by us as JSON */
+		sbuf_adds(&sb, ",\"ids\":");
+		sbuf_adds(&sb, (const char *)sqlite3_column_text(st, 2));
+		sbuf_adds(&sb, ",\"hits\":");
+		sbuf_adds(&sb, (const char *)sqlite3_column_text(st, 3));
+		sbuf_adds(&sb, ",\"provider\":");
+		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 4));
+		sbuf_adds(&sb, ",\"revision\":");
+		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 5));
+		sbuf_adds(&sb, ",\"time\":");
+		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 6));
+		sbuf_addc(&sb, '}');
+		if (sb.err)
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	} else if (src == SQLITE_DONE) {
+		rc = store_error(db, CAIRN_NOTFOUND, "no receipt '%s'", id);
+	} else {
+		rc = store_sql_error(db, src, "reading a receipt");
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		sbuf_release(&sb);
+		return rc;
+	}
+	*out = sbuf_detach(&sb, NULL);
+	return *out ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
+		    double *floor_out)
+{
+	cairn_recall_opts o;
+	struct tok *tk;
+	char err[256], val[32];
+	sqlite3_stmt *st = NULL;
+	double max = 0, f;
+	size_t i, j;
+	int rc, src, in_tx = 0;
+
+	if (n == 0)
+		return store_error(db, CAIRN_INVALID,
+				   "no probe questions given");
+	tk = fts_tok(db->sql, err, sizeof(err));
+	if (!tk)
+		return store_error(db, CAIRN_IO, "%s", err);
+	memset(&o, 0, sizeof(o));
+	o.k = RECALL_MAX_K;
+	o.no_floor = 1;
+	o.no_receipt = 1;
+	o.statuses = "all";
+	for (i = 0; i < n; i++) {
+		cairn_result *res = NULL;
+
+		rc = cairn_recall(db, probes[i], &o, &res);
+		if (rc == CAIRN_INVALID) /* e.g. only punctuation: skip */
+			continue;
+		if (rc)
+			return rc;
+		for (j = 0; j < res->n; j++)
+			if (res->hits[j].lexical > max)
+				max = res->hits[j].lexical;
+		cairn_result_free(res);
+	}
+	/* round up to 0.01, as SPEC 5.2 does for the cosine floor */
+	f = ceil(max * 100.0 - 1e-9) / 100.0;
+	if (f >= 1.0)
+		f = 0.99;
+	snprintf(val, sizeof(val), "%.2f", f);
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	in_tx = 1;
+	src = sqlite3_prepare_v2(db->sql,
+				 "INSERT OR REPLACE INTO main.meta (k, v) "
+				 "VALUES ('lexical_floor', ?1), "
+				 "('lexical_floor_identity', ?2)",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, tok_identity(tk), -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "storing the floor");
+	if (in_tx)
+		rc = store_tx_end(db, rc);
+	if (rc == CAIRN_OK && floor_out)
+		*floor_out = f;
+	return rc;
+}

@@ -1,0 +1,60 @@
+# EVIDENCE-OF: SPEC 5.2 -- recall finds the answer, returns nothing off-topic,
+# and never returns statuses that were not asked for
+$ cairn init >/dev/null
+$ printf '%s\n' '{"id":"pg","kind":"adr","title":"Use PostgreSQL for orders","body":"Orders are stored in PostgreSQL 15 on RDS; DynamoDB was rejected."}' '{"id":"deploy","kind":"procedure","title":"Deploying","body":"Merges to main deploy to ECS Fargate through GitHub Actions."}' '{"id":"cache","kind":"fact","title":"缓存使用 Redis 集群","body":"订单服务的缓存使用 Redis 集群，过期时间为十分钟。"}' '{"id":"old","kind":"fact","status":"false","title":"Rate limit","body":"The gateway rate limit is 100 requests per minute."}' '{"id":"stale","kind":"fact","status":"stale","title":"Rate limit history","body":"Rate limit was raised for partners."}' | cairn import >/dev/null
+$ cairn recall --json "which database stores the orders?" | jq -r '.hits[0].record.id'
+> pg
+$ cairn recall --json "how do we deploy to production?" | jq -r '.hits[0].record.id'
+> deploy
+# Chinese: segmented, so a sub-word question finds the record
+$ cairn recall --json "缓存用的是什么？" | jq -r '.hits[0].record.id'
+> cache
+# Traditional characters fold to Simplified
+$ cairn recall --json "訂單服務的緩存" | jq -r '.hits[0].record.id'
+> cache
+# off-topic: empty, exit 0
+$ cairn recall --json "how do I bake sourdough bread?" | jq -c '.hits'
+> []
+$ cairn recall "how do I bake sourdough bread?"
+~ ^no record answers this
+# a false or stale record never leaks into default recall
+$ cairn recall --json "what is the gateway rate limit?" | jq -r '.hits[].record.id'
+# ... and what recall did not return is not marked as seen
+$ cairn get old --json | jq -r '.last_seen'
+> null
+$ cairn recall --json --status false,stale "what is the gateway rate limit?" | jq -r '.hits[].record.id' | sort
+> old
+> stale
+$ cairn recall --json --kind adr "orders" | jq -r '.hits[].record.kind' | sort -u
+> adr
+# explain shows each step
+$ cairn recall --explain "which database stores the orders?"
+~ bm25: rank [0-9]+, raw [0-9.]+
+~ matched: .*postgresql|matched: .*order
+~ floor: 0\.[0-9]+ \(default, not calibrated\) -> kept
+~ weight: 2\.00 \(adr, accepted\)
+# receipts: id in --json, content by 'cairn receipt'
+$ r=$(cairn recall --json "orders database" | jq -r .receipt); cairn receipt --json "$r" | jq -r '.ids[0], .provider, (.query_sha256 | length)'
+> pg
+> bm25
+> 64
+$ cairn receipt qnope
+? 1
+e~ no receipt 'qnope'
+# the same question normalised gives the same hash
+$ a=$(cairn recall --json "Orders   DATABASE" | jq -r .receipt); b=$(cairn recall --json "orders database" | jq -r .receipt); [ "$(cairn receipt --json $a | jq -r .query_sha256)" = "$(cairn receipt --json $b | jq -r .query_sha256)" ] && echo same
+> same
+# last_seen is set for returned records
+$ cairn get pg --json | jq -r '.last_seen != null'
+> true
+# usage and errors
+$ cairn recall
+? 2
+$ cairn recall -k 0 x
+? 2
+$ cairn recall --status maybe "orders"
+? 1
+e~ unknown status 'maybe'
+$ cairn recall "$(printf 'bad \377 byte')"
+? 1
+e~ not valid UTF-8 at byte 4
