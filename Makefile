@@ -76,8 +76,19 @@ $(S)/t_%.o: tests/%.c $(S)/unit_list.h | $(S)
 $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(SAN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
 
+# Fuzz-corpus replay (STYLE.md 8): each libFuzzer target of tests/fuzz/
+# linked with tests/fuzz/replay.c instead of libFuzzer, under the sanitizers.
+FUZZ_TARGETS := json tokenize
+REPLAY   := $(FUZZ_TARGETS:%=$(S)/replay_%)
+
+$(S)/fz_%.o: tests/fuzz/%.c | $(S)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+
+$(REPLAY): $(S)/replay_%: $(S)/fz_replay.o $(S)/fz_fuzz_%.o $(SAN_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
+
 check: deps
-	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn
+	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn $(REPLAY)
 	@tests/run-all $(S)
 
 eval: deps all
@@ -88,6 +99,49 @@ demo: deps all
 
 bench: deps all
 	@bench/run $(B)
+
+# ------------------------------------------------------------------ fuzz
+#
+# make fuzz [FUZZ_TIME=60] [FUZZ_CC=clang]: one libFuzzer binary per target
+# in build/fuzz/, each run FUZZ_TIME seconds on a copy of its corpus
+# (build/fuzz/corpus/<target>, kept between runs, seeds refreshed) with its
+# .dict. Crashes land in build/fuzz/crash-<target>-*; replay one with
+# build/san/replay_<target> FILE, and add it to tests/fuzz/corpus/<target>.
+# Needs clang and libFuzzer (Debian: clang, libclang-rt-14-dev); not a
+# build or check dependency.
+
+FUZZ_TIME  ?= 60
+FUZZ_CC    ?= clang
+FZ         := build/fuzz
+FZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FZ_CFLAGS   = $(BASE) $(filter-out -Werror,$(WARN)) $(PKG_CFLAGS) $(FZ_FLAGS)
+FZ_OBJ     := $(LIB_SRC:src/%.c=$(FZ)/%.o)
+
+$(FZ):
+	mkdir -p $@
+
+$(FZ)/%.o: src/%.c | $(FZ)
+	$(FUZZ_CC) $(FZ_CFLAGS) -c $< -o $@
+
+$(FZ)/t_%.o: tests/fuzz/%.c | $(FZ)
+	$(FUZZ_CC) $(FZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_TARGETS:%=$(FZ)/fuzz_%): $(FZ)/fuzz_%: $(FZ)/t_fuzz_%.o $(FZ_OBJ)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+
+fuzz: deps
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC)" \
+		"(Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FZ)/fuzz_%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FZ)/corpus/$$t; \
+		cp tests/fuzz/corpus/$$t/* $(FZ)/corpus/$$t/; \
+		echo "== fuzz $$t ($(FUZZ_TIME) s)"; \
+		$(FZ)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-dict=tests/fuzz/$$t.dict -artifact_prefix=$(FZ)/crash-$$t- \
+			$(FZ)/corpus/$$t; \
+	done
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude -Isrc src
@@ -114,3 +168,4 @@ clean:
 	rm -rf build
 
 -include $(wildcard $(B)/*.d $(S)/*.d)
+-include $(wildcard $(FZ)/*.d)

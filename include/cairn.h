@@ -264,7 +264,7 @@ typedef struct cairn_hit {
 	cairn_record *rec;   /* the record (owned by the result) */
 	double score;        /* final score: relevance x weight (x decay) */
 	double relevance;    /* 0..1 above the floor: clamp((s - floor)/(1 - floor)) */
-	double lexical;      /* the lexical match signal s in 0..1 (share of the query's IDF mass matched) */
+	double lexical;      /* lexical signal s in 0..1: bm25 over the most the question could score */
 	double bm25;         /* raw BM25 (higher is better) */
 	int bm25_rank;       /* 1-based rank in the BM25 pool */
 	double weight;       /* kind/status weight (SPEC 5.2) */
@@ -280,6 +280,7 @@ typedef struct cairn_result {
 	int floor_calibrated;   /* 1: measured by cairn calibrate for this tokenizer */
 	char receipt_id[32];    /* the receipt ("" with no_receipt) */
 	char *terms;            /* the query terms searched, space-separated */
+	double idf_mass;        /* sum of the terms' idf (the lexical signal's denominator) */
 } cairn_result;
 
 /*

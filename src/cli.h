@@ -50,12 +50,6 @@ int cmd_eval(int argc, char **argv);
 	{ "recall", cmd_recall, "find the records that answer a question" },  \
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \
 	{ "calibrate", cmd_calibrate, "measure the no-match floor" },          \
-	CLI_EVAL_COMMAND
-
-#ifdef CLI_HAVE_EVAL
-#define CLI_EVAL_COMMAND { "eval", cmd_eval, "measure recall on a question set" },
-#else
-#define CLI_EVAL_COMMAND
-#endif
+	{ "eval", cmd_eval, "measure recall on a question set" },
 
 #endif /* CAIRN_CLI_H */

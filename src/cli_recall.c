@@ -108,6 +108,8 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	sbuf_addf(sb, ",\"floor_calibrated\":%s,\"dropped\":%zu,\"terms\":",
 		  res->floor_calibrated ? "true" : "false", res->dropped);
 	json_add_strz(sb, res->terms);
+	sbuf_adds(sb, ",\"idf_mass\":");
+	json_add_num(sb, res->idf_mass);
 	sbuf_adds(sb, ",\"hits\":[");
 	for (i = 0; i < res->n; i++) {
 		const cairn_hit *h = &res->hits[i];

@@ -30,7 +30,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cairn.h"
 #include "eval.h"
@@ -453,12 +452,14 @@ static int query_row(struct eval_ctx *c, const struct json *row,
 	struct eval_report *r = c->r;
 	struct eval_qresult *q;
 	const char *id = json_get_str(row, "id");
+	size_t oldcap;
 	int rc;
 
 	if (id && !split_keeps(c, row, id))
 		return CAIRN_OK;
+	oldcap = c->capq;
 	rc = grow((void **)&r->q, &c->capq, r->nq, sizeof(*r->q));
-	if (rc == CAIRN_OK && c->capq > 0) {
+	if (rc == CAIRN_OK && c->capq != oldcap) {
 		size_t *nl = util_realloc(c->qline, c->capq * sizeof(size_t));
 
 		if (!nl)

@@ -109,13 +109,9 @@ struct eval_opts {
 	int no_floor;      /* 1: recall with no_floor, and no calibration */
 	int k;             /* hits asked per query; 0: EVAL_DEFAULT_K; 1..EVAL_MAX_K */
 	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
-	/*
-	 * Called after every corpus row and every query (may be NULL). A
-	 * non-zero return stops the run with CAIRN_ERROR ("interrupted").
-	 */
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
-			size_t total);
-	void *user; /* passed to progress */
+			size_t total); /* after every row and query, or NULL; non-zero stops the run */
+	void *user;        /* passed to progress */
 };
 
 /* One query and what recall returned for it. */
@@ -171,7 +167,8 @@ struct eval_report {
  * callback), or any code of cairn_record_write/cairn_recall.
  */
 int eval_run(const char *dir, const struct eval_opts *opts,
-	     struct eval_report **out, char *err, size_t errsize);
+	     struct eval_report **out /* OUT */, char *err /* OUT */,
+	     size_t errsize);
 
 /* Free a report. NULL is a no-op. */
 void eval_report_free(struct eval_report *r);

@@ -12,10 +12,10 @@
  *   2. bm25:    FTS5 bm25() over title and body (title weighted
  *               RECALL_W_TITLE), OR of the terms, pool of RECALL_POOL,
  *               filtered by status and kind inside the same query.
- *   3. signal:  each hit's lexical signal s = the share of the question's
- *               IDF mass that the hit matches (terms absent from the store
- *               count in the mass, so an off-topic question scores low
- *               even when one common word matches).
+ *   3. signal:  each hit's lexical signal s = its BM25 over the most the
+ *               question could score (see score_signal()); terms absent
+ *               from the store count in that maximum, so an off-topic
+ *               question scores low even when a common word matches.
  *   4. floor:   s <= floor -> dropped; relevance = clamp((s - floor) /
  *               (1 - floor), 0, 1). The floor is measured by
  *               cairn_calibrate() from questions the store cannot answer,
@@ -46,13 +46,15 @@
 #define RECALL_MAX_K 100           /* most hits one call returns */
 #define RECALL_W_TITLE 2.0         /* bm25() weight of the title column */
 #define RECALL_W_BODY 1.0          /* bm25() weight of the body column */
+#define RECALL_K1 1.2              /* FTS5 bm25()'s k1 (fixed in fts5_bm25.c) */
+#define RECALL_IDF_MIN 1e-6        /* FTS5's floor for a term's idf */
 /*
  * Floor used before `cairn calibrate` has measured one for this tokenizer:
- * a hit must match more than this share of the question's IDF mass.
+ * a hit must reach this much of the most the question could score.
  * NEEDSWORK: measured on ../shared/eval (see bench/results); revisit when
  * more probe sets exist.
  */
-#define RECALL_DEFAULT_FLOOR 0.20
+#define RECALL_DEFAULT_FLOOR 0.05
 
 /* ------------------------------------------------------------- stop words */
 
@@ -90,9 +92,9 @@ struct qterm {
 };
 
 struct terms {
-	struct qterm *v; /* unique terms in query order */
-	size_t n;        /* count */
-	size_t cap;      /* allocated */
+	struct qterm *v;   /* unique terms in query order */
+	size_t n;          /* count */
+	size_t cap;        /* allocated */
 };
 
 static void terms_release(struct terms *t)
@@ -150,11 +152,13 @@ static int is_stop_word(const char *s, size_t len)
 	return 0;
 }
 
+static int add_term(struct terms *t, const char *token, size_t len);
+
 static int collect_term(void *user, const char *token, size_t len,
 			size_t start, size_t end, int colocated)
 {
 	struct terms *t = user;
-	size_t i;
+	size_t i, idx;
 
 	(void)start;
 	(void)end;
@@ -163,9 +167,21 @@ static int collect_term(void *user, const char *token, size_t len,
 		return 0;
 	for (i = 0; i < t->n; i++)
 		if (t->v[i].len == len && memcmp(t->v[i].text, token, len) == 0)
-			return 0;
-	if (t->n >= 4 * RECALL_MAX_TERMS)
+			break;
+	idx = i;
+	if (idx == t->n && t->n >= 4 * RECALL_MAX_TERMS)
 		return 0;
+	if (idx == t->n) {
+		int rc = add_term(t, token, len);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int add_term(struct terms *t, const char *token, size_t len)
+{
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? 2 * t->cap : 16;
 		struct qterm *nv = util_realloc(t->v, ncap * sizeof(*nv));
@@ -378,8 +394,14 @@ static int term_stats(struct cairn_db *db, const char *schema,
 		df = (double)t->v[i].df;
 		if (df > n)
 			n = df;
-		/* BM25's idf with +1 inside the log, so it is never negative */
-		t->v[i].idf = log(1.0 + (n - df + 0.5) / (df + 0.5));
+		/*
+		 * FTS5's own idf (fts5_bm25.c), so that the signal below is
+		 * bounded by 1: terms in more than half the records weigh
+		 * (almost) nothing, as they do in bm25().
+		 */
+		t->v[i].idf = log((n - df + 0.5) / (df + 0.5));
+		if (t->v[i].idf <= 0)
+			t->v[i].idf = RECALL_IDF_MIN;
 	}
 	sqlite3_finalize(st);
 	return CAIRN_OK;
@@ -433,6 +455,21 @@ static int add_list_filter(struct cairn_db *db, struct sbuf *sql,
 	return CAIRN_OK;
 }
 
+/* Append a term as a quoted FTS5 string with the tokenizer's raw escape. */
+static void add_raw(struct sbuf *m, const struct qterm *q)
+{
+	const char *p;
+
+	sbuf_addc(m, '"');
+	sbuf_addc(m, TOK_RAW);
+	for (p = q->text; p < q->text + q->len; p++) {
+		if (*p == '"')
+			sbuf_addc(m, '"');
+		sbuf_addc(m, *p);
+	}
+	sbuf_addc(m, '"');
+}
+
 /* Run the BM25 pool over one schema and append its candidates. */
 static int search_schema(struct cairn_db *db, const char *schema,
 			 const struct terms *t, const cairn_recall_opts *o,
@@ -442,24 +479,22 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	sqlite3_stmt *st = NULL;
 	size_t i, first = pool->n;
 	int rc = CAIRN_OK, src, nterm = 0, rank = 0;
+#ifndef CAIRN_MUTATE_NO_RECALL_STATUS
+	/* SPEC 3: default recall searches accepted + unverified only */
 	const char *statuses = o->statuses && *o->statuses
 				       ? o->statuses
 				       : "accepted,unverified";
+#else
+	const char *statuses = "all";
+#endif
 
 	/* terms that occur nowhere cannot match; they still count in the mass */
 	for (i = 0; i < t->n; i++) {
-		const char *p;
-
 		if (t->v[i].df == 0)
 			continue;
-		sbuf_adds(&match, nterm ? " OR \"" : "\"");
-		sbuf_addc(&match, TOK_RAW);
-		for (p = t->v[i].text; p < t->v[i].text + t->v[i].len; p++) {
-			if (*p == '"')
-				sbuf_addc(&match, '"');
-			sbuf_addc(&match, *p);
-		}
-		sbuf_addc(&match, '"');
+		if (nterm)
+			sbuf_adds(&match, " OR ");
+		add_raw(&match, &t->v[i]);
 		nterm++;
 	}
 	if (nterm == 0)
@@ -530,22 +565,29 @@ out:
 	return rc;
 }
 
-/* The lexical signal: share of the question's IDF mass a hit matches. */
+/*
+ * The lexical signal: BM25 normalised by the most the question could score,
+ * s = bm25 / ((k1 + 1) x sum of the terms' idf x the title weight) in 0..1.
+ * A term's BM25 contribution approaches idf x (k1 + 1) as its frequency
+ * grows, so s is 1 only for a record that matches every term of the
+ * question densely; terms found nowhere in the store still count in the
+ * sum, so a question about something the store never mentions scores low
+ * even when a few common words match. Measured against the share of IDF
+ * mass matched (which ignores frequency and length): on adr-workspace it
+ * separates paraphrased questions from probes better (the highest probe
+ * fell from 0.69 to 0.27).
+ */
 static void score_signal(struct cand *c, const struct terms *t)
 {
-	double all = 0, got = 0;
-	size_t i, k = 0;
+	double all = 0;
+	size_t i;
 
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n; i++)
 		all += t->v[i].idf;
-		if (t->v[i].df == 0)
-			continue;
-		/* bit k is the k-th term that went into MATCH */
-		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << k)))
-			got += t->v[i].idf;
-		k++;
-	}
-	c->signal = all > 0 ? got / all : 0;
+	all *= (RECALL_K1 + 1.0) * RECALL_W_TITLE;
+	c->signal = all > 0 ? c->bm25 / all : 0;
+	if (c->signal > 1)
+		c->signal = 1;
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -739,7 +781,7 @@ static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
 	sbuf_addf(&sb,
 		  "bm25: rank %d, raw %.4f (title x%g)\n"
 		  "matched: %s\n"
-		  "lexical: %.4f of the question's IDF mass\n"
+		  "lexical: %.4f = bm25 / most the question could score\n"
 		  "floor: %.2f (%s) -> kept, relevance %.4f\n"
 		  "weight: %.2f (%s, %s)\n"
 		  "score: %.4f = weight x bm25/best (%.4f)\n",
@@ -759,7 +801,7 @@ int cairn_recall(cairn_db *db, const char *query,
 		 const cairn_recall_opts *opts, cairn_result **out)
 {
 	static const cairn_recall_opts defaults;
-	struct terms t = { NULL, 0, 0 };
+	struct terms t;
 	struct pool pool = { NULL, 0, 0 };
 	struct sbuf sb = SBUF_INIT;
 	cairn_result *res = NULL;
@@ -772,6 +814,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	double floor;
 
 	*out = NULL;
+	memset(&t, 0, sizeof(t));
 	if (!opts)
 		opts = &defaults;
 	if (!query)
@@ -821,8 +864,11 @@ int cairn_recall(cairn_db *db, const char *query,
 		rc = term_stats(db, schema, &t, &ndocs);
 		if (rc)
 			goto out;
-		if (s == 0)
+		if (s == 0) {
 			cap_terms(&t);
+			for (i = 0; i < t.n; i++)
+				res->idf_mass += t.v[i].idf;
+		}
 		rc = search_schema(db, schema, &t, opts, &pool);
 		if (rc)
 			goto out;
@@ -834,7 +880,11 @@ int cairn_recall(cairn_db *db, const char *query,
 		struct cand *c = &pool.v[i];
 
 		c->weight = kind_weight(c->rec);
+#ifndef CAIRN_MUTATE_NO_FLOOR
 		if (c->signal <= floor && !opts->no_floor) {
+#else
+		if (0) {
+#endif
 			c->score = -1; /* dropped */
 			res->dropped++;
 			continue;

@@ -810,7 +810,11 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 		set_err(err, errsize, "out of memory");
 		return CAIRN_NOMEM;
 	}
+#ifndef CAIRN_MUTATE_NO_SEGMENT
 	t->no_segment = o->no_segment;
+#else
+	t->no_segment = 1; /* negative control: Chinese is not segmented */
+#endif
 	t0 = now_ms();
 	rc = dict_load(&t->dict, dict_path, err, errsize);
 	if (rc)

@@ -17,6 +17,11 @@ $ cairn recall --json "how do I bake sourdough bread?" | jq -c '.hits'
 > []
 $ cairn recall "how do I bake sourdough bread?"
 ~ ^no record answers this
+# ... also when it shares a word with a record: only the floor empties this one
+$ cairn recall --json "which sourdough starter, flour and oven temperature work best for baking rye bread on main street?" | jq -c '[(.hits | length), .dropped]'
+> [0,1]
+$ cairn recall --json --no-floor "which sourdough starter, flour and oven temperature work best for baking rye bread on main street?" | jq -r '.hits[0].record.id'
+> deploy
 # a false or stale record never leaks into default recall
 $ cairn recall --json "what is the gateway rate limit?" | jq -r '.hits[].record.id'
 # ... and what recall did not return is not marked as seen

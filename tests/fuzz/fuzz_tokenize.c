@@ -5,7 +5,8 @@
  * crash, leak or read out of bounds. Checked on every input:
  *   - it succeeds exactly when the input is valid UTF-8; otherwise it
  *     answers CAIRN_INVALID with "invalid UTF-8 at byte N", N < size;
- *   - every token is non-empty, at most TOK_MAX_TOKEN_BYTES bytes, valid
+ *   - every token is non-empty, at most TOK_MAX_TOKEN_BYTES bytes (the raw
+ *     escape below excepted: it passes its bytes through uncut), valid
  *     UTF-8, and comes from a byte range start <= end <= size; the first
  *     token is never colocated;
  *   - query mode emits the same tokens as index mode (tokenize.h), unless
@@ -38,6 +39,7 @@ struct collect {
 	size_t size;     /* input length, for the offset checks */
 	size_t ntok;     /* tokens seen */
 	size_t stop_at;  /* stop with FUZZ_STOP_RC at this token (0: never) */
+	int raw;         /* query mode on a TOK_RAW input: no length cap */
 };
 
 static int emit(void *user, const char *token, size_t len, size_t start,
@@ -45,7 +47,7 @@ static int emit(void *user, const char *token, size_t len, size_t start,
 {
 	struct collect *c = user;
 
-	if (len == 0 || len > TOK_MAX_TOKEN_BYTES || !token)
+	if (len == 0 || !token || (len > TOK_MAX_TOKEN_BYTES && !c->raw))
 		abort();
 	if (util_utf8_invalid_at(token, len) != -1)
 		abort();
@@ -101,6 +103,7 @@ static int run(const uint8_t *data, size_t size, unsigned flags,
 	memset(c, 0, sizeof(*c));
 	c->size = size;
 	c->stop_at = stop_at;
+	c->raw = (flags & TOK_QUERY) && size > 0 && data[0] == (uint8_t)TOK_RAW;
 	rc = tok_run(get_tok(), (const char *)data, size, flags, emit, c, err,
 		     sizeof(err));
 	if (c->sb.err)

@@ -189,5 +189,7 @@ int main(int argc, char **argv)
 		failed++;
 	}
 	printf("fuzz-replay: %d passed, %d failed\n", passed, failed);
+	/* before LeakSanitizer's exit-time check, which leaves by _exit() */
+	fflush(stdout);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,377 @@
+/*
+ * cli_eval.c -- `cairn eval`: score recall on a labelled dataset (SPEC 8).
+ *
+ * Layer: top (the `cairn` command). The work is eval_run() in eval.c; this
+ * file parses the options, shows progress on stderr, prints the table or
+ * the JSON object, and writes the --misses file.
+ *
+ * Exit codes: 0 the evaluation ran (whatever the scores), 1 error, 2 usage.
+ *
+ * Must never: open the user's store (eval builds its own temporary one), or
+ * leave the temporary store behind when interrupted (SIGINT and SIGTERM stop
+ * the run between two queries, and eval_run() cleans up).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cairn.h"
+#include "cli.h"
+#include "eval.h"
+#include "internal.h"
+
+#define EVAL_PROGRESS_QUERIES 50 /* a progress line every this many queries */
+#define EVAL_PROGRESS_ROWS 1000  /* and every this many corpus rows */
+
+static const char eval_help[] =
+	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
+	"                      [--no-floor] [--misses FILE] [--quiet]\n"
+	"\n"
+	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
+	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
+	"  queries.jsonl  {\"id\",\"text\",\"answers\":[ids],\"category\",\"group\"?}:\n"
+	"                 answers [] means no record answers the question\n"
+	"  probes.jsonl   optional: more no-answer questions, used only to\n"
+	"                 calibrate the no-match floor, never scored\n"
+	"\n"
+	"The corpus is loaded into a fresh temporary store (under $TMPDIR or\n"
+	"/tmp, removed afterwards) as accepted notes whose ids are the corpus\n"
+	"ids; your own store is never opened. Rows that hold a secret are stored\n"
+	"masked and counted as 'redacted'. With probes.jsonl the floor is\n"
+	"calibrated from the probes; then every query is asked with k hits and\n"
+	"no receipt.\n"
+	"\n"
+	"metrics (over answerable queries; rank = first returned answer):\n"
+	"  R@k         share of queries with an answer in the top k (1,3,5,10)\n"
+	"  MRR         mean of 1/rank, 0 when no answer is in the top 10\n"
+	"  nDCG@10     binary relevance: sum of 1/log2(i+1) over answer\n"
+	"              positions i <= 10, divided by the ideal for\n"
+	"              min(answers, 10) answers\n"
+	"  inject      injection hit rate: share of queries with an answer among\n"
+	"              the 3 hits the hook would inject (top 3 after the floor)\n"
+	"  empty       no-answer queries for which recall returned nothing, of all\n"
+	"              no-answer queries (higher is better)\n"
+	"\n"
+	"options:\n"
+	"      --json          one JSON object: recall@1 recall@3 recall@5\n"
+	"                      recall@10 mrr ndcg@10 answerable no_answer\n"
+	"                      no_answer_empty injection_hit_rate, by_category\n"
+	"                      (the same keys per category), dataset corpus\n"
+	"                      queries floor redacted elapsed_s; 4 decimals;\n"
+	"                      a rate with no answerable query is null\n"
+	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
+	"                      rows without that field, whose id starts with NAME\n"
+	"      --per-group     one store per \"group\" value (e.g. each LoCoMo\n"
+	"                      conversation is its own memory), each calibrated\n"
+	"                      from its probes (probes without a group apply to\n"
+	"                      all); scores are pooled over queries\n"
+	"      --k N           hits asked per query, 1..100 (default 10)\n"
+	"      --no-floor      keep hits below the no-match floor; no calibration\n"
+	"      --misses FILE   write one JSON line per answerable query whose\n"
+	"                      answer is not in the top 3: id, text, category,\n"
+	"                      answers, rank (0: not returned), returned ids\n"
+	"      --quiet         no progress on stderr\n"
+	"\n"
+	"exit status: 0 evaluated (whatever the scores), 1 error (missing file,\n"
+	"malformed line: named as file:line), 2 usage\n";
+
+/* Set by SIGINT/SIGTERM; the progress callback turns it into a stop. */
+static volatile sig_atomic_t eval_interrupted;
+
+/* SIGINT/SIGTERM handler: only sets the flag (async-signal-safe). */
+static void on_signal(int sig)
+{
+	(void)sig;
+	eval_interrupted = 1;
+}
+
+/* State of the progress display on stderr. */
+struct progress {
+	int quiet;   /* --quiet: show nothing */
+	int tty;     /* stderr is a terminal: rewrite one line with \r */
+	int open;    /* a \r line is on screen and needs a newline */
+};
+
+/* The progress callback of eval_run(): prints, and stops on a signal. */
+static int show_progress(void *user, enum eval_phase phase, size_t done,
+			 size_t total)
+{
+	struct progress *p = user;
+	char line[96];
+
+	if (eval_interrupted)
+		return 1;
+	if (p->quiet)
+		return 0;
+	if (phase == EVAL_PHASE_LOAD) {
+		if (total < EVAL_PROGRESS_ROWS ||
+		    (done % EVAL_PROGRESS_ROWS != 0 && done != total))
+			return 0;
+		snprintf(line, sizeof(line), "eval: loading %zu/%zu rows",
+			 done, total);
+	} else {
+		if (done % EVAL_PROGRESS_QUERIES != 0 && done != total)
+			return 0;
+		snprintf(line, sizeof(line), "eval: %zu/%zu queries", done,
+			 total);
+	}
+	if (p->tty) {
+		fprintf(stderr, "\r%-40s", line);
+		p->open = 1;
+	} else {
+		fprintf(stderr, "%s\n", line);
+	}
+	fflush(stderr);
+	return 0;
+}
+
+/* The dataset's name: the last component of DIR (resolved when possible). */
+static void dataset_name(const char *dir, char *out, size_t size)
+{
+	char real[PATH_MAX];
+	const char *s = dir, *slash;
+	size_t n;
+
+	if (realpath(dir, real))
+		s = real;
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	slash = memrchr(s, '/', n);
+	if (slash && n > 1) {
+		n -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	snprintf(out, size, "%.*s", (int)n, s);
+}
+
+/* A rate in the table: three decimals, or "-" when undefined. */
+static void put_rate(const struct eval_metrics *m, enum eval_metric_kind k,
+		     int width)
+{
+	double v = eval_metric(m, k);
+
+	if (v < 0)
+		printf(" %*s", width, "-");
+	else
+		printf(" %*.3f", width, v);
+}
+
+/* One row of the table. */
+static void put_row(const char *name, int namew, const struct eval_metrics *m)
+{
+	char empty[48];
+
+	printf("%-*s %5zu", namew, *name ? name : "(none)", m->answerable);
+	put_rate(m, EVAL_R1, 6);
+	put_rate(m, EVAL_R3, 6);
+	put_rate(m, EVAL_R5, 6);
+	put_rate(m, EVAL_R10, 6);
+	put_rate(m, EVAL_MRR, 6);
+	put_rate(m, EVAL_NDCG10, 7);
+	put_rate(m, EVAL_INJECTION, 6);
+	if (m->no_answer > 0)
+		snprintf(empty, sizeof(empty), "%zu/%zu", m->no_answer_empty,
+			 m->no_answer);
+	else
+		snprintf(empty, sizeof(empty), "-");
+	printf(" %9s\n", empty);
+}
+
+/* The human-readable report. */
+static void print_table(const struct eval_report *r, const char *dataset)
+{
+	size_t i;
+	int namew = 12;
+
+	for (i = 0; i < r->ncats; i++) {
+		int n = (int)strlen(r->cats[i].name);
+
+		if (n > namew)
+			namew = n > 32 ? 32 : n;
+	}
+	printf("dataset  %s: %zu corpus rows, %zu queries (%zu answerable, "
+	       "%zu no-answer)",
+	       dataset, r->corpus, r->nq, r->all.answerable,
+	       r->all.no_answer);
+	if (r->stores > 1)
+		printf(", %zu stores", r->stores);
+	printf("\n");
+	if (!r->floor_known)
+		printf("floor    none (--no-floor)\n");
+	else if (r->floor_min == r->floor_max)
+		printf("floor    %.2f (%s)\n", r->floor,
+		       r->calibrated ? "calibrated from probes.jsonl"
+				     : "default, not calibrated");
+	else
+		printf("floor    mean %.3f, %.2f..%.2f over stores (%d of %zu "
+		       "calibrated)\n",
+		       r->floor, r->floor_min, r->floor_max, r->calibrated,
+		       r->stores);
+	if (r->redacted > 0)
+		printf("redacted %zu corpus rows held a secret (stored "
+		       "masked)\n",
+		       r->redacted);
+	printf("\n%-*s %5s %6s %6s %6s %6s %6s %7s %6s %9s\n", namew,
+	       "category", "n", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10",
+	       "inject", "empty");
+	put_row("all", namew, &r->all);
+	if (r->ncats > 1 || (r->ncats == 1 && *r->cats[0].name))
+		for (i = 0; i < r->ncats; i++)
+			put_row(r->cats[i].name, namew, &r->cats[i].m);
+	printf("\ntime     %.2f s (load %.2f s, queries %.2f s, %.1f ms per "
+	       "query, k=%d)\n",
+	       r->elapsed_s, r->load_s, r->query_s,
+	       r->nq ? r->query_s * 1000.0 / (double)r->nq : 0.0, r->k);
+}
+
+/* Write the --misses file: answerable queries with no answer in the top 3. */
+static int write_misses(const struct eval_report *r, const char *path,
+			size_t *count)
+{
+	struct sbuf sb = SBUF_INIT;
+	FILE *f = NULL;
+	size_t i;
+	int ret = 0;
+
+	*count = 0;
+	f = fopen(path, "w");
+	if (!f) {
+		ret = cli_fail("cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < r->nq; i++) {
+		const struct eval_qresult *q = &r->q[i];
+
+		if (q->nanswers == 0 ||
+		    (q->score.rank >= 1 && q->score.rank <= EVAL_INJECT_K))
+			continue;
+		sbuf_reset(&sb);
+		eval_qresult_json(&sb, q);
+		if (sb.err) {
+			ret = cli_fail("cannot format '%s': %s", path,
+				       cairn_errstr(sb.err));
+			goto out;
+		}
+		if (fwrite(sb.buf, 1, sb.len, f) != sb.len) {
+			ret = cli_fail("cannot write '%s': %s", path,
+				       strerror(errno));
+			goto out;
+		}
+		(*count)++;
+	}
+out:
+	if (f && fclose(f) != 0 && ret == 0)
+		ret = cli_fail("cannot write '%s': %s", path, strerror(errno));
+	sbuf_release(&sb);
+	return ret;
+}
+
+/* `cairn eval DIR [options]` (see eval_help). */
+int cmd_eval(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
+	       O_MISSES };
+	static const struct option lo[] = {
+		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
+		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
+		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
+		{ "misses", 1, 0, O_MISSES },	    { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	struct eval_opts opts;
+	struct eval_report *r = NULL;
+	struct progress prog;
+	struct sigaction sa, old_int, old_term;
+	struct sbuf sb = SBUF_INIT;
+	const char *misses = NULL;
+	char err[STORE_ERRMSG_CLI], name[256], *end;
+	long k;
+	size_t nmiss = 0;
+	int c, rc, ret = 0;
+
+	memset(&opts, 0, sizeof(opts));
+	memset(&prog, 0, sizeof(prog));
+	for (;;) {
+		c = cli_getopt(argc, argv, "h", lo);
+		if (c == -1)
+			break;
+		switch (c) {
+		case O_JSON: cli_state.json = 1; break;
+		case O_SPLIT: opts.split = optarg; break;
+		case O_PER_GROUP: opts.per_group = 1; break;
+		case O_QUIET: prog.quiet = 1; break;
+		case O_NO_FLOOR: opts.no_floor = 1; break;
+		case O_K:
+			errno = 0;
+			k = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || k < 1 ||
+			    k > EVAL_MAX_K)
+				return cli_usage("eval", "--k must be a "
+						 "number in 1..%d",
+						 EVAL_MAX_K);
+			opts.k = (int)k;
+			break;
+		case O_MISSES: misses = optarg; break;
+		case 'h': return cli_help(eval_help);
+		default: return cli_usage("eval", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("eval", "expected a dataset directory DIR");
+	if (optind + 1 < argc)
+		return cli_usage("eval", "expected exactly one DIR");
+	if (opts.split && !*opts.split)
+		return cli_usage("eval", "--split needs a non-empty NAME");
+	prog.tty = isatty(2);
+	opts.progress = show_progress;
+	opts.user = &prog;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	eval_interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = eval_run(argv[optind], &opts, &r, err, sizeof(err));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (prog.open)
+		fputc('\n', stderr);
+	if (rc) {
+		ret = cli_fail("eval: %s", err[0] ? err : cairn_errstr(rc));
+		goto out;
+	}
+	dataset_name(argv[optind], name, sizeof(name));
+	if (r->unknown_answers > 0)
+		fprintf(stderr, "cairn: eval: warning: %zu answer ids name no "
+			"corpus row%s\n",
+			r->unknown_answers,
+			opts.per_group ? " of their group" : "");
+	if (misses) {
+		ret = write_misses(r, misses, &nmiss);
+		if (ret)
+			goto out;
+	}
+	if (cli_state.json) {
+		eval_report_json(&sb, r, name);
+		cli_print_json(&sb);
+		if (sb.err)
+			ret = 1;
+	} else {
+		print_table(r, name);
+		if (misses)
+			printf("misses   %zu queries without an answer in the "
+			       "top 3, written to %s\n",
+			       nmiss, misses);
+	}
+out:
+	sbuf_release(&sb);
+	eval_report_free(r);
+	return ret;
+}

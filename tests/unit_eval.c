@@ -1,0 +1,555 @@
+/*
+ * unit_eval.c -- the evaluation engine (SPEC 8): the metric arithmetic
+ * against hand-computed values, the dataset reader's errors, and small
+ * end-to-end runs on datasets written into test_tmpdir.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cairn.h"
+#include "eval.h"
+#include "internal.h"
+#include "test.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+#define CHECK_NEAR(a, b)                                                   \
+	do {                                                               \
+		double x_ = (a), y_ = (b);                                 \
+		CHECK_MSG(NEAR(x_, y_), "%.12f != %.12f", x_, y_);         \
+	} while (0)
+
+/* 1/log2(i+1): the gain of a relevant hit at 1-based position i. */
+static double gain(int i)
+{
+	return 1.0 / log2((double)i + 1.0);
+}
+
+static struct eval_qscore score(const char *const *ret, size_t n,
+				const char *const *ans, size_t na)
+{
+	struct eval_qscore s;
+
+	eval_score_query(ret, n, ans, na, &s);
+	return s;
+}
+
+/* EVIDENCE-OF: SPEC 8 -- rank, MRR and nDCG@10 of one query, by hand */
+static void test_score_query(void)
+{
+	const char *abc[3] = { "a", "b", "c" };
+	const char *b[1] = { "b" };
+	const char *a[1] = { "a" };
+	const char *xayb[4] = { "x", "a", "y", "b" };
+	const char *ab[2] = { "a", "b" };
+	const char *xy[2] = { "x", "y" };
+	const char *aaa[3] = { "a", "a", "a" };
+	const char *aa[2] = { "a", "a" };
+	const char *withnull[3] = { NULL, "x", "a" };
+	const char *ids[12] = { "0", "1", "2", "3", "4", "5",
+				"6", "7", "8", "9", "10", "11" };
+	const char *eleven[1] = { "10" };
+	const char *tenth[1] = { "9" };
+	struct eval_qscore s;
+
+	/* answer at rank 2: rr 1/2, nDCG = gain(2) / gain(1) */
+	s = score(abc, 3, b, 1);
+	CHECK_INT(s.rank, 2);
+	CHECK_NEAR(s.rr, 0.5);
+	CHECK_NEAR(s.ndcg, 1.0 / log2(3.0));
+	CHECK_NEAR(s.ndcg, 0.630929753571);
+
+	/* answer at rank 1: everything is 1 */
+	s = score(abc, 3, a, 1);
+	CHECK_INT(s.rank, 1);
+	CHECK_NEAR(s.rr, 1.0);
+	CHECK_NEAR(s.ndcg, 1.0);
+
+	/* two answers at 2 and 4: DCG = g(2)+g(4), IDCG = g(1)+g(2) */
+	s = score(xayb, 4, ab, 2);
+	CHECK_INT(s.rank, 2);
+	CHECK_NEAR(s.rr, 0.5);
+	CHECK_NEAR(s.ndcg, (gain(2) + gain(4)) / (gain(1) + gain(2)));
+	CHECK_NEAR(s.ndcg, 0.650920929807);
+	/* the order of the answers does not matter */
+	{
+		const char *ba[2] = { "b", "a" };
+
+		s = score(xayb, 4, ba, 2);
+		CHECK_NEAR(s.ndcg, (gain(2) + gain(4)) / (gain(1) + gain(2)));
+	}
+
+	/* two answers, only one returned, at rank 1: 1 / (g1+g2) */
+	s = score(abc, 1, ab, 2);
+	CHECK_INT(s.rank, 1);
+	CHECK_NEAR(s.ndcg, 1.0 / (1.0 + gain(2)));
+
+	/* not found among the returned ids */
+	s = score(xy, 2, a, 1);
+	CHECK_INT(s.rank, 0);
+	CHECK_NEAR(s.rr, 0);
+	CHECK_NEAR(s.ndcg, 0);
+
+	/* nothing returned */
+	s = score(NULL, 0, a, 1);
+	CHECK_INT(s.rank, 0);
+	CHECK_NEAR(s.ndcg, 0);
+
+	/* no-answer query: every figure 0, even with hits */
+	s = score(abc, 3, NULL, 0);
+	CHECK_INT(s.rank, 0);
+	CHECK_NEAR(s.rr, 0);
+	CHECK_NEAR(s.ndcg, 0);
+
+	/* duplicate answers count once in the ideal */
+	s = score(a, 1, aaa, 3);
+	CHECK_NEAR(s.ndcg, 1.0);
+
+	/* a duplicate returned id gains once */
+	s = score(aa, 2, ab, 2);
+	CHECK_INT(s.rank, 1);
+	CHECK_NEAR(s.ndcg, 1.0 / (1.0 + gain(2)));
+
+	/* NULL entries are skipped, positions still count */
+	s = score(withnull, 3, a, 1);
+	CHECK_INT(s.rank, 3);
+	CHECK_NEAR(s.rr, 1.0 / 3.0);
+	CHECK_NEAR(s.ndcg, gain(3));
+
+	/* rank 10 is inside MRR@10 and nDCG@10 */
+	s = score(ids, 12, tenth, 1);
+	CHECK_INT(s.rank, 10);
+	CHECK_NEAR(s.rr, 0.1);
+	CHECK_NEAR(s.ndcg, gain(10));
+	CHECK_NEAR(s.ndcg, 0.289064826318);
+
+	/* rank 11 is found but outside MRR@10 and nDCG@10 */
+	s = score(ids, 12, eleven, 1);
+	CHECK_INT(s.rank, 11);
+	CHECK_NEAR(s.rr, 0);
+	CHECK_NEAR(s.ndcg, 0);
+
+	/* 12 answers all returned: the ideal stops at 10 positions */
+	s = score(ids, 12, ids, 12);
+	CHECK_INT(s.rank, 1);
+	CHECK_NEAR(s.ndcg, 1.0);
+	/* 12 answers, only the last 2 returned first: DCG g1+g2, IDCG@10 */
+	{
+		const char *two[2] = { "10", "11" };
+		double idcg = 0;
+		int i;
+
+		for (i = 1; i <= 10; i++)
+			idcg += gain(i);
+		s = score(two, 2, ids, 12);
+		CHECK_NEAR(s.ndcg, (gain(1) + gain(2)) / idcg);
+	}
+}
+
+/* EVIDENCE-OF: SPEC 8 -- recall@k, MRR, nDCG, injection and no-answer sums */
+static void test_metrics(void)
+{
+	struct eval_metrics m;
+	struct eval_qscore s;
+	const char *ret[5] = { "x", "y", "z", "a", "w" };
+	const char *a[1] = { "a" };
+	const char *x[1] = { "x" };
+	const char *y[1] = { "y" };
+	const char *q[1] = { "q" };
+
+	memset(&m, 0, sizeof(m));
+	CHECK(eval_metric(&m, EVAL_R1) < 0); /* undefined with no query */
+	eval_score_query(ret, 5, x, 1, &s); /* rank 1 */
+	eval_metrics_add(&m, 1, 5, &s);
+	eval_score_query(ret, 5, y, 1, &s); /* rank 2 */
+	eval_metrics_add(&m, 1, 5, &s);
+	eval_score_query(ret, 5, a, 1, &s); /* rank 4: not injected */
+	eval_metrics_add(&m, 1, 5, &s);
+	eval_score_query(ret, 5, q, 1, &s); /* not found */
+	eval_metrics_add(&m, 1, 5, &s);
+	eval_score_query(NULL, 0, NULL, 0, &s); /* no answer, empty */
+	eval_metrics_add(&m, 0, 0, &s);
+	eval_score_query(ret, 2, NULL, 0, &s); /* no answer, 2 hits */
+	eval_metrics_add(&m, 0, 2, &s);
+
+	CHECK_INT(m.answerable, 4);
+	CHECK_INT(m.no_answer, 2);
+	CHECK_INT(m.no_answer_empty, 1);
+	CHECK_NEAR(eval_metric(&m, EVAL_R1), 1.0 / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_R3), 2.0 / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_R5), 3.0 / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_R10), 3.0 / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_MRR), (1 + 0.5 + 0.25 + 0) / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_NDCG10),
+		   (1 + gain(2) + gain(4) + 0) / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_INJECTION), 2.0 / 4);
+}
+
+static void num4(double v, const char *want)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	eval_add_num4(&sb, v);
+	CHECK_STR(sbuf_str(&sb), want);
+	sbuf_release(&sb);
+}
+
+/* EVIDENCE-OF: issue eval -- JSON numbers are rounded to 4 decimals */
+static void test_num4(void)
+{
+	num4(0, "0");
+	num4(1, "1");
+	num4(0.8, "0.8");
+	num4(30.0 / 41.0, "0.7317");
+	num4(0.00004, "0");
+	num4(0.99996, "1");
+	num4(12.3456789, "12.3457");
+	num4(0.05, "0.05");
+	num4(-0.25, "-0.25");
+}
+
+/* ---------------------------------------------------------- datasets */
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[700];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK_MSG(f != NULL, "cannot write %s", path);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_dir(char *out, size_t size, const char *name)
+{
+	snprintf(out, size, "%s/%s", test_tmpdir, name);
+	mkdir(out, 0700);
+}
+
+/* Does directory dir hold no entry (the temporary stores are gone)? */
+static int dir_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	for (e = readdir(d); e; e = readdir(d))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n == 0;
+}
+
+/*
+ * Six rows, each on its own topic; the answerable questions use words that
+ * appear in their answer row only. Row r6 holds a GitHub token.
+ */
+static const char corpus6[] =
+	"{\"id\":\"r1\",\"title\":\"Postgres backups\",\"text\":\"Nightly "
+	"postgres backups go to the glacier bucket with pgbackrest.\","
+	"\"time\":\"2024-01-02\"}\n"
+	"{\"id\":\"r2\",\"title\":\"Frontend bundler\",\"text\":\"The frontend "
+	"bundler is esbuild; webpack was dropped.\",\"time\":\"\"}\n"
+	"\n"
+	"{\"id\":\"r3\",\"title\":\"Welsh translations\",\"text\":\"Welsh "
+	"translations live in locale files reviewed by translators.\","
+	"\"time\":\"2023-05-06\"}\n"
+	"{\"id\":\"r4\",\"title\":\"Dependabot\",\"text\":\"Dependabot pull "
+	"requests are merged weekly by the rota.\",\"time\":\"2023-07-08\"}\n"
+	"{\"id\":\"r5\",\"title\":\"Kubernetes ingress\",\"text\":\"The ingress "
+	"controller terminates TLS with certificates from letsencrypt.\","
+	"\"time\":\"2022-01-01\"}\n"
+	"{\"id\":\"r6\",\"title\":\"Deploy token\",\"text\":\"export "
+	"GITHUB_TOKEN=ghp_Zr4kQ8mN2pX7vB1cL9tY6wE3sA5dF0gH8jK2 for the "
+	"deploy job\",\"time\":\"2021-01-01\"}\n";
+
+static const char queries4[] =
+	"{\"id\":\"dev-1\",\"text\":\"pgbackrest glacier\",\"answers\":[\"r1\"],"
+	"\"category\":\"ops\"}\n"
+	"{\"id\":\"dev-2\",\"text\":\"esbuild webpack\",\"answers\":[\"r2\"],"
+	"\"category\":\"web\"}\n"
+	"{\"id\":\"test-3\",\"text\":\"letsencrypt certificates\","
+	"\"answers\":[\"r5\"],\"category\":\"ops\"}\n"
+	"{\"id\":\"test-4\",\"text\":\"sourdough starter hydration\","
+	"\"answers\":[],\"category\":\"none\"}\n";
+
+/* EVIDENCE-OF: SPEC 8 -- a lexically obvious dataset scores recall@1 = 1 */
+static void test_end_to_end(void)
+{
+	char ds[600], tmp[600], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+	int rc;
+
+	make_dir(ds, sizeof(ds), "eval-ds");
+	make_dir(tmp, sizeof(tmp), "eval-tmp");
+	put_file(ds, "corpus.jsonl", corpus6);
+	put_file(ds, "queries.jsonl", queries4);
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (!r)
+		return;
+	CHECK_INT(r->corpus, 6);
+	CHECK_INT(r->nq, 4);
+	CHECK_INT(r->redacted, 1);
+	CHECK_INT(r->stores, 1);
+	CHECK_INT(r->unknown_answers, 0);
+	CHECK_INT(r->all.answerable, 3);
+	CHECK_INT(r->all.no_answer, 1);
+	/* no word of the no-answer question is in the corpus */
+	CHECK_INT(r->all.no_answer_empty, 1);
+	CHECK_NEAR(eval_metric(&r->all, EVAL_R1), 1.0);
+	CHECK_NEAR(eval_metric(&r->all, EVAL_MRR), 1.0);
+	CHECK_NEAR(eval_metric(&r->all, EVAL_INJECTION), 1.0);
+	CHECK(r->floor_known);
+	/* categories in order of first appearance */
+	CHECK_INT(r->ncats, 3);
+	if (r->ncats == 3) {
+		CHECK_STR(r->cats[0].name, "ops");
+		CHECK_INT(r->cats[0].m.answerable, 2);
+		CHECK_STR(r->cats[1].name, "web");
+		CHECK_STR(r->cats[2].name, "none");
+		CHECK_INT(r->cats[2].m.no_answer, 1);
+	}
+	for (i = 0; i < r->nq; i++)
+		if (r->q[i].nanswers)
+			CHECK_INT(r->q[i].score.rank, 1);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+
+	eval_report_json(&sb, r, "tiny");
+	CHECK(sb.err == CAIRN_OK);
+	CHECK(strstr(sbuf_str(&sb), "\"recall@1\":1,") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"no_answer_empty\":1,") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"dataset\":\"tiny\"") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"none\":{\"recall@1\":null") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"redacted\":1,") != NULL);
+	sbuf_release(&sb);
+	eval_report_free(r);
+	r = NULL;
+
+	/* --split by id prefix */
+	o.split = "dev";
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK_INT(r->nq, 2);
+		CHECK_STR(r->q[0].id, "dev-1");
+		CHECK_STR(r->q[1].id, "dev-2");
+	}
+	eval_report_free(r);
+	r = NULL;
+
+	/* --split that matches nothing is an error */
+	o.split = "holdout";
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_INT(rc, CAIRN_INVALID);
+	CHECK(r == NULL);
+	CHECK(strstr(err, "holdout") != NULL);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+}
+
+/* EVIDENCE-OF: issue eval -- a "split" field wins over the id prefix */
+static void test_split_field(void)
+{
+	char ds[600], tmp[600], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	int rc;
+
+	make_dir(ds, sizeof(ds), "eval-split");
+	make_dir(tmp, sizeof(tmp), "eval-split-tmp");
+	put_file(ds, "corpus.jsonl", corpus6);
+	put_file(ds, "queries.jsonl",
+		 "{\"id\":\"dev-1\",\"split\":\"test\",\"text\":\"esbuild\","
+		 "\"answers\":[\"r2\"],\"category\":\"a\"}\n"
+		 "{\"id\":\"test-2\",\"split\":\"dev\",\"text\":\"glacier\","
+		 "\"answers\":[\"r1\"],\"category\":\"a\"}\n"
+		 "{\"id\":\"dev-3\",\"text\":\"ingress\",\"answers\":[\"r5\"],"
+		 "\"category\":\"a\"}\n");
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	o.split = "dev";
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK_INT(r->nq, 2);
+		CHECK_STR(r->q[0].id, "test-2");
+		CHECK_STR(r->q[1].id, "dev-3");
+	}
+	eval_report_free(r);
+}
+
+/* EVIDENCE-OF: issue eval -- --per-group builds one store per group */
+static void test_per_group(void)
+{
+	char ds[600], tmp[600], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	int rc;
+
+	make_dir(ds, sizeof(ds), "eval-groups");
+	make_dir(tmp, sizeof(tmp), "eval-groups-tmp");
+	/* the same id in two groups is fine: they are separate stores */
+	put_file(ds, "corpus.jsonl",
+		 "{\"id\":\"t1\",\"group\":\"g1\",\"title\":\"\",\"text\":\"Alice "
+		 "adopted a greyhound named Comet.\",\"time\":\"\"}\n"
+		 "{\"id\":\"t2\",\"group\":\"g1\",\"title\":\"\",\"text\":\"Alice "
+		 "paints watercolours on Sundays.\",\"time\":\"\"}\n"
+		 "{\"id\":\"t1\",\"group\":\"g2\",\"title\":\"\",\"text\":\"Bob "
+		 "repairs vintage motorcycles.\",\"time\":\"\"}\n"
+		 "{\"id\":\"t2\",\"group\":\"g2\",\"title\":\"\",\"text\":\"Bob "
+		 "grows chillies on his balcony.\",\"time\":\"\"}\n");
+	put_file(ds, "queries.jsonl",
+		 "{\"id\":\"q1\",\"group\":\"g1\",\"text\":\"greyhound Comet\","
+		 "\"answers\":[\"t1\"],\"category\":\"c\"}\n"
+		 "{\"id\":\"q2\",\"group\":\"g2\",\"text\":\"chillies balcony\","
+		 "\"answers\":[\"t2\"],\"category\":\"c\"}\n"
+		 "{\"id\":\"q3\",\"group\":\"g2\",\"text\":\"watercolours\","
+		 "\"answers\":[],\"category\":\"n\"}\n");
+	put_file(ds, "probes.jsonl",
+		 "{\"id\":\"p1\",\"text\":\"tax return deadline\",\"answers\":[],"
+		 "\"category\":\"probe\"}\n"
+		 "{\"id\":\"p2\",\"group\":\"g1\",\"text\":\"chess openings\","
+		 "\"category\":\"probe\"}\n");
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	o.per_group = 1;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK_INT(r->stores, 2);
+		CHECK_INT(r->corpus, 4);
+		CHECK_INT(r->calibrated, 2);
+		CHECK_INT(r->probes, 3); /* g1: p1 + p2, g2: p1 */
+		CHECK_NEAR(eval_metric(&r->all, EVAL_R1), 1.0);
+		/* g1's row about watercolours is not in g2's store */
+		CHECK_INT(r->all.no_answer_empty, 1);
+		CHECK_INT(r->unknown_answers, 0);
+	}
+	eval_report_free(r);
+	r = NULL;
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+
+	/* pooled, the duplicate id is an error naming its line */
+	o.per_group = 0;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK(rc != CAIRN_OK);
+	CHECK(r == NULL);
+	CHECK_MSG(strstr(err, "corpus.jsonl:3:") != NULL, "err: %s", err);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+}
+
+/* Run eval on a dataset made of these two files; expect failure. */
+static void expect_error(const char *name, const char *corpus,
+			 const char *queries, int want_rc, const char *want)
+{
+	char ds[600], tmp[700], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	int rc;
+
+	make_dir(ds, sizeof(ds), name);
+	snprintf(tmp, sizeof(tmp), "%s-tmp", ds);
+	mkdir(tmp, 0700);
+	if (corpus)
+		put_file(ds, "corpus.jsonl", corpus);
+	if (queries)
+		put_file(ds, "queries.jsonl", queries);
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == want_rc, "%s: rc %d (%s), want %d", name, rc, err,
+		  want_rc);
+	CHECK(r == NULL);
+	CHECK_MSG(strstr(err, want) != NULL, "%s: \"%s\" lacks \"%s\"", name,
+		  err, want);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+	eval_report_free(r);
+}
+
+/* EVIDENCE-OF: issue eval -- a malformed line is an error naming file:line */
+static void test_errors(void)
+{
+	static const char q1[] =
+		"{\"id\":\"q\",\"text\":\"glacier\",\"answers\":[\"r1\"],"
+		"\"category\":\"c\"}\n";
+
+	expect_error("eval-e1", NULL, q1, CAIRN_IO, "corpus.jsonl");
+	expect_error("eval-e2", corpus6, NULL, CAIRN_IO, "queries.jsonl");
+	expect_error("eval-e3",
+		     "{\"id\":\"a\",\"text\":\"x\"}\n\n{\"id\":\"b\",\"text\":}\n",
+		     q1, CAIRN_INVALID, "corpus.jsonl:3:");
+	expect_error("eval-e4", "{\"id\":\"a\",\"text\":\"x\"}\n[1,2]\n", q1,
+		     CAIRN_INVALID, "corpus.jsonl:2: expected a JSON object");
+	expect_error("eval-e5", "{\"id\":\"a\"}\n", q1, CAIRN_INVALID,
+		     "corpus.jsonl:1: missing \"text\"");
+	expect_error("eval-e6", "{\"id\":7,\"text\":\"x\"}\n", q1,
+		     CAIRN_INVALID, "corpus.jsonl:1: \"id\" must be a string");
+	expect_error("eval-e7", corpus6,
+		     "{\"id\":\"q\",\"text\":\"glacier\",\"answers\":[\"r1\"]}"
+		     "\n{\"id\":\"q2\",\"text\":\"glacier\"}\n",
+		     CAIRN_INVALID, "queries.jsonl:2: missing \"answers\"");
+	expect_error("eval-e8", corpus6,
+		     "{\"id\":\"q\",\"text\":\"x\",\"answers\":[1]}\n",
+		     CAIRN_INVALID, "queries.jsonl:1: answer 1");
+	expect_error("eval-e9", corpus6, "\n\n", CAIRN_INVALID,
+		     "holds no query");
+}
+
+/* EVIDENCE-OF: issue eval -- a line over EVAL_MAX_LINE is refused */
+static void test_long_line(void)
+{
+	char ds[600], tmp[600], path[700], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	FILE *f;
+	size_t i;
+	int rc;
+
+	make_dir(ds, sizeof(ds), "eval-long");
+	make_dir(tmp, sizeof(tmp), "eval-long-tmp");
+	snprintf(path, sizeof(path), "%s/corpus.jsonl", ds);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\",\"text\":\"", f);
+	for (i = 0; i < EVAL_MAX_LINE; i++)
+		fputc('y', f);
+	fputs("\"}\n", f);
+	fclose(f);
+	put_file(ds, "queries.jsonl",
+		 "{\"id\":\"q\",\"text\":\"x\",\"answers\":[\"a\"]}\n");
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_INT(rc, CAIRN_TOOBIG);
+	CHECK_MSG(strstr(err, "corpus.jsonl:2:") != NULL, "err: %s", err);
+	eval_report_free(r);
+}
+
+void unit_eval(void)
+{
+	RUN(test_score_query);
+	RUN(test_metrics);
+	RUN(test_num4);
+	RUN(test_end_to_end);
+	RUN(test_split_field);
+	RUN(test_per_group);
+	RUN(test_errors);
+	RUN(test_long_line);
+}
