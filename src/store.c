@@ -869,6 +869,35 @@ static int clean_fields(struct cairn_db *db, const cairn_record *r,
 			return rc;
 		*dst[i] = c->own[i] ? c->own[i] : vals[i];
 	}
+	/*
+	 * Provenance fields are stored as given, so a secret there is refused
+	 * even with CAIRN_WRITE_REDACT (SPEC 4.6: every write path).
+	 */
+	{
+		const char *pn[7] = { "source path", "source heading",
+				      "source commit", "session", "tool",
+				      "time", "supersedes" };
+		const char *pv[7];
+		struct secret_hit hit;
+		char msg[256];
+
+		pv[0] = r->src_path;
+		pv[1] = r->src_heading;
+		pv[2] = r->src_commit;
+		pv[3] = r->src_session;
+		pv[4] = r->src_tool;
+		pv[5] = r->time;
+		pv[6] = r->supersedes;
+		for (i = 0; i < 7; i++) {
+			rc = check_text(db, pn[i], pv[i]);
+			if (rc)
+				return rc;
+			if (pv[i] && secret_scan(pv[i], strlen(pv[i]), &hit, 1)) {
+				secret_describe(&hit, pn[i], msg, sizeof(msg));
+				return store_error(db, CAIRN_SECRET, "%s", msg);
+			}
+		}
+	}
 	if (c->key && strlen(c->key) > STORE_MAX_KEY)
 		return store_error(db, CAIRN_TOOBIG,
 				   "key is too long (limit %d bytes)",
@@ -1081,7 +1110,8 @@ static int insert_record(struct cairn_db *db, const char *schema,
 	if (src == SQLITE_CONSTRAINT_UNIQUE ||
 	    src == SQLITE_CONSTRAINT_PRIMARYKEY)
 		return store_error(db, CAIRN_EXISTS,
-				   "a record with id '%s' already exists", id);
+				   "a record with id '%s' or with this key "
+				   "already exists", id);
 	if (src != SQLITE_DONE)
 		return store_sql_error(db, src, "writing a record");
 	return CAIRN_OK;

@@ -22,3 +22,10 @@ $ cairn write "fixed in 3f2a1c9e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39, ticket 123e456
 $ printf '%s\n' '{"kind":"fact","body":"key AKIAIOSFODNN7EXAMPLF is ours"}' > in.jsonl; cairn import in.jsonl
 ? 1
 e~ line 1: import: .*aws
+# provenance fields are write paths too
+$ cairn write --tool "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" "ran the deploy"
+? 1
+e~ github
+$ cairn write --session "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx" --redact "ran the deploy"
+? 1
+e~ slack
