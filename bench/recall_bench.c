@@ -22,11 +22,18 @@
  *   4. baseline:  a plain SQLite database, fts5(title, body,
  *                 tokenize='porter unicode61'), the same records, each
  *                 query an OR of its double-quoted words, ORDER BY
- *                 bm25(t) LIMIT 10 (statement prepared once).
- *   5. report:    load time and rate, per-query wall time (p50, p95,
- *                 mean after WARMUP untimed queries), database bytes after
+ *                 bm25(t) LIMIT 10 (statement prepared once), rowids
+ *                 first and then the ten winners' text; and a naive form
+ *                 that selects the text in the ranked query (timed and
+ *                 hashed, not in the ratios).
+ *   5. timing:    both stores closed after loading and reopened; each
+ *                 query then runs on every engine in turn (rotating order),
+ *                 so load on a shared machine slows them alike.
+ *   6. report:    load time and rate, per-query wall time (p50, p95,
+ *                 mean after WARMUP untimed rounds), database bytes after
  *                 close (WAL checkpointed), the share of answerable
- *                 queries whose source is in the top 10, SHA-256 hashes of
+ *                 queries whose source is in the top 10, the share of
+ *                 hits that are boosted kinds, SHA-256 hashes of
  *                 the corpus, the queries and each engine's result ids,
  *                 and the candidate/baseline ratios; JSON to --out.
  *
@@ -774,28 +781,27 @@ static void print_breakdown(const char *label, const char *path)
 
 /* ================================================================ engines */
 
-static int run_cairn(const char *dir, const struct corpus *c,
-		     const struct query *qs, size_t nq, struct timing *t,
-		     long *res, size_t *refused)
+/*
+ * Load the candidate: every record through cairn_record_write in batches
+ * of BATCH, then close (checkpointing the WAL) and measure the file.
+ * c->ok[i] records which writes cairn accepted.
+ */
+static int cairn_load(const char *dir, const struct corpus *c,
+		      struct timing *t, size_t *refused)
 {
 	cairn_open_opts oo;
-	cairn_recall_opts ro;
 	cairn_db *db = NULL;
 	char path[1200];
-	double t0, *ms = calloc(nq, sizeof(double));
-	size_t i, j;
+	double t0;
+	size_t i;
 	int rc;
 
 	memset(&oo, 0, sizeof(oo));
 	oo.create = 1;
 	oo.no_global = 1;
-	if (!ms)
-		return -1;
 	rc = cairn_db_open(dir, &oo, &db);
-	if (rc) {
-		fprintf(stderr, "cairn_db_open: %s\n", cairn_errmsg(db));
+	if (rc)
 		goto fail;
-	}
 	*refused = 0;
 	t0 = now_s();
 	for (i = 0; i < c->n; i++) {
@@ -803,7 +809,7 @@ static int run_cairn(const char *dir, const struct corpus *c,
 		char id[24];
 
 		if (i % BATCH == 0 && (rc = cairn_begin(db)) != CAIRN_OK)
-			goto fail_db;
+			goto fail;
 		memset(&r, 0, sizeof(r));
 		snprintf(id, sizeof(id), "r%07zu", i);
 		r.id = id;
@@ -813,64 +819,26 @@ static int run_cairn(const char *dir, const struct corpus *c,
 		r.confidence = -1;
 		rc = cairn_record_write(db, &r, 0, NULL);
 		c->ok[i] = rc == CAIRN_OK;
-		if (rc == CAIRN_SECRET || rc == CAIRN_INVALID) {
+		if (rc == CAIRN_SECRET || rc == CAIRN_INVALID)
 			(*refused)++;
-		} else if (rc) {
-			goto fail_db;
-		}
+		else if (rc)
+			goto fail;
 		if ((i % BATCH == BATCH - 1 || i + 1 == c->n) &&
 		    (rc = cairn_commit(db)) != CAIRN_OK)
-			goto fail_db;
-		if (i % 20000 == 19999) {
+			goto fail;
+		if (i % 20000 == 19999)
 			fprintf(stderr, "  cairn: %zu records, %.1f s\n", i + 1,
 				now_s() - t0);
-		}
 	}
 	t->load_s = now_s() - t0;
 	t->rate = (double)c->n / t->load_s;
 	cairn_db_close(db);
-	db = NULL;
 	snprintf(path, sizeof(path), "%s/cairn.db", dir);
 	t->db_bytes = db_bytes(path);
-
-	/* reopen, as an agent's process would, then query */
-	oo.create = 0;
-	rc = cairn_db_open(dir, &oo, &db);
-	if (rc) {
-		fprintf(stderr, "cairn_db_open: %s\n", cairn_errmsg(db));
-		goto fail;
-	}
-	memset(&ro, 0, sizeof(ro));
-	ro.k = TOPK;
-	ro.no_receipt = 1;
-	for (i = 0; i < WARMUP + nq; i++) {
-		size_t qi = i < WARMUP ? i % nq : i - WARMUP;
-		cairn_result *out = NULL;
-		double q0 = now_s();
-
-		rc = cairn_recall(db, qs[qi].text, &ro, &out);
-		if (i >= WARMUP)
-			ms[qi] = (now_s() - q0) * 1e3;
-		if (rc) {
-			fprintf(stderr, "cairn_recall '%s': %s\n", qs[qi].text,
-				cairn_errmsg(db));
-			goto fail_db;
-		}
-		for (j = 0; i >= WARMUP && j < TOPK; j++)
-			res[qi * TOPK + j] =
-				j < out->n ? strtol(out->hits[j].rec->id + 1, NULL, 10)
-					   : -1;
-		cairn_result_free(out);
-	}
-	cairn_db_close(db);
-	summarise(t, ms, nq);
-	free(ms);
 	return 0;
-fail_db:
-	fprintf(stderr, "cairn: %s: %s\n", cairn_errstr(rc), cairn_errmsg(db));
 fail:
+	fprintf(stderr, "cairn: %s: %s\n", cairn_errstr(rc), cairn_errmsg(db));
 	cairn_db_close(db);
-	free(ms);
 	return -1;
 }
 
@@ -887,93 +855,20 @@ static int sql_exec(sqlite3 *db, const char *sql)
 }
 
 /*
- * One timed pass of the queries over the baseline. The plain form ranks
- * rowids only, then reads the ten winners' text by rowid; the naive form
- * selects the text in the ranked query itself, so SQLite's sorter reads
- * and copies the text of every matching row (the shape of cairn's recall
- * query). Both return the same ids.
+ * Load the baseline with the records cairn accepted, in the same
+ * batches and with the same journal settings, then close and measure.
  */
-static int fts5_pass(sqlite3 *db, int naive, const struct query *qs,
-		     size_t nq, struct timing *t, long *res)
-{
-	sqlite3_stmt *st = NULL, *get = NULL;
-	double *ms = calloc(nq, sizeof(double));
-	size_t i, j, k;
-	volatile size_t sink = 0;
-	int src;
-
-	if (!ms)
-		return -1;
-	if (sqlite3_prepare_v2(db,
-			       naive ? "SELECT rowid, title, body FROM t WHERE t "
-				       "MATCH ?1 ORDER BY bm25(t) LIMIT 10"
-				     : "SELECT rowid FROM t WHERE t MATCH ?1 "
-				       "ORDER BY bm25(t) LIMIT 10",
-			       -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT title, body FROM t WHERE rowid = ?1",
-			       -1, &get, NULL) != SQLITE_OK)
-		goto fail;
-	for (i = 0; i < WARMUP + nq; i++) {
-		size_t qi = i < WARMUP ? i % nq : i - WARMUP;
-		long ids[TOPK];
-		double q0 = now_s();
-
-		sqlite3_bind_text(st, 1, qs[qi].match, -1, SQLITE_STATIC);
-		for (j = 0; (src = sqlite3_step(st)) == SQLITE_ROW; j++) {
-			if (j < TOPK)
-				ids[j] = (long)sqlite3_column_int64(st, 0);
-			if (naive)
-				sink += (size_t)sqlite3_column_bytes(st, 1) +
-					(size_t)sqlite3_column_bytes(st, 2);
-		}
-		sqlite3_reset(st);
-		if (src != SQLITE_DONE)
-			goto fail;
-		/* the plain form reads the winners' text, as recall returns records */
-		for (k = 0; !naive && k < j && k < TOPK; k++) {
-			sqlite3_bind_int64(get, 1, ids[k]);
-			if (sqlite3_step(get) == SQLITE_ROW)
-				sink += (size_t)sqlite3_column_bytes(get, 0) +
-					(size_t)sqlite3_column_bytes(get, 1);
-			sqlite3_reset(get);
-		}
-		if (i < WARMUP)
-			continue;
-		ms[qi] = (now_s() - q0) * 1e3;
-		for (k = 0; k < TOPK; k++)
-			res[qi * TOPK + k] = k < j ? ids[k] - 1 : -1;
-	}
-	(void)sink;
-	sqlite3_finalize(st);
-	sqlite3_finalize(get);
-	summarise(t, ms, nq);
-	free(ms);
-	return 0;
-fail:
-	fprintf(stderr, "fts5 baseline: %s\n", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	sqlite3_finalize(get);
-	free(ms);
-	return -1;
-}
-
-/*
- * The baseline: load the records cairn accepted, in the same batches,
- * close (checkpointing the WAL) and measure the file, reopen, then time
- * the plain query form into t/res and the naive one into tn/res_naive.
- */
-static int run_fts5(const char *path, const struct corpus *c,
-		    const struct query *qs, size_t nq, struct timing *t,
-		    long *res, struct timing *tn, long *res_naive)
+static int fts5_load(const char *path, const struct corpus *c,
+		     struct timing *t)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	double t0;
 	size_t i, n = 0;
-	int in_tx = 0, rc;
+	int in_tx = 0;
 
 	if (sqlite3_open(path, &db) != SQLITE_OK)
-		goto fail;
+		goto fail_sql;
 	if (sql_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 			 "CREATE VIRTUAL TABLE t USING fts5(title, body, "
 			 "tokenize='porter unicode61');"))
@@ -1007,24 +902,156 @@ static int run_fts5(const char *path, const struct corpus *c,
 	t->load_s = now_s() - t0;
 	t->rate = (double)c->n / t->load_s;
 	sqlite3_finalize(st);
-	st = NULL;
 	sqlite3_close(db);
-	db = NULL;
 	t->db_bytes = db_bytes(path);
-
-	if (sqlite3_open(path, &db) != SQLITE_OK)
-		goto fail;
-	rc = fts5_pass(db, 0, qs, nq, t, res);
-	if (rc == 0)
-		rc = fts5_pass(db, 1, qs, nq, tn, res_naive);
-	sqlite3_close(db);
-	return rc;
+	return 0;
 fail_sql:
 	fprintf(stderr, "fts5 baseline: %s\n", sqlite3_errmsg(db));
 fail:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return -1;
+}
+
+/* The reopened engines, ready to query. */
+struct engines {
+	cairn_db *cairn;        /* the candidate */
+	cairn_recall_opts ro;   /* k = TOPK, no receipt */
+	sqlite3 *fts;           /* the baseline */
+	sqlite3_stmt *plain;    /* ranked rowids */
+	sqlite3_stmt *naive;    /* ranked rowids with their text */
+	sqlite3_stmt *get;      /* text by rowid */
+	volatile size_t sink;   /* text bytes read, so nothing is skipped */
+};
+
+/* One cairn recall; ids[] gets the hits' record numbers, -1 padded. */
+static int query_cairn(struct engines *e, const struct query *q, long *ids)
+{
+	cairn_result *out = NULL;
+	size_t j;
+	int rc = cairn_recall(e->cairn, q->text, &e->ro, &out);
+
+	if (rc) {
+		fprintf(stderr, "cairn_recall '%s': %s\n", q->text,
+			cairn_errmsg(e->cairn));
+		return -1;
+	}
+	for (j = 0; j < TOPK; j++)
+		ids[j] = j < out->n ? strtol(out->hits[j].rec->id + 1, NULL, 10)
+				    : -1;
+	cairn_result_free(out);
+	return 0;
+}
+
+/*
+ * One baseline query. The plain form ranks rowids only, then reads the
+ * winners' text by rowid; the naive form selects the text in the ranked
+ * query itself, so SQLite's sorter reads and copies the text of every
+ * matching row (the shape of cairn's recall query). Same ids either way.
+ */
+static int query_fts5(struct engines *e, int naive, const struct query *q,
+		      long *ids)
+{
+	sqlite3_stmt *st = naive ? e->naive : e->plain;
+	size_t j, k;
+	int src;
+
+	sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
+	for (j = 0; (src = sqlite3_step(st)) == SQLITE_ROW; j++) {
+		if (j < TOPK)
+			ids[j] = (long)sqlite3_column_int64(st, 0);
+		if (naive)
+			e->sink += (size_t)sqlite3_column_bytes(st, 1) +
+				   (size_t)sqlite3_column_bytes(st, 2);
+	}
+	sqlite3_reset(st);
+	if (src != SQLITE_DONE) {
+		fprintf(stderr, "fts5 baseline: %s\n", sqlite3_errmsg(e->fts));
+		return -1;
+	}
+	/* the plain form reads the winners' text: recall returns records */
+	for (k = 0; !naive && k < j && k < TOPK; k++) {
+		sqlite3_bind_int64(e->get, 1, ids[k]);
+		if (sqlite3_step(e->get) == SQLITE_ROW)
+			e->sink += (size_t)sqlite3_column_bytes(e->get, 0) +
+				   (size_t)sqlite3_column_bytes(e->get, 1);
+		sqlite3_reset(e->get);
+	}
+	for (k = 0; k < TOPK; k++)
+		ids[k] = k < j ? ids[k] - 1 : -1;
+	return 0;
+}
+
+/*
+ * Time every query on the three engines (cairn, fts5, fts5 naive),
+ * interleaved query by query in a rotating order, so that a busy machine
+ * slows all of them alike and the ratios stay meaningful. WARMUP untimed
+ * rounds first. res[e] gets engine e's ids, TOPK per query.
+ */
+static int run_queries(const char *dir, const char *fpath,
+		       const struct query *qs, size_t nq,
+		       struct timing *tm[3], long *res[3])
+{
+	struct engines e;
+	cairn_open_opts oo;
+	double *ms[3];
+	size_t i, k;
+	int rc = -1;
+
+	memset(&e, 0, sizeof(e));
+	memset(&oo, 0, sizeof(oo));
+	oo.no_global = 1;
+	e.ro.k = TOPK;
+	e.ro.no_receipt = 1;
+	for (k = 0; k < 3; k++)
+		ms[k] = calloc(nq, sizeof(double));
+	if (!ms[0] || !ms[1] || !ms[2])
+		goto out;
+	if (cairn_db_open(dir, &oo, &e.cairn)) {
+		fprintf(stderr, "cairn_db_open: %s\n", cairn_errmsg(e.cairn));
+		goto out;
+	}
+	if (sqlite3_open(fpath, &e.fts) != SQLITE_OK ||
+	    sqlite3_prepare_v2(e.fts, "SELECT rowid FROM t WHERE t MATCH ?1 "
+				      "ORDER BY bm25(t) LIMIT 10",
+			       -1, &e.plain, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(e.fts, "SELECT rowid, title, body FROM t WHERE t "
+				      "MATCH ?1 ORDER BY bm25(t) LIMIT 10",
+			       -1, &e.naive, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(e.fts, "SELECT title, body FROM t WHERE rowid = ?1",
+			       -1, &e.get, NULL) != SQLITE_OK) {
+		fprintf(stderr, "fts5 baseline: %s\n", sqlite3_errmsg(e.fts));
+		goto out;
+	}
+	for (i = 0; i < WARMUP + nq; i++) {
+		size_t qi = i < WARMUP ? i % nq : i - WARMUP;
+
+		for (k = 0; k < 3; k++) {
+			size_t en = (i + k) % 3;
+			long ids[TOPK];
+			double q0 = now_s();
+
+			if (en == 0 ? query_cairn(&e, &qs[qi], ids)
+				    : query_fts5(&e, en == 2, &qs[qi], ids))
+				goto out;
+			if (i < WARMUP)
+				continue;
+			ms[en][qi] = (now_s() - q0) * 1e3;
+			memcpy(res[en] + qi * TOPK, ids, sizeof(ids));
+		}
+	}
+	for (k = 0; k < 3; k++)
+		summarise(tm[k], ms[k], nq);
+	rc = 0;
+out:
+	sqlite3_finalize(e.plain);
+	sqlite3_finalize(e.naive);
+	sqlite3_finalize(e.get);
+	sqlite3_close(e.fts);
+	cairn_db_close(e.cairn);
+	for (k = 0; k < 3; k++)
+		free(ms[k]);
+	return rc;
 }
 
 /* ================================================================ report */
@@ -1216,11 +1243,19 @@ int main(int argc, char **argv)
 	memset(&tf, 0, sizeof(tf));
 	memset(&tn, 0, sizeof(tn));
 	fprintf(stderr, "loading cairn...\n");
-	if (run_cairn(dir, &c, qs, nq, &tc, res_c, &refused))
+	if (cairn_load(dir, &c, &tc, &refused))
 		return 1;
 	fprintf(stderr, "loading fts5 baseline...\n");
-	if (run_fts5(fpath, &c, qs, nq, &tf, res_f, &tn, res_n))
+	if (fts5_load(fpath, &c, &tf))
 		return 1;
+	fprintf(stderr, "querying...\n");
+	{
+		struct timing *tm[3] = { &tc, &tf, &tn };
+		long *res[3] = { res_c, res_f, res_n };
+
+		if (run_queries(dir, fpath, qs, nq, tm, res))
+			return 1;
+	}
 	score_results(&tc, qs, nq, res_c, c.kind);
 	score_results(&tf, qs, nq, res_f, c.kind);
 	score_results(&tn, qs, nq, res_n, c.kind);
