@@ -1027,17 +1027,17 @@ static int run_queries(const char *dir, const char *fpath,
 		size_t qi = i < WARMUP ? i % nq : i - WARMUP;
 
 		for (k = 0; k < 3; k++) {
-			size_t en = (i + k) % 3;
+			size_t w = (i + k) % 3;
 			long ids[TOPK];
 			double q0 = now_s();
 
-			if (en == 0 ? query_cairn(&e, &qs[qi], ids)
-				    : query_fts5(&e, en == 2, &qs[qi], ids))
+			if (w == 0 ? query_cairn(&e, &qs[qi], ids)
+				    : query_fts5(&e, w == 2, &qs[qi], ids))
 				goto out;
 			if (i < WARMUP)
 				continue;
-			ms[en][qi] = (now_s() - q0) * 1e3;
-			memcpy(res[en] + qi * TOPK, ids, sizeof(ids));
+			ms[w][qi] = (now_s() - q0) * 1e3;
+			memcpy(res[w] + qi * TOPK, ids, sizeof(ids));
 		}
 	}
 	for (k = 0; k < 3; k++)

@@ -117,6 +117,8 @@ typedef struct cairn_open_opts {
 	int create;             /* 1: create the store if it does not exist (cairn init) */
 	int busy_timeout_ms;    /* how long to wait for a lock; 0: 10000 */
 	const char *jieba_dict; /* NULL: $CAIRN_JIEBA_DICT or Debian's python3-jieba dictionary */
+	const char *bilingual_dict; /* CC-CEDICT file for Chinese questions about English
+				       records; NULL: $CAIRN_BILINGUAL; none: not used */
 } cairn_open_opts;
 
 /*

@@ -37,11 +37,11 @@ struct bil; /* opaque: one loaded dictionary, read-only after bil_open */
 
 /* What bil_open found, for logs and tests. */
 struct bil_stats {
-	size_t entries;        /* lines loaded as entries */
-	size_t keys;           /* distinct headwords (Simplified + Traditional) */
-	size_t malformed;      /* non-comment lines skipped as malformed */
-	size_t first_malformed; /* 1-based line number of the first; 0 if none */
-	double load_ms;        /* wall time bil_open took */
+	size_t entries;         /* lines loaded as entries */
+	size_t keys;            /* distinct headwords, both scripts */
+	size_t malformed;       /* non-comment lines skipped as malformed */
+	size_t first_malformed; /* line number (1-based) of the first; 0 */
+	double load_ms;         /* wall time bil_open took */
 };
 
 /*
@@ -79,16 +79,18 @@ void bil_stats(const struct bil *b, struct bil_stats *out);
  * bracketed pinyin "[gan1]" and Han references; "CL:..." classifier notes;
  * parts that say "variant of ...", or start "see ...", "also pr. ...",
  * "also written ...", "used in ...", "surname ...", "classifier for ...",
- * "lit. ..." or "abbr. for ..."; function words (to, a, the, of, sb, sth,
- * ...); words of one letter; a final "'s".
+ * or "lit. ..."; function words (to, a, the, of, sb, sth, abbr, ...);
+ * words of one letter; a final "'s". ("abbr. for 違建|违建, illegal
+ * construction" keeps "illegal construction".)
  *
  * Order, when the cap bites: glosses tagged "(computing)" or "(computer)"
  * first (cairn's records are about software), then the other glosses in
  * dictionary order, then entries with a capitalised pinyin (proper names).
  * Two rounds over that order: first up to 2 words from each part, then the
  * rest, so that each sense gets its head word in before any long gloss
- * fills the cap. When no word results and a gloss says "variant of X" or
- * "see X", X is looked up instead (one level).
+ * fills the cap. When no word results and a gloss says "variant of X",
+ * "abbr. for X" or "see X", X is looked up instead (one level, at most
+ * two such X).
  *
  * Returns the number of words emitted (0: no such headword, or no content
  * word). Allocates nothing.

@@ -45,8 +45,10 @@ int cmd_recall(int argc, char **argv);
 int cmd_receipt(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_seed(int argc, char **argv);
 
 #define CLI_MORE_COMMANDS                                                  \
+	{ "seed", cmd_seed, "file-backed records from Markdown (ADRs, facts)" }, \
 	{ "recall", cmd_recall, "find the records that answer a question" },  \
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \
 	{ "calibrate", cmd_calibrate, "measure the no-match floor" },          \

@@ -35,12 +35,14 @@
 
 #include <utf8proc.h>
 
+#include "bilingual.h"
 #include "fts.h"
 #include "json.h"
 #include "store.h"
 #include "tokenize.h"
 
 #define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
+#define RECALL_INNER (4 * RECALL_POOL) /* FTS5 rows ranked before the status filter */
 #define RECALL_MAX_TERMS 64        /* query terms kept (the aux mask is 64 bits) */
 #define RECALL_MAX_QUERY (64 * 1024) /* bytes in a question */
 #define RECALL_MAX_K 100           /* most hits one call returns */
@@ -48,6 +50,12 @@
 #define RECALL_W_BODY 1.0          /* bm25() weight of the body column */
 #define RECALL_K1 1.2              /* FTS5 bm25()'s k1 (fixed in fts5_bm25.c) */
 #define RECALL_IDF_MIN 1e-6        /* FTS5's floor for a term's idf */
+/*
+ * Weight of an English gloss of a Chinese question word (from the
+ * bilingual dictionary) relative to the question's own terms: a
+ * translation is weaker evidence than the word itself.
+ */
+#define RECALL_GLOSS_WEIGHT 0.5
 /*
  * Floor used before `cairn calibrate` has measured one for this tokenizer:
  * a hit must reach this much of the most the question could score.
@@ -81,6 +89,10 @@ static const char *const stop_zh[] = {
 	"哪些", "哪个", "谁", "多少", "这", "那", "这个", "那个", "一个",
 	"要", "会", "能", "可以", "应该", "是否", "还是", "或者", "把",
 	"被", "给", "对", "从", "到", "用", "让", "请", "问", "吗？",
+	"哪里", "哪儿", "没有", "有没有", "之后", "之前", "以后", "以前",
+	"能不能", "可不可以", "是不是", "会不会", "要不要", "时候",
+	"什么样", "怎么样", "为何", "何时", "这些", "那些", "一些",
+	"他们", "它们", "咱们", "当初", "最后",
 };
 
 struct qterm {
@@ -89,6 +101,9 @@ struct qterm {
 	int stop;      /* 1: a stop word */
 	long long df;  /* documents containing it (per schema) */
 	double idf;    /* BM25-style idf, >= 0 */
+	double weight; /* 1, or RECALL_GLOSS_WEIGHT for a gloss */
+	int gloss;     /* 1: an English gloss of a Chinese term */
+	size_t from;   /* gloss: index of the Chinese term it translates */
 };
 
 struct terms {
@@ -197,6 +212,7 @@ static int add_term(struct terms *t, const char *token, size_t len)
 		return CAIRN_NOMEM;
 	t->v[t->n].len = len;
 	t->v[t->n].stop = is_stop(token, len);
+	t->v[t->n].weight = 1.0;
 	t->n++;
 	return 0;
 }
@@ -230,6 +246,111 @@ static int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
 	return CAIRN_OK;
 }
 
+/* ------------------------------------------------------ bilingual glosses */
+
+static int has_han(const char *s, size_t len)
+{
+	size_t i;
+
+	/* U+3400..U+9FFF: lead bytes E3 (from U+3400) .. E9 */
+	for (i = 0; i + 2 < len; i++)
+		if ((unsigned char)s[i] >= 0xE3 && (unsigned char)s[i] <= 0xE9)
+			return 1;
+	return 0;
+}
+
+struct gloss_ctx {
+	struct terms *t;   /* the question's terms */
+	struct tok *tk;    /* to tokenise each gloss word like a record */
+	size_t from;       /* the Chinese term being translated */
+	int rc;            /* sticky error */
+};
+
+static int collect_gloss_token(void *user, const char *token, size_t len,
+			       size_t start, size_t end, int colocated)
+{
+	struct gloss_ctx *g = user;
+	struct terms *t = g->t;
+	size_t i;
+
+	(void)start;
+	(void)end;
+	if (colocated || len == 0 || is_stop(token, len))
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].len == len && memcmp(t->v[i].text, token, len) == 0)
+			return 0;
+	if (t->n >= 4 * RECALL_MAX_TERMS)
+		return 0;
+	if (add_term(t, token, len))
+		return CAIRN_NOMEM;
+	t->v[t->n - 1].gloss = 1;
+	t->v[t->n - 1].weight = RECALL_GLOSS_WEIGHT;
+	t->v[t->n - 1].from = g->from;
+	return 0;
+}
+
+static void emit_gloss(void *user, const char *word, size_t n)
+{
+	struct gloss_ctx *g = user;
+	char err[64];
+
+	if (g->rc)
+		return;
+	g->rc = tok_run(g->tk, word, n, TOK_QUERY, collect_gloss_token, g,
+			err, sizeof(err));
+}
+
+/*
+ * Add the English glosses of the question's Chinese words (two characters
+ * or more; single characters are mostly function words with dozens of
+ * senses) that occur in no record of the store, tokenised as records are,
+ * at RECALL_GLOSS_WEIGHT. This lets a Chinese question find an English
+ * record (SPEC 5.2; issue 3's paraphrase-zh category) without adding
+ * noise where the store already speaks Chinese: glossing every word cost
+ * cmrc2018 R@1 0.984 -> 0.972. Call after term_stats() (uses df).
+ */
+static int add_glosses(struct cairn_db *db, struct tok *tk, struct terms *t)
+{
+	struct gloss_ctx g;
+	size_t i, n = t->n;
+
+	if (!db->bil)
+		return CAIRN_OK;
+	memset(&g, 0, sizeof(g));
+	g.t = t;
+	g.tk = tk;
+	for (i = 0; i < n && g.rc == 0; i++) {
+		/* translate only what the store does not say in Chinese */
+		if (t->v[i].len < 6 || t->v[i].df > 0 ||
+		    !has_han(t->v[i].text, t->v[i].len))
+			continue;
+		g.from = i;
+		bil_lookup(db->bil, t->v[i].text, t->v[i].len, emit_gloss, &g);
+	}
+	if (g.rc)
+		return store_error(db, g.rc, "translating the question");
+	return CAIRN_OK;
+}
+
+/* Load the bilingual dictionary named by $CAIRN_BILINGUAL once per handle. */
+static int load_bilingual(struct cairn_db *db)
+{
+	const char *path = db->bil_path;
+	char err[256];
+	int rc;
+
+	if (db->bil || db->bil_tried)
+		return CAIRN_OK;
+	db->bil_tried = 1;
+	if (!path || !*path)
+		return CAIRN_OK;
+	rc = bil_open(path, &db->bil, err, sizeof(err));
+	if (rc)
+		return store_error(db, rc, "bilingual dictionary: %s", err);
+	return CAIRN_OK;
+}
+
 /* ------------------------------------------------------- FTS5 aux function */
 
 /*
@@ -256,6 +377,64 @@ static void aux_terms(const Fts5ExtensionApi *api, Fts5Context *ctx,
 	sqlite3_result_int64(out, mask);
 }
 
+/*
+ * cairn_bm25(records_fts, w_title, w_body, idfs): FTS5's BM25 (k1 = 1.2,
+ * b = 0.75, the formula of fts5_bm25.c) with the idf of each query phrase
+ * passed in as a comma-separated list in MATCH order, so that recall can
+ * weight terms individually (a gloss counts RECALL_GLOSS_WEIGHT of a word
+ * of the question). With unit weights it ranks exactly as bm25() does.
+ * Per phrase: w = sum of column weight x count; idf x w (k1 + 1) /
+ * (w + k1 (1 - b + b |D| / avgdl)). Higher is better.
+ */
+static void aux_bm25(const Fts5ExtensionApi *api, Fts5Context *ctx,
+		     sqlite3_context *out, int nval, sqlite3_value **vals)
+{
+	const double k1 = RECALL_K1, b = 0.75;
+	double idf[64], tf[64][2], wcol[2], score = 0, avgdl;
+	sqlite3_int64 nrow = 0, total = 0;
+	const char *p;
+	int i, n, ninst = 0, dl = 0;
+
+	if (nval != 3) {
+		sqlite3_result_error(out, "cairn_bm25: wrong arguments", -1);
+		return;
+	}
+	wcol[0] = sqlite3_value_double(vals[0]);
+	wcol[1] = sqlite3_value_double(vals[1]);
+	p = (const char *)sqlite3_value_text(vals[2]);
+	n = api->xPhraseCount(ctx);
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++) {
+		char *end = NULL;
+
+		idf[i] = p && *p ? strtod(p, &end) : 0;
+		p = end && *end == ',' ? end + 1 : end;
+		tf[i][0] = tf[i][1] = 0;
+	}
+	if (api->xInstCount(ctx, &ninst) != SQLITE_OK)
+		ninst = 0;
+	for (i = 0; i < ninst; i++) {
+		int ip, ic, io;
+
+		if (api->xInst(ctx, i, &ip, &ic, &io) == SQLITE_OK && ip >= 0 &&
+		    ip < n && ic >= 0 && ic < 2)
+			tf[ip][ic] += 1;
+	}
+	api->xRowCount(ctx, &nrow);
+	api->xColumnTotalSize(ctx, -1, &total);
+	api->xColumnSize(ctx, -1, &dl);
+	avgdl = nrow > 0 && total > 0 ? (double)total / (double)nrow : 1;
+	for (i = 0; i < n; i++) {
+		double w = wcol[0] * tf[i][0] + wcol[1] * tf[i][1];
+
+		if (w > 0)
+			score += idf[i] * w * (k1 + 1) /
+				 (w + k1 * (1 - b + b * (double)dl / avgdl));
+	}
+	sqlite3_result_double(out, score);
+}
+
 static int register_aux(struct cairn_db *db)
 {
 	fts5_api *api = NULL;
@@ -273,6 +452,9 @@ static int register_aux(struct cairn_db *db)
 	if (!api)
 		return store_error(db, CAIRN_ERROR, "SQLite has no FTS5");
 	src = api->xCreateFunction(api, "cairn_terms", NULL, aux_terms, NULL);
+	if (src == SQLITE_OK)
+		src = api->xCreateFunction(api, "cairn_bm25", NULL, aux_bm25,
+					   NULL);
 	if (src != SQLITE_OK)
 		return store_sql_error(db, src, "registering cairn_terms");
 	db->aux_registered = 1;
@@ -414,7 +596,8 @@ static void cap_terms(struct terms *t)
 		size_t i, worst = 0;
 
 		for (i = 1; i < t->n; i++)
-			if (t->v[i].idf < t->v[worst].idf)
+			if (t->v[i].idf * t->v[i].weight <
+			    t->v[worst].idf * t->v[worst].weight)
 				worst = i;
 		cairn_free(t->v[worst].text);
 		memmove(&t->v[worst], &t->v[worst + 1],
@@ -470,15 +653,42 @@ static void add_raw(struct sbuf *m, const struct qterm *q)
 	sbuf_addc(m, '"');
 }
 
+/* Rows of schema's index that match, counting at most limit + 1. */
+static int count_matches(struct cairn_db *db, const char *schema,
+			 const char *match, size_t len, int limit,
+			 sqlite3_int64 *out)
+{
+	char sql[200];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM (SELECT 1 FROM %s.records_fts WHERE "
+		 "records_fts MATCH ?1 LIMIT %d)",
+		 schema, limit + 1);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, match, (int)len, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	*out = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (src != SQLITE_ROW)
+		return store_sql_error(db, src, "recall");
+	return CAIRN_OK;
+}
+
 /* Run the BM25 pool over one schema and append its candidates. */
 static int search_schema(struct cairn_db *db, const char *schema,
 			 const struct terms *t, const cairn_recall_opts *o,
 			 struct pool *pool)
 {
-	struct sbuf match = SBUF_INIT, sql = SBUF_INIT;
+	struct sbuf match = SBUF_INIT, sql = SBUF_INIT, idfs = SBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	size_t i, first = pool->n;
+	sqlite3_int64 matched = 0;
 	int rc = CAIRN_OK, src, nterm = 0, rank = 0;
+	int inner = RECALL_INNER, weighted = 0;
 #ifndef CAIRN_MUTATE_NO_RECALL_STATUS
 	/* SPEC 3: default recall searches accepted + unverified only */
 	const char *statuses = o->statuses && *o->statuses
@@ -499,11 +709,35 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	}
 	if (nterm == 0)
 		goto out;
+	/* each term's idf x its weight, in MATCH order, for cairn_bm25() */
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].df == 0)
+			continue;
+		sbuf_addf(&idfs, "%s%.17g", idfs.len ? "," : "",
+			  t->v[i].idf * t->v[i].weight);
+		weighted |= t->v[i].weight != 1.0;
+	}
+again:
+	/*
+	 * Rank inside FTS5 first and join only the best `inner` rows to the
+	 * records table: joining every matching row before sorting cost most
+	 * of recall's time on 100k records (bench/README.md). When the status
+	 * and kind filters leave the pool short while more rows matched, run
+	 * again over every match.
+	 */
+	sbuf_reset(&sql);
+	/* FTS5's own bm25() is faster and ranks the same with unit weights */
 	sbuf_addf(&sql,
-		  "SELECT bm25(records_fts, %g, %g), cairn_terms(records_fts), "
-		  STORE_COLS_R " FROM %s.records_fts JOIN %s.records r ON "
-		  "r.rid = records_fts.rowid WHERE records_fts MATCH ?1",
-		  RECALL_W_TITLE, RECALL_W_BODY, schema, schema);
+		  "SELECT f.s, f.m, " STORE_COLS_R " FROM (SELECT "
+		  "rowid AS frid, %s(records_fts, %g, %g%s) AS s, "
+		  "cairn_terms(records_fts) AS m "
+		  "FROM %s.records_fts WHERE records_fts MATCH ?1 ORDER BY s",
+		  weighted ? "-cairn_bm25" : "bm25", RECALL_W_TITLE,
+		  RECALL_W_BODY, weighted ? ", ?2" : "", schema);
+	if (inner > 0)
+		sbuf_addf(&sql, " LIMIT %d", inner);
+	sbuf_addf(&sql, ") AS f JOIN %s.records r ON r.rid = f.frid WHERE 1",
+		  schema);
 	if (strcmp(statuses, "all") != 0)
 		rc = add_list_filter(db, &sql, "status", statuses,
 				     cairn_status_valid, "status");
@@ -512,7 +746,7 @@ static int search_schema(struct cairn_db *db, const char *schema,
 				     cairn_kind_valid, "kind");
 	if (rc)
 		goto out;
-	sbuf_addf(&sql, " ORDER BY 1 LIMIT %d", RECALL_POOL);
+	sbuf_addf(&sql, " ORDER BY f.s LIMIT %d", RECALL_POOL);
 	if (sql.err || match.err) {
 		rc = store_error(db, CAIRN_NOMEM, "out of memory");
 		goto out;
@@ -523,6 +757,8 @@ static int search_schema(struct cairn_db *db, const char *schema,
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, match.buf, (int)match.len, SQLITE_STATIC);
+	if (weighted)
+		sqlite3_bind_text(st, 2, sbuf_str(&idfs), -1, SQLITE_STATIC);
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cand *c;
 
@@ -541,7 +777,7 @@ static int search_schema(struct cairn_db *db, const char *schema,
 		}
 		c = &pool->v[pool->n];
 		memset(c, 0, sizeof(*c));
-		/* FTS5's bm25() is negated so that smaller sorts first */
+		/* negated, like FTS5's bm25(), so that smaller sorts first */
 		c->bm25 = -sqlite3_column_double(st, 0);
 		c->mask = sqlite3_column_int64(st, 1);
 		c->rank = ++rank;
@@ -556,12 +792,30 @@ static int search_schema(struct cairn_db *db, const char *schema,
 		rc = store_sql_error(db, src, "recall");
 		goto out;
 	}
+	if (inner > 0 && pool->n - first < RECALL_POOL) {
+		rc = count_matches(db, schema, match.buf, match.len, inner,
+				   &matched);
+		if (rc)
+			goto out;
+	}
+	if (inner > 0 && pool->n - first < RECALL_POOL && matched > inner) {
+		/* the filters ate the pool: start over without the inner limit */
+		for (i = first; i < pool->n; i++)
+			cairn_record_free(pool->v[i].rec);
+		pool->n = first;
+		rank = 0;
+		inner = 0;
+		sqlite3_finalize(st);
+		st = NULL;
+		goto again;
+	}
 	for (i = first; i < pool->n; i++)
 		pool->v[i].best = pool->v[first].bm25;
 out:
 	sqlite3_finalize(st);
 	sbuf_release(&sql);
 	sbuf_release(&match);
+	sbuf_release(&idfs);
 	return rc;
 }
 
@@ -583,7 +837,7 @@ static void score_signal(struct cand *c, const struct terms *t)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		all += t->v[i].idf;
+		all += t->v[i].idf * t->v[i].weight;
 	all *= (RECALL_K1 + 1.0) * RECALL_W_TITLE;
 	c->signal = all > 0 ? c->bm25 / all : 0;
 	if (c->signal > 1)
@@ -611,8 +865,16 @@ static void matched_terms(struct sbuf *sb, const struct cand *c,
 		if (t->v[i].df == 0)
 			continue;
 		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << k))) {
-			sbuf_addf(sb, "%s%.*s", first ? "" : " ",
-				  (int)t->v[i].len, t->v[i].text);
+			const struct qterm *q = &t->v[i];
+
+			if (q->gloss && q->from < t->n)
+				sbuf_addf(sb, "%s%.*s=%.*s", first ? "" : " ",
+					  (int)t->v[q->from].len,
+					  t->v[q->from].text, (int)q->len,
+					  q->text);
+			else
+				sbuf_addf(sb, "%s%.*s", first ? "" : " ",
+					  (int)q->len, q->text);
 			first = 0;
 		}
 		k++;
@@ -844,6 +1106,8 @@ int cairn_recall(cairn_db *db, const char *query,
 	if (!res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
 	rc = query_terms(db, tk, query, &t);
+	if (rc == CAIRN_OK)
+		rc = load_bilingual(db);
 	if (rc)
 		goto out;
 	if (t.n == 0) {
@@ -864,10 +1128,19 @@ int cairn_recall(cairn_db *db, const char *query,
 		rc = term_stats(db, schema, &t, &ndocs);
 		if (rc)
 			goto out;
+		if (s == 0 && db->bil) {
+			size_t before = t.n;
+
+			rc = add_glosses(db, tk, &t);
+			if (rc == CAIRN_OK && t.n > before)
+				rc = term_stats(db, schema, &t, &ndocs);
+			if (rc)
+				goto out;
+		}
 		if (s == 0) {
 			cap_terms(&t);
 			for (i = 0; i < t.n; i++)
-				res->idf_mass += t.v[i].idf;
+				res->idf_mass += t.v[i].idf * t.v[i].weight;
 		}
 		rc = search_schema(db, schema, &t, opts, &pool);
 		if (rc)

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
 #include "store.h"
@@ -514,6 +515,17 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 	*out = db;
 	db->dir = util_strdup(dir);
 	db->no_global = opts->no_global;
+	{
+		const char *bp = opts->bilingual_dict ? opts->bilingual_dict
+						      : getenv("CAIRN_BILINGUAL");
+
+		if (bp && *bp) {
+			db->bil_path = util_strdup(bp);
+			if (!db->bil_path)
+				return store_error(db, CAIRN_NOMEM,
+						   "out of memory");
+		}
+	}
 	db->global_dir = opts->global_dir ? util_strdup(opts->global_dir)
 					  : default_global_dir();
 	if (!db->dir || !db->global_dir)
@@ -583,6 +595,8 @@ int cairn_db_close(cairn_db *db)
 		return CAIRN_OK;
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
+	bil_close(db->bil);
+	cairn_free(db->bil_path);
 	cairn_free(db->dir);
 	cairn_free(db->root);
 	cairn_free(db->global_dir);

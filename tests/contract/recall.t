@@ -63,3 +63,7 @@ e~ unknown status 'maybe'
 $ cairn recall "$(printf 'bad \377 byte')"
 ? 1
 e~ not valid UTF-8 at byte 4
+# the status filter runs after FTS5 ranks: when it empties the first 800
+# candidates, recall widens to every match instead of answering nothing
+$ mkdir wide && cd wide && cairn init >/dev/null && awk 'BEGIN { for (i = 0; i < 900; i++) printf "{\"id\":\"x%03d\",\"kind\":\"fact\",\"status\":\"false\",\"body\":\"zebra crossing\"}\n", i; printf "{\"id\":\"keep\",\"kind\":\"fact\",\"body\":\"zebra %s\"}\n", "and a much longer body that lowers its bm25 score well below the others here" }' | cairn import >/dev/null && cairn recall --json "zebra" | jq -r '[.hits[].record.id] | join(" ")'
+> keep
