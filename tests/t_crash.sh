@@ -22,8 +22,12 @@ awk 'BEGIN { for (n = 1; n <= 10000; n++) {
 for ((i = 1; i <= kills; i++)); do
 	"$cairn" import "$tmp/in.jsonl" >/dev/null 2>"$tmp/err" &
 	pid=$!
-	# a random moment in the first 2 s of the import (it takes ~4 s under ASan)
-	sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
+	# a random moment in a window that widens from 1 s to 5 s over the run:
+	# early kills hit start-up and the first batches, later ones land deep
+	# in the import (~4 s under ASan) even on a loaded machine
+	max_ms=$((1000 + i * 4000 / kills))
+	ms=$(( (RANDOM * 32768 + RANDOM) % max_ms ))
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	if grep -qi "locked\|corrupt\|malformed" "$tmp/err"; then
