@@ -805,23 +805,26 @@ static int cmd_revise(int argc, char **argv)
 /* ------------------------------------------------------------------- stats */
 
 static const char stats_help[] =
-	"usage: cairn stats [--json] [--integrity]\n"
+	"usage: cairn stats [--json] [--integrity | --hook]\n"
 	"\n"
 	"Counts of records by kind, status, origin and scope. With --integrity,\n"
 	"check the database and its full-text index instead and print 'ok'\n"
-	"(exit 0) or what is damaged (exit 1).\n";
+	"(exit 0) or what is damaged (exit 1). With --hook, summarise\n"
+	".cairn/hook.log: calls, latency p50/p90/max, and how many were\n"
+	"injected, empty, timeouts, errors or ignored.\n";
 
 static int cmd_stats(int argc, char **argv)
 {
 	static const struct option lo[] = { { "json", 0, 0, 'j' },
 					    { "integrity", 0, 0, 'i' },
+					    { "hook", 0, 0, 'k' },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	cairn_db *db = NULL;
 	struct json *j = NULL;
 	const struct json *g, *m;
 	char *out = NULL, err[128];
-	int c, rc, ret = EXIT_OK, integrity = 0;
+	int c, rc, ret = EXIT_OK, integrity = 0, hook = 0;
 
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
 		if (c == 'h')
@@ -830,9 +833,13 @@ static int cmd_stats(int argc, char **argv)
 			cli_state.json = 1;
 		else if (c == 'i')
 			integrity = 1;
+		else if (c == 'k')
+			hook = 1;
 		else
 			return cli_usage("stats", "unknown option");
 	}
+	if (hook)
+		return cli_hook_stats(cli_state.json);
 	if (optind < argc)
 		return cli_usage("stats", "unexpected argument");
 	if (cli_open(&db, 0))
