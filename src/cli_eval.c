@@ -30,7 +30,7 @@
 
 static const char eval_help[] =
 	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
-	"                      [--no-floor] [--misses FILE] [--quiet]\n"
+	"                      [--no-floor] [--seed] [--misses FILE] [--quiet]\n"
 	"\n"
 	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
 	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
@@ -45,6 +45,14 @@ static const char eval_help[] =
 	"masked and counted as 'redacted'. With probes.jsonl the floor is\n"
 	"calibrated from the probes; then every query is asked with k hits and\n"
 	"no receipt.\n"
+	"\n"
+	"A workspace folder (DIR with docs/ and no corpus.jsonl, or any DIR\n"
+	"with docs/ under --seed) is measured seeding included: a copy of\n"
+	"DIR/docs is seeded as `cairn seed --no-git docs` would, and answer ids\n"
+	"are paths relative to DIR (docs/decisions/x.md). A hit counts for the\n"
+	"file its record was seeded from; a file seeds into several chunks, so\n"
+	"recall is asked for 3k hits and the first k distinct files are kept\n"
+	"(rank = position among distinct files).\n"
 	"\n"
 	"metrics (over answerable queries; rank = first returned answer):\n"
 	"  R@k         share of queries with an answer in the top k (1,3,5,10)\n"
@@ -62,7 +70,8 @@ static const char eval_help[] =
 	"                      recall@10 mrr ndcg@10 answerable no_answer\n"
 	"                      no_answer_empty injection_hit_rate, by_category\n"
 	"                      (the same keys per category), dataset corpus\n"
-	"                      queries floor redacted elapsed_s; 4 decimals;\n"
+	"                      queries floor redacted elapsed_s (seeded: seed\n"
+	"                      {files records seconds}); 4 decimals;\n"
 	"                      a rate with no answerable query is null\n"
 	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
 	"                      rows without that field, whose id starts with NAME\n"
@@ -72,6 +81,7 @@ static const char eval_help[] =
 	"                      all); scores are pooled over queries\n"
 	"      --k N           hits asked per query, 1..100 (default 10)\n"
 	"      --no-floor      keep hits below the no-match floor; no calibration\n"
+	"      --seed          seed DIR/docs even when DIR has corpus.jsonl\n"
 	"      --misses FILE   write one JSON line per answerable query whose\n"
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
@@ -195,10 +205,15 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		if (n > namew)
 			namew = n > 32 ? 32 : n;
 	}
-	printf("dataset  %s: %zu corpus rows, %zu queries (%zu answerable, "
-	       "%zu no-answer)",
-	       dataset, r->corpus, r->nq, r->all.answerable,
-	       r->all.no_answer);
+	if (r->seeded)
+		printf("dataset  %s: docs/ seeded, %zu queries (%zu answerable, "
+		       "%zu no-answer)",
+		       dataset, r->nq, r->all.answerable, r->all.no_answer);
+	else
+		printf("dataset  %s: %zu corpus rows, %zu queries (%zu "
+		       "answerable, %zu no-answer)",
+		       dataset, r->corpus, r->nq, r->all.answerable,
+		       r->all.no_answer);
 	if (r->stores > 1)
 		printf(", %zu stores", r->stores);
 	printf("\n");
@@ -213,6 +228,12 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		       "calibrated)\n",
 		       r->floor, r->floor_min, r->floor_max, r->calibrated,
 		       r->stores);
+	if (r->seeded)
+		printf("seed     %zu files -> %zu records in %.3f s (%.0f "
+		       "records/s, no git)\n",
+		       r->seed_files, r->seed_records, r->seed_s,
+		       r->seed_s > 0 ? (double)r->seed_records / r->seed_s
+				     : 0.0);
 	if (r->redacted > 0)
 		printf("redacted %zu corpus rows held a secret (stored "
 		       "masked)\n",
@@ -276,12 +297,13 @@ out:
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES };
+	       O_MISSES, O_SEED };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
 		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
-		{ "misses", 1, 0, O_MISSES },	    { "help", 0, 0, 'h' },
+		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
+		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
@@ -307,6 +329,7 @@ int cmd_eval(int argc, char **argv)
 		case O_PER_GROUP: opts.per_group = 1; break;
 		case O_QUIET: prog.quiet = 1; break;
 		case O_NO_FLOOR: opts.no_floor = 1; break;
+		case O_SEED: opts.seed = 1; break;
 		case O_K:
 			errno = 0;
 			k = strtol(optarg, &end, 10);
@@ -350,8 +373,9 @@ int cmd_eval(int argc, char **argv)
 	dataset_name(argv[optind], name, sizeof(name));
 	if (r->unknown_answers > 0)
 		fprintf(stderr, "cairn: eval: warning: %zu answer ids name no "
-			"corpus row%s\n",
+			"%s%s\n",
 			r->unknown_answers,
+			r->seeded ? "seeded file" : "corpus row",
 			opts.per_group ? " of their group" : "");
 	if (misses) {
 		ret = write_misses(r, misses, &nmiss);

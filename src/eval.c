@@ -1,9 +1,10 @@
 /*
  * eval.c -- the evaluation engine behind `cairn eval` (SPEC 8).
  *
- * Layer: beside recall, above store. Uses only the public API for records,
- * batches, calibration and recall, plus one pragma on the temporary store's
- * own connection (store.h) to skip fsync on data that is thrown away.
+ * Layer: beside recall and seed, above store. Uses only the public API for
+ * records, batches, seeding, calibration and recall, plus one pragma on the
+ * temporary store's own connection (store.h) to skip fsync on data that is
+ * thrown away.
  *
  * Flow of eval_run():
  *   1. read corpus.jsonl, queries.jsonl and (if present) probes.jsonl into
@@ -11,10 +12,13 @@
  *   2. make a private directory (mkdtemp under $TMPDIR or /tmp) and, for the
  *      pooled corpus or for each group (--per-group), build a fresh store in
  *      it: every corpus row becomes an accepted human note whose id is the
- *      corpus id, written in batches of EVAL_BATCH rows;
+ *      corpus id, written in batches of EVAL_BATCH rows; or, for a seeded
+ *      workspace, a copy of DIR/docs is made beside the store and
+ *      cairn_seed() (no git) fills it, so src_path is "docs/...";
  *   3. calibrate that store's floor from the probes (never from the queries);
  *   4. ask cairn_recall() every query (no receipt, no last_seen) and score
- *      the returned ids with eval_score_query();
+ *      the returned ids with eval_score_query(); seeded, the ids are the
+ *      hits' src_path, each file kept once, at its first (best) chunk;
  *   5. remove the directory, whatever happened.
  *
  * Must never: open the user's stores (cairn_db_open gets an explicit
@@ -22,8 +26,10 @@
  * (progress is a callback), or leave the temporary directory behind on an
  * error path.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +41,7 @@
 #include "eval.h"
 #include "internal.h"
 #include "json.h"
+#include "seed.h"
 #include "store.h"
 
 /* ================================================================ scoring */
@@ -191,6 +198,10 @@ struct eval_ctx {
 	char corpus_path[4096];       /* DIR/corpus.jsonl, for messages */
 	char queries_path[4096];      /* DIR/queries.jsonl */
 	char probes_path[4096];       /* DIR/probes.jsonl */
+	char docs_path[4096];         /* DIR/docs: what a seeded run seeds */
+	char **files;                 /* seeded: the distinct src_paths, sorted */
+	size_t nfiles;                /* entries in files */
+	int stop;                     /* seeded: the progress callback asked to stop */
 	char tmp[4096];               /* the private temporary directory; "" when none */
 	size_t loaded;                /* corpus rows written so far, over all stores */
 	size_t answered;              /* queries answered so far, over all stores */
@@ -602,11 +613,27 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Count the answers of the job's queries not among the n sorted ids. */
+static void count_unknown(struct eval_ctx *c, const struct eval_job *j,
+			  const char *const *ids, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->nqueries; i++) {
+		const struct eval_qresult *q = &c->r->q[j->queries[i]];
+
+		for (k = 0; k < q->nanswers; k++)
+			if (!bsearch(&q->answers[k], ids, n, sizeof(*ids),
+				     cmp_strp))
+				c->r->unknown_answers++;
+	}
+}
+
 /* Count the answers of the job's queries that name no row of its corpus. */
 static int count_unknown_answers(struct eval_ctx *c, const struct eval_job *j)
 {
 	const char **ids = NULL;
-	size_t i, k;
+	size_t i;
 
 	if (j->nqueries == 0)
 		return CAIRN_OK;
@@ -616,16 +643,224 @@ static int count_unknown_answers(struct eval_ctx *c, const struct eval_job *j)
 	for (i = 0; i < j->ndocs; i++)
 		ids[i] = c->docs[j->docs[i]].id;
 	qsort(ids, j->ndocs, sizeof(*ids), cmp_strp);
-	for (i = 0; i < j->nqueries; i++) {
-		const struct eval_qresult *q = &c->r->q[j->queries[i]];
-
-		for (k = 0; k < q->nanswers; k++)
-			if (!bsearch(&q->answers[k], ids, j->ndocs,
-				     sizeof(*ids), cmp_strp))
-				c->r->unknown_answers++;
-	}
+	count_unknown(c, j, ids, j->ndocs);
 	cairn_free(ids);
 	return CAIRN_OK;
+}
+
+/* Write the corpus rows of job j into db, in batches of EVAL_BATCH. */
+static int load_rows(struct eval_ctx *c, cairn_db *db,
+		     const struct eval_job *j)
+{
+	size_t i;
+	int rc, in_batch = 0;
+
+	rc = count_unknown_answers(c, j);
+	if (rc)
+		goto out;
+	for (i = 0; i < j->ndocs; i++) {
+		if (!in_batch) {
+			rc = cairn_begin(db);
+			if (rc) {
+				rc = fail(c, rc, "%s", cairn_errmsg(db));
+				goto out;
+			}
+			in_batch = 1;
+		}
+		rc = load_doc(c, db, &c->docs[j->docs[i]]);
+		if (rc)
+			goto out;
+		c->r->corpus++;
+		c->loaded++;
+		if ((i + 1) % EVAL_BATCH == 0 || i + 1 == j->ndocs) {
+			in_batch = 0;
+			rc = cairn_commit(db);
+			if (rc) {
+				rc = fail(c, rc, "%s", cairn_errmsg(db));
+				goto out;
+			}
+		}
+		rc = report_progress(c, EVAL_PHASE_LOAD, c->loaded, c->ndocs);
+		if (rc)
+			goto out;
+	}
+out:
+	if (in_batch)
+		cairn_rollback(db);
+	return rc;
+}
+
+/* ======================================================= seeded workspace */
+
+/* Copy the regular file src to dst (created 0600). */
+static int copy_file(struct eval_ctx *c, const char *src, const char *dst)
+{
+	char buf[65536];
+	FILE *in = NULL, *out = NULL;
+	size_t n;
+	int rc = CAIRN_OK;
+
+	in = fopen(src, "rb");
+	if (!in) {
+		rc = fail(c, CAIRN_IO, "cannot open '%s': %s", src,
+			  strerror(errno));
+		goto out;
+	}
+	out = fopen(dst, "wb");
+	if (!out) {
+		rc = fail(c, CAIRN_IO, "cannot create '%s': %s", dst,
+			  strerror(errno));
+		goto out;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	if (ferror(in) || ferror(out)) {
+		rc = fail(c, CAIRN_IO, "cannot copy '%s' to '%s': %s", src,
+			  dst, strerror(errno));
+		goto out;
+	}
+out:
+	if (out && fclose(out) != 0 && rc == CAIRN_OK)
+		rc = fail(c, CAIRN_IO, "cannot write '%s': %s", dst,
+			  strerror(errno));
+	if (in)
+		fclose(in);
+	return rc;
+}
+
+/*
+ * Copy folder src to dst (created 0700): its folders and regular files, to
+ * EVAL_COPY_DEPTH levels. Hidden entries and symlinks are left out, as
+ * cairn_seed() skips them while walking.
+ */
+static int copy_tree(struct eval_ctx *c, const char *src, const char *dst,
+		     int depth)
+{
+	char s[PATH_MAX], d[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *dir = NULL;
+	int rc = CAIRN_OK;
+
+	if (mkdir(dst, 0700) != 0) {
+		rc = fail(c, CAIRN_IO, "cannot create '%s': %s", dst,
+			  strerror(errno));
+		goto out;
+	}
+	dir = opendir(src);
+	if (!dir) {
+		rc = fail(c, CAIRN_IO, "cannot open '%s': %s", src,
+			  strerror(errno));
+		goto out;
+	}
+	while (rc == CAIRN_OK && (de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue; /* hidden, ".", ".." */
+		if ((size_t)snprintf(s, sizeof(s), "%s/%s", src, de->d_name) >=
+			    sizeof(s) ||
+		    (size_t)snprintf(d, sizeof(d), "%s/%s", dst, de->d_name) >=
+			    sizeof(d)) {
+			rc = fail(c, CAIRN_TOOBIG, "path too long under '%s'",
+				  src);
+			break;
+		}
+		if (lstat(s, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth + 1 < EVAL_COPY_DEPTH)
+			rc = copy_tree(c, s, d, depth + 1);
+		else if (S_ISREG(st.st_mode))
+			rc = copy_file(c, s, d);
+	}
+out:
+	if (dir)
+		closedir(dir);
+	return rc;
+}
+
+/* cairn_seed() progress, per file: forwarded; a stop request is kept. */
+static void seed_progress(void *user, size_t done, size_t total)
+{
+	struct eval_ctx *c = user;
+
+	if (!c->stop && report_progress(c, EVAL_PHASE_LOAD, done, total))
+		c->stop = 1;
+}
+
+/*
+ * Keep the distinct src_paths of a seed report in c->files, sorted. Only
+ * files[0..nfiles) are owned copies; the rest of the array is scratch.
+ */
+static int keep_files(struct eval_ctx *c, const cairn_seed_report *rep)
+{
+	size_t i, n = 0;
+
+	c->files = util_calloc(rep->n_items + 1, sizeof(*c->files));
+	if (!c->files)
+		return fail(c, CAIRN_NOMEM, "out of memory");
+	for (i = 0; i < rep->n_items; i++)
+		if (rep->items[i].action != CAIRN_SEED_RETIRED &&
+		    rep->items[i].path)
+			c->files[n++] = rep->items[i].path;
+	qsort(c->files, n, sizeof(*c->files), cmp_strp);
+	c->nfiles = 0;
+	for (i = 0; i < n; i++) {
+		char *p;
+
+		if (c->nfiles > 0 &&
+		    strcmp(c->files[c->nfiles - 1], c->files[i]) == 0)
+			continue;
+		p = util_strdup(c->files[i]); /* the report is released next */
+		if (!p)
+			return fail(c, CAIRN_NOMEM, "out of memory");
+		c->files[c->nfiles++] = p;
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * Seed db (whose workspace root holds the copy of DIR/docs) from "docs",
+ * without git, timing the cairn_seed() call alone. A seeding error names
+ * its first message ("docs/x.md:3: error: ...").
+ */
+static int seed_store(struct eval_ctx *c, cairn_db *db,
+		      const struct eval_job *j)
+{
+	static const char *const paths[] = { "docs" };
+	cairn_seed_opts so;
+	cairn_seed_report rep;
+	double t0;
+	int rc;
+
+	memset(&so, 0, sizeof(so));
+	so.no_git = 1;
+	so.progress = seed_progress;
+	so.user = c;
+	t0 = now_s();
+	rc = cairn_seed(db, paths, ARRAY_SIZE(paths), &so, &rep);
+	c->r->seed_s += now_s() - t0;
+	if (c->stop) {
+		rc = CAIRN_ERROR; /* report_progress wrote the message */
+		goto out;
+	}
+	if (rc) {
+		const char *m = rep.messages ? rep.messages : cairn_errmsg(db);
+
+		rc = fail(c, rc, "%s: seeding failed: %.*s", c->docs_path,
+			  (int)strcspn(m, "\n"), m);
+		goto out;
+	}
+	c->r->seed_files += rep.files;
+	c->r->seed_records += rep.records;
+	c->r->corpus += rep.files;
+	c->loaded += rep.files;
+	rc = keep_files(c, &rep);
+	if (rc)
+		goto out;
+	count_unknown(c, j, (const char *const *)c->files, c->nfiles);
+out:
+	cairn_seed_report_release(&rep);
+	return rc;
 }
 
 /* Calibrate db from the probes that apply to job j (its group, or none). */
@@ -664,7 +899,22 @@ out:
 	return rc;
 }
 
-/* Ask recall one query and keep the ids it returned. */
+/* Is id one of the n strings of list? */
+static int seen_in(char *const *list, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Ask recall one query and keep the ids it returned, at most k. Seeded:
+ * the hits' src_paths, each file once at its first (best) position, so
+ * ranks count distinct files, not chunks.
+ */
 static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		     double *floor_seen, int *have_floor)
 {
@@ -676,6 +926,10 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 
 	memset(&ro, 0, sizeof(ro));
 	ro.k = c->r->k;
+	if (c->r->seeded) /* several chunks per file: ask for more */
+		ro.k = c->r->k * EVAL_SEED_ASK > EVAL_MAX_K
+			       ? EVAL_MAX_K
+			       : c->r->k * EVAL_SEED_ASK;
 	ro.no_floor = c->opts->no_floor;
 	ro.no_receipt = 1;
 	rc = cairn_recall(db, q->text, &ro, &res);
@@ -695,13 +949,22 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 			goto out;
 		}
 	}
-	for (i = 0; i < res->n; i++) {
-		q->returned[i] = util_strdup(res->hits[i].rec->id);
-		if (!q->returned[i]) {
+	q->nhits = res->n;
+	for (i = 0; i < res->n && q->nreturned < (size_t)c->r->k; i++) {
+		const char *id = res->hits[i].rec->id;
+
+		if (c->r->seeded) {
+			/* a file counts once, at its best chunk */
+			id = res->hits[i].rec->src_path;
+			if (!id || seen_in(q->returned, q->nreturned, id))
+				continue;
+		}
+		q->returned[q->nreturned] = util_strdup(id);
+		if (!q->returned[q->nreturned]) {
 			rc = fail(c, CAIRN_NOMEM, "out of memory");
 			goto out;
 		}
-		q->nreturned = i + 1;
+		q->nreturned++;
 	}
 	eval_score_query((const char *const *)q->returned, q->nreturned,
 			 (const char *const *)q->answers, q->nanswers,
@@ -724,18 +987,35 @@ static void note_floor(struct eval_ctx *c, double floor)
 	c->nfloors++;
 }
 
-/* Build one temporary store for job j, calibrate it, answer its queries. */
+/*
+ * Build one temporary store for job j, calibrate it, answer its queries.
+ * Seeded, the store is TMP/store-N/.cairn, so that its workspace root
+ * TMP/store-N holds the copy of DIR/docs as "docs".
+ */
 static int run_job(struct eval_ctx *c, const struct eval_job *j)
 {
-	char dir[4200];
+	char root[4200], dir[4300], docs[4300];
 	cairn_open_opts oo;
 	cairn_db *db = NULL;
 	double t0 = now_s(), t1, floor = 0, cal_floor = 0;
 	size_t i;
-	int rc, in_batch = 0, calibrated = 0, have_floor = 0;
+	int rc, calibrated = 0, have_floor = 0;
 
-	snprintf(dir, sizeof(dir), "%s/store-%zu", c->tmp, c->r->stores);
+	snprintf(root, sizeof(root), "%s/store-%zu", c->tmp, c->r->stores);
+	snprintf(dir, sizeof(dir), "%s", root);
 	c->r->stores++;
+	if (c->r->seeded) {
+		snprintf(dir, sizeof(dir), "%s/.cairn", root);
+		snprintf(docs, sizeof(docs), "%s/docs", root);
+		if (mkdir(root, 0700) != 0) {
+			rc = fail(c, CAIRN_IO, "cannot create '%s': %s", root,
+				  strerror(errno));
+			goto out;
+		}
+		rc = copy_tree(c, c->docs_path, docs, 0);
+		if (rc)
+			goto out;
+	}
 	memset(&oo, 0, sizeof(oo));
 	oo.create = 1;
 	oo.no_global = 1;
@@ -747,35 +1027,12 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	}
 	/* the store is thrown away after the run: no fsync needed */
 	sqlite3_exec(db->sql, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
-	rc = count_unknown_answers(c, j);
+	if (c->r->seeded)
+		rc = seed_store(c, db, j);
+	else
+		rc = load_rows(c, db, j);
 	if (rc)
 		goto out;
-	for (i = 0; i < j->ndocs; i++) {
-		if (!in_batch) {
-			rc = cairn_begin(db);
-			if (rc) {
-				rc = fail(c, rc, "%s", cairn_errmsg(db));
-				goto out;
-			}
-			in_batch = 1;
-		}
-		rc = load_doc(c, db, &c->docs[j->docs[i]]);
-		if (rc)
-			goto out;
-		c->r->corpus++;
-		c->loaded++;
-		if ((i + 1) % EVAL_BATCH == 0 || i + 1 == j->ndocs) {
-			in_batch = 0;
-			rc = cairn_commit(db);
-			if (rc) {
-				rc = fail(c, rc, "%s", cairn_errmsg(db));
-				goto out;
-			}
-		}
-		rc = report_progress(c, EVAL_PHASE_LOAD, c->loaded, c->ndocs);
-		if (rc)
-			goto out;
-	}
 	rc = calibrate_job(c, db, j, &cal_floor, &calibrated);
 	if (rc)
 		goto out;
@@ -796,10 +1053,8 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	if (!c->opts->no_floor && (have_floor || calibrated))
 		note_floor(c, have_floor ? floor : cal_floor);
 out:
-	if (in_batch)
-		cairn_rollback(db);
 	cairn_db_close(db);
-	rm_tree(dir);
+	rm_tree(root);
 	return rc;
 }
 
@@ -972,6 +1227,9 @@ static void ctx_release(struct eval_ctx *c)
 	}
 	cairn_free(c->probes);
 	cairn_free(c->qline);
+	for (i = 0; i < c->nfiles; i++)
+		cairn_free(c->files[i]);
+	cairn_free(c->files);
 }
 
 /* Run the evaluation of dataset folder dir (see eval.h). */
@@ -980,9 +1238,10 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 {
 	static const struct eval_opts defaults;
 	struct eval_ctx c;
+	struct stat st;
 	const char *tmpdir;
 	double t0 = now_s();
-	int rc;
+	int rc, have_docs, have_corpus;
 
 	*out = NULL;
 	if (errsize > 0)
@@ -1011,11 +1270,28 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 		 dir);
 	snprintf(c.probes_path, sizeof(c.probes_path), "%s/probes.jsonl",
 		 dir);
-	rc = read_jsonl(&c, c.corpus_path, corpus_row);
-	if (rc == CAIRN_NOTFOUND)
-		rc = CAIRN_IO;
-	if (rc)
+	snprintf(c.docs_path, sizeof(c.docs_path), "%s/docs", dir);
+	have_docs = stat(c.docs_path, &st) == 0 && S_ISDIR(st.st_mode);
+	have_corpus = stat(c.corpus_path, &st) == 0 || errno != ENOENT;
+	c.r->seeded = c.opts->seed || (!have_corpus && have_docs);
+	if (c.r->seeded && !have_docs) {
+		rc = fail(&c, CAIRN_IO, "'%s' is not a folder: nothing to seed",
+			  c.docs_path);
 		goto out;
+	}
+	if (c.r->seeded && c.opts->per_group) {
+		rc = fail(&c, CAIRN_INVALID,
+			  "per-group stores need corpus.jsonl groups; a "
+			  "seeded workspace has none");
+		goto out;
+	}
+	if (!c.r->seeded) {
+		rc = read_jsonl(&c, c.corpus_path, corpus_row);
+		if (rc == CAIRN_NOTFOUND)
+			rc = CAIRN_IO;
+		if (rc)
+			goto out;
+	}
 	rc = read_jsonl(&c, c.queries_path, query_row);
 	if (rc == CAIRN_NOTFOUND)
 		rc = CAIRN_IO;
@@ -1195,6 +1471,13 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		sbuf_adds(sb, "null");
 	sbuf_addf(sb, ",\"redacted\":%zu,\"elapsed_s\":", r->redacted);
 	eval_add_num4(sb, r->elapsed_s);
+	if (r->seeded) {
+		sbuf_addf(sb, ",\"seed\":{\"files\":%zu,\"records\":%zu,"
+			  "\"seconds\":",
+			  r->seed_files, r->seed_records);
+		eval_add_num4(sb, r->seed_s);
+		sbuf_addc(sb, '}');
+	}
 	sbuf_addc(sb, '}');
 }
 

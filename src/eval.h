@@ -1,12 +1,21 @@
 /*
  * eval.h -- the evaluation engine behind `cairn eval` (SPEC 8).
  *
- * Layer: beside recall, above store. Reads a dataset folder (corpus.jsonl,
- * queries.jsonl, optional probes.jsonl), loads the corpus into a temporary
- * store of its own, optionally calibrates the no-match floor from the probes,
- * runs every query through cairn_recall() and scores the hits against the
- * labelled answers: recall@1/3/5/10, MRR, nDCG@10, the no-answer empty rate
- * and the hook's injection hit rate.
+ * Layer: beside recall and seed, above store. Reads a dataset folder
+ * (corpus.jsonl, queries.jsonl, optional probes.jsonl), loads the corpus into
+ * a temporary store of its own, optionally calibrates the no-match floor
+ * from the probes, runs every query through cairn_recall() and scores the
+ * hits against the labelled answers: recall@1/3/5/10, MRR, nDCG@10, the
+ * no-answer empty rate and the hook's injection hit rate.
+ *
+ * A seeded workspace (a folder with docs/ and no corpus.jsonl, or any
+ * folder with docs/ under eval_opts.seed) is measured seeding included: a
+ * copy of DIR/docs is seeded with cairn_seed() (no git) into the temporary
+ * store, answer ids are paths relative to DIR ("docs/decisions/x.md"), and
+ * a hit counts for the file its record was seeded from (src_path). A file
+ * seeds into several chunk records, so recall is asked for
+ * k x EVAL_SEED_ASK hits and the first k distinct files are kept: the rank
+ * of a file is its position among distinct files, not among chunks.
  *
  * Invariants: the numbers depend only on the dataset, the options and the
  * engine; the temporary store is fresh for every run (a "frozen copy of the
@@ -29,6 +38,8 @@
 #define EVAL_MAX_K 100                  /* cairn_recall's own limit */
 #define EVAL_INJECT_K 3                 /* hits the hook injects (SPEC 5.4) */
 #define EVAL_BATCH 1000                 /* corpus rows per transaction */
+#define EVAL_SEED_ASK 3                 /* seeded: hits asked = k x this (chunks per file) */
+#define EVAL_COPY_DEPTH 32              /* seeded: folder levels of docs/ copied (as seed walks) */
 
 /* ------------------------------------------------------------ one query */
 
@@ -98,7 +109,7 @@ void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
 
 /* What eval_run() reports while it works. */
 enum eval_phase {
-	EVAL_PHASE_LOAD,  /* done/total: corpus rows written into the store */
+	EVAL_PHASE_LOAD,  /* done/total: corpus rows written, or files seeded */
 	EVAL_PHASE_QUERY, /* done/total: queries answered */
 };
 
@@ -107,6 +118,7 @@ struct eval_opts {
 	const char *split; /* only queries whose "split" equals it, or (no split field) whose id starts with it */
 	int per_group;     /* 1: one store per "group" value, results pooled over queries */
 	int no_floor;      /* 1: recall with no_floor, and no calibration */
+	int seed;          /* 1: seed DIR/docs even when corpus.jsonl exists */
 	int k;             /* hits asked per query; 0: EVAL_DEFAULT_K; 1..EVAL_MAX_K */
 	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
@@ -122,8 +134,9 @@ struct eval_qresult {
 	char *group;         /* its group, or NULL */
 	char **answers;      /* the nanswers relevant corpus ids */
 	size_t nanswers;     /* 0 for a no-answer query */
-	char **returned;     /* the ids recall returned, best first */
+	char **returned;     /* the ids recall returned, best first (seeded: distinct file paths) */
 	size_t nreturned;    /* how many */
+	size_t nhits;        /* records recall returned (seeded: chunks, before de-duplication) */
 	struct eval_qscore score; /* zero for a no-answer query */
 };
 
@@ -140,11 +153,15 @@ struct eval_report {
 	size_t ncats;                /* entries in cats */
 	struct eval_qresult *q;      /* every evaluated query, in queries.jsonl order */
 	size_t nq;                   /* entries in q */
-	size_t corpus;               /* corpus rows loaded */
+	size_t corpus;               /* corpus rows loaded (seeded: files seeded) */
 	size_t redacted;             /* corpus rows stored with secrets masked */
 	size_t probes;               /* probe questions used for calibration (summed over stores) */
 	size_t stores;               /* temporary stores built (1, or the number of groups) */
-	size_t unknown_answers;      /* answer ids that name no corpus row of the query's store */
+	size_t unknown_answers;      /* answer ids that name no corpus row (seeded: file) of the query's store */
+	int seeded;                  /* 1: the store was seeded from DIR/docs */
+	size_t seed_files;           /* seeded: Markdown files read */
+	size_t seed_records;         /* seeded: records they produced */
+	double seed_s;               /* seeded: seconds inside cairn_seed() */
 	int floor_known;             /* 0 with no_floor, or when no query was run */
 	int calibrated;              /* stores whose floor came from the probes */
 	double floor;                /* the floor used; per group: the mean over stores */
@@ -158,13 +175,17 @@ struct eval_report {
 
 /*
  * Run the evaluation of dataset folder `dir` (see the file comment).
- * On success *out holds the report (free with eval_report_free()).
+ * The store is seeded from dir/docs when opts->seed is set, or when dir has
+ * no corpus.jsonl but has a docs/ folder; else it is loaded from
+ * corpus.jsonl. On success *out holds the report (free with
+ * eval_report_free()).
  * Errors (with a message in err, naming file:line for bad input):
  * CAIRN_IO (a file is missing or unreadable, the temporary store cannot be
- * made), CAIRN_INVALID (a malformed line, a duplicate corpus id, a --split
- * that matches no query, a bad option), CAIRN_TOOBIG (a line over
+ * made, --seed without docs/), CAIRN_INVALID (a malformed line, a duplicate
+ * corpus id, a --split that matches no query, a bad option, per_group with
+ * seeding, a file seeding refuses), CAIRN_TOOBIG (a line over
  * EVAL_MAX_LINE), CAIRN_NOMEM, CAIRN_ERROR (interrupted by the progress
- * callback), or any code of cairn_record_write/cairn_recall.
+ * callback), or any code of cairn_record_write/cairn_seed/cairn_recall.
  */
 int eval_run(const char *dir, const struct eval_opts *opts,
 	     struct eval_report **out /* OUT */, char *err /* OUT */,
@@ -177,7 +198,8 @@ void eval_report_free(struct eval_report *r);
  * Append the report as one JSON object (the `cairn eval --json` format):
  * recall@1, recall@3, recall@5, recall@10, mrr, ndcg@10, answerable,
  * no_answer, no_answer_empty, injection_hit_rate, by_category (category ->
- * the same keys), dataset, corpus, queries, floor, redacted, elapsed_s.
+ * the same keys), dataset, corpus, queries, floor, redacted, elapsed_s, and
+ * for a seeded store "seed": {"files", "records", "seconds"}.
  * Rates are rounded to 4 decimals; a rate with no answerable query, and the
  * floor with no_floor, are null.
  */

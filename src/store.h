@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-#define STORE_SCHEMA_VERSION 2        /* PRAGMA user_version of a current store */
+#define STORE_SCHEMA_VERSION 3        /* PRAGMA user_version of a current store */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */

@@ -1,7 +1,8 @@
 /*
  * unit_eval.c -- the evaluation engine (SPEC 8): the metric arithmetic
  * against hand-computed values, the dataset reader's errors, and small
- * end-to-end runs on datasets written into test_tmpdir.
+ * end-to-end runs on datasets written into test_tmpdir, among them a seeded
+ * workspace (docs/ seeded, answers are file paths, chunks de-duplicated).
  */
 #include <dirent.h>
 #include <math.h>
@@ -542,6 +543,186 @@ static void test_long_line(void)
 	eval_report_free(r);
 }
 
+/* ------------------------------------------------------ seeded workspace */
+
+/* A section of ADR 1: about 300 characters, "bucket" in each. */
+#define ADR1_SECTION(name, words)                                          \
+	"## " name "\n\n" words "\n\nThe bucket keeps every nightly archive "   \
+	"for ninety days, and the bucket policy forbids deletion by the "     \
+	"application role. Restores are rehearsed each quarter from the "     \
+	"bucket so the runbook stays honest and the team knows the steps.\n\n"
+
+/* Longer than the 800-character chunk target: seeded as several chunks. */
+static const char adr1[] =
+	"# ADR001: Back up Postgres with pgbackrest\n\n"
+	"Date: 2024-01-02\n\n"
+	ADR1_SECTION("Status", "Accepted.")
+	ADR1_SECTION("Context", "Postgres needs point in time recovery.")
+	ADR1_SECTION("Decision", "We run pgbackrest into the glacier bucket.")
+	ADR1_SECTION("Consequences", "Operators learn pgbackrest commands.");
+
+static const char adr2[] =
+	"# ADR002: Bundle the frontend with esbuild\n\n"
+	"Date: 2024-02-03\n\n"
+	"## Status\n\nAccepted\n\n"
+	"## Decision\n\nThe frontend bundler is esbuild; webpack was dropped. "
+	"Source maps are uploaded to a bucket.\n";
+
+static const char adr3[] =
+	"# ADR003: Welsh translations\n\n"
+	"## Status\n\nProposed\n\n"
+	"## Decision\n\nWelsh translations live in locale files reviewed by "
+	"translators.\n";
+
+#define P1 "docs/decisions/ADR001-postgres-backups.md"
+#define P2 "docs/decisions/ADR002-esbuild.md"
+#define P3 "docs/decisions/ADR003-welsh.md"
+
+static const char ws_queries[] =
+	"{\"id\":\"q1\",\"text\":\"pgbackrest glacier\",\"answers\":[\"" P1
+	"\"],\"category\":\"en\"}\n"
+	"{\"id\":\"q2\",\"text\":\"which bundler replaced webpack\","
+	"\"answers\":[\"" P2 "\"],\"category\":\"en\"}\n"
+	"{\"id\":\"q3\",\"text\":\"Welsh locale translators\",\"answers\":[\""
+	P3 "\"],\"category\":\"en\"}\n"
+	"{\"id\":\"q4\",\"text\":\"guitar tuning pegs\",\"answers\":[],"
+	"\"category\":\"none\"}\n"
+	"{\"id\":\"q5\",\"text\":\"bucket\",\"answers\":[\"" P2 "\"],"
+	"\"category\":\"dedup\"}\n";
+
+/* The index of the query with this id in r, or r->nq. */
+static size_t find_query(const struct eval_report *r, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nq; i++)
+		if (strcmp(r->q[i].id, id) == 0)
+			break;
+	return i;
+}
+
+/* EVIDENCE-OF: issue 6 -- eval seeds a workspace's docs/, answers are paths */
+static void test_seeded_workspace(void)
+{
+	char ws[600], docs[700], dec[800], tmp[600], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	struct sbuf sb = SBUF_INIT;
+	size_t i, k;
+	int rc;
+
+	make_dir(ws, sizeof(ws), "eval-ws");
+	make_dir(tmp, sizeof(tmp), "eval-ws-tmp");
+	snprintf(docs, sizeof(docs), "%s/docs", ws);
+	mkdir(docs, 0700);
+	snprintf(dec, sizeof(dec), "%s/decisions", docs);
+	mkdir(dec, 0700);
+	put_file(dec, "ADR001-postgres-backups.md", adr1);
+	put_file(dec, "ADR002-esbuild.md", adr2);
+	put_file(dec, "ADR003-welsh.md", adr3);
+	put_file(dec, "README.md", "# Decisions\n\nAn index page.\n");
+	put_file(ws, "queries.jsonl", ws_queries);
+	put_file(ws, "probes.jsonl",
+		 "{\"id\":\"p1\",\"text\":\"sourdough starter hydration\"}\n");
+
+	/* no corpus.jsonl, a docs/ folder: seeded without being asked */
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (!r)
+		return;
+	CHECK(r->seeded);
+	CHECK_INT(r->seed_files, 3); /* README.md is an index page */
+	CHECK_MSG(r->seed_records > 3, "records %zu", r->seed_records);
+	CHECK_INT(r->corpus, 3);
+	CHECK_INT(r->unknown_answers, 0);
+	CHECK(r->seed_s > 0);
+	i = find_query(r, "q1");
+	if (i < r->nq) {
+		CHECK_INT(r->q[i].score.rank, 1);
+		CHECK(r->q[i].nreturned >= 1);
+		if (r->q[i].nreturned >= 1)
+			CHECK_STR(r->q[i].returned[0], P1);
+	}
+	CHECK_INT(r->q[find_query(r, "q2")].score.rank, 1);
+	/* a Proposed ADR is unverified: still recalled */
+	CHECK_INT(r->q[find_query(r, "q3")].score.rank, 1);
+	CHECK_INT(r->all.no_answer_empty, 1);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+	eval_report_json(&sb, r, "ws");
+	CHECK(sb.err == CAIRN_OK);
+	CHECK(strstr(sbuf_str(&sb), "\"seed\":{\"files\":3,\"records\":") !=
+	      NULL);
+	sbuf_release(&sb);
+	eval_report_free(r);
+	r = NULL;
+
+	/*
+	 * Chunk de-duplication: "bucket" is in every chunk of ADR001 and in
+	 * ADR002 once. Recall returns several chunks of ADR001; each file is
+	 * kept once, at its best chunk, and ADR002's rank counts files.
+	 */
+	o.no_floor = 1;
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (!r)
+		return;
+	i = find_query(r, "q5");
+	CHECK(i < r->nq);
+	if (i < r->nq) {
+		const struct eval_qresult *q = &r->q[i];
+
+		CHECK_MSG(q->nhits >= 3, "hits %zu", q->nhits);
+		CHECK_INT(q->nreturned, 2);
+		for (k = 0; k + 1 < q->nreturned; k++)
+			CHECK(strcmp(q->returned[k], q->returned[k + 1]) != 0);
+		if (q->nreturned == 2) {
+			CHECK_STR(q->returned[0], P1);
+			CHECK_STR(q->returned[1], P2);
+		}
+		CHECK_INT(q->score.rank, 2);
+		CHECK_NEAR(q->score.rr, 0.5);
+	}
+	eval_report_free(r);
+	r = NULL;
+
+	/* corpus.jsonl present: used, unless --seed */
+	put_file(ws, "corpus.jsonl",
+		 "{\"id\":\"" P1 "\",\"text\":\"pgbackrest glacier\"}\n");
+	o.no_floor = 0;
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK(!r->seeded);
+		CHECK_INT(r->corpus, 1);
+		CHECK_INT(r->unknown_answers, 3);
+	}
+	eval_report_free(r);
+	r = NULL;
+	o.seed = 1;
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK(r->seeded);
+		CHECK_INT(r->seed_files, 3);
+	}
+	eval_report_free(r);
+	r = NULL;
+
+	/* --seed with --per-group is refused; --seed without docs/ too */
+	o.per_group = 1;
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_INT(rc, CAIRN_INVALID);
+	CHECK(r == NULL);
+	o.per_group = 0;
+	rc = eval_run(tmp, &o, &r, err, sizeof(err));
+	CHECK_INT(rc, CAIRN_IO);
+	CHECK_MSG(strstr(err, "nothing to seed") != NULL, "err: %s", err);
+	CHECK(r == NULL);
+	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
+}
+
 void unit_eval(void)
 {
 	RUN(test_score_query);
@@ -552,4 +733,5 @@ void unit_eval(void)
 	RUN(test_per_group);
 	RUN(test_errors);
 	RUN(test_long_line);
+	RUN(test_seeded_workspace);
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sqlite3.h>
+
 #include "cairn.h"
 #include "internal.h"
 #include "test.h"
@@ -233,8 +235,64 @@ static void test_alloc_failures(void)
 	cairn_db_close(db);
 }
 
+/*
+ * EVIDENCE-OF: issue 2 -- forward migrations: a store left at schema 2
+ * (before the key index) is brought to the current schema on open, and a
+ * store from a newer cairn is refused, not damaged.
+ */
+static void test_forward_migration(void)
+{
+	cairn_db *db = open_fresh("migrate");
+	char path[600], *id = NULL;
+	sqlite3 *raw = NULL;
+	sqlite3_stmt *st = NULL;
+	cairn_open_opts o;
+	int version = -1, has_index = 0;
+
+	id = write_simple(db, "fact", NULL, NULL, "k:1", "kept across migration");
+	cairn_db_close(db);
+	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
+	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+	CHECK(sqlite3_exec(raw, "DROP INDEX records_key; PRAGMA user_version=2",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+
+	snprintf(path, sizeof(path), "%s/migrate/.cairn", test_tmpdir);
+	memset(&o, 0, sizeof(o));
+	o.no_global = 1;
+	db = NULL;
+	CHECK_INT(cairn_db_open(path, &o, &db), CAIRN_OK);
+	cairn_db_close(db);
+	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
+	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+	if (sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(raw, "SELECT count(*) FROM sqlite_master WHERE "
+				    "name = 'records_key'",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		has_index = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	CHECK_INT(version, 3);
+	CHECK_INT(has_index, 1);
+	/* a newer store is refused with CAIRN_MISMATCH */
+	CHECK(sqlite3_exec(raw, "PRAGMA user_version=99", NULL, NULL, NULL) ==
+	      SQLITE_OK);
+	sqlite3_close(raw);
+	snprintf(path, sizeof(path), "%s/migrate/.cairn", test_tmpdir);
+	db = NULL;
+	CHECK_INT(cairn_db_open(path, &o, &db), CAIRN_MISMATCH);
+	CHECK(strstr(cairn_errmsg(db), "newer") != NULL);
+	cairn_db_close(db);
+	cairn_free(id);
+}
+
 void unit_store(void)
 {
+	RUN(test_forward_migration);
 	RUN(test_file_modes);
 	RUN(test_gate);
 	RUN(test_unknown_values);
