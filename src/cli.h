@@ -47,11 +47,15 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_seed(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_session(int argc, char **argv);
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 
 #define CLI_MORE_COMMANDS                                                  \
 	{ "seed", cmd_seed, "file-backed records from Markdown (ADRs, facts)" }, \
+	{ "ingest", cmd_ingest, "transcripts (JSONL) as event records" },     \
+	{ "session", cmd_session, "a session's events in their order" },      \
 	{ "recall", cmd_recall, "find the records that answer a question" },  \
 	{ "hook", cmd_hook, "the Claude Code hook (reads hook JSON)" },      \
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \
