@@ -19,13 +19,22 @@
  * (FNV-1a, then a mixer) is built incrementally one character at a time,
  * both when loading and when scanning.
  *
- * Invariants: nothing in struct tok is written after tok_open except the
- * stemmer's scratch; emitted offsets satisfy start <= end <= len; the first
- * token of a call is never colocated.
+ * The cache: building the table, hashing the dictionary for the identity
+ * and deriving the t2s character table from OpenCC cost ~150 ms, most of
+ * a hook process. tok_open writes what it built to one file of the cache
+ * directory (see "cache" below for the format) and later calls map that
+ * file read-only and use the table, the text and the t2s table in place.
  *
- * Must never: recurse, use VLAs, trust the dictionary file's format, or
- * read past the input on any byte sequence.
+ * Invariants: nothing in struct tok is written after tok_open except the
+ * stemmer's scratch and the OpenCC converter opened on first need; emitted
+ * offsets satisfy start <= end <= len; the first token of a call is never
+ * colocated.
+ *
+ * Must never: recurse, use VLAs, trust the dictionary file's format or the
+ * cache file's contents, fail because of the cache, or read past the input
+ * on any byte sequence.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -65,6 +74,17 @@
 #define T2S_HASH_HEX 8           /* hex digits of the t2s table hash */
 #define FNV64_BASIS 0xcbf29ce484222325ULL
 #define FNV64_PRIME 0x100000001b3ULL
+#define CACHE_MAGIC "cairntok"   /* first 8 bytes of a cache file */
+#define CACHE_FORMAT 1           /* bump when the cache layout changes */
+#define CACHE_ENDIAN 0x0102030405060708ULL /* refuses a foreign byte order */
+#define CACHE_ALIGN 64           /* alignment of each cache file section */
+#define CACHE_MAX_BYTES ((uint64_t)1 << 30) /* larger cache files refused */
+#define CACHE_PATH_MAX 4096      /* longest cache file path used */
+#define CACHE_NAME_HEX 16        /* hex digits of the cache file name hash */
+#define CACHE_HEX_FIELD 72       /* room for a SHA-256 hex in the header */
+#ifndef TOK_OPENCC_DATADIR
+#define TOK_OPENCC_DATADIR "/usr/share/opencc" /* OpenCC's PKGDATADIR */
+#endif
 
 /* Character classes of a normalised code point. */
 enum cls {
@@ -100,7 +120,8 @@ struct dict_entry {
 };
 
 struct dict {
-	char *text;               /* the dictionary file; keys point into it */
+	char *text;               /* the dictionary file; keys point into it
+				   * (read-only when mapped from the cache) */
 	size_t textlen;           /* its length in bytes */
 	struct dict_entry *slots; /* the open-addressing table */
 	size_t mask;              /* number of slots - 1 (a power of two - 1) */
@@ -111,11 +132,20 @@ struct dict {
 
 struct tok {
 	struct dict dict;          /* the jieba dictionary */
-	opencc_t cc;               /* t2s converter; NULL when none */
-	int32_t t2s_map[T2S_CHARS]; /* t2s of each BMP Han char alone: 0 same,
-				     * -1 needs OpenCC in context, else it */
+	void *map;                 /* the mapped cache file; NULL when the
+				    * tables were built (and dict owns them) */
+	size_t maplen;             /* its length */
+	int from_cache;            /* 1: the tables came from map */
+	opencc_t cc;               /* t2s converter; NULL until first needed
+				    * when the tables came from the cache */
+	char *cc_config;           /* OpenCC config to open cc with */
+	const int32_t *t2s_map;    /* T2S_CHARS entries, t2s of each BMP Han
+				    * char alone: 0 same, -1 needs OpenCC in
+				    * context, else it; NULL when t2s_all */
+	int32_t *t2s_own;          /* t2s_map when built here, else NULL */
 	int t2s_all;               /* 1: every Han run goes through OpenCC */
 	char t2s_hash[T2S_HASH_HEX + 1]; /* hash of t2s_map for the identity */
+	char dict_hex[65];         /* SHA-256 hex of the dictionary file */
 	struct sb_stemmer *stem;   /* Snowball english; NULL when no_stem */
 	int no_segment;            /* test only: a Han run is one token */
 	double load_ms;            /* time spent loading the dictionary */
@@ -338,19 +368,22 @@ static const struct dict_entry *dict_find(const struct dict *d,
 {
 	uint64_t h = hash_mix(raw);
 	uint32_t tag = key_tag(h, len);
-	size_t i = (size_t)h & d->mask;
+	size_t i = (size_t)h & d->mask, probes;
 
 	if (!d->slots || len == 0 || len > DICT_MAX_WORD_BYTES)
 		return NULL;
-	for (;;) {
+	/* bounded and bounds-checked: a mapped table is not trusted */
+	for (probes = 0; probes <= d->mask; probes++) {
 		const struct dict_entry *e = &d->slots[i];
 
 		if (e->tag == 0)
 			return NULL;
-		if (e->tag == tag && memcmp(d->text + e->off, key, len) == 0)
+		if (e->tag == tag && (size_t)e->off + len <= d->textlen &&
+		    memcmp(d->text + e->off, key, len) == 0)
 			return e;
 		i = (i + 1) & d->mask;
 	}
+	return NULL;
 }
 
 /* Frequency of a whole word (0 if absent or only a prefix). */
@@ -683,6 +716,9 @@ static int t2s_build(struct tok *t)
 	t->t2s_all = 1;
 	if (!t->cc)
 		return CAIRN_OK;
+	t->t2s_own = util_calloc(T2S_CHARS, sizeof(*t->t2s_own));
+	if (!t->t2s_own)
+		return CAIRN_NOMEM;
 	for (r = 0; r < ARRAY_SIZE(t2s_ranges); r++) {
 		for (cp = t2s_ranges[r][0]; cp <= t2s_ranges[r][1]; cp++) {
 			utf8proc_ssize_t n = utf8proc_encode_char(cp, tmp);
@@ -711,7 +747,7 @@ static int t2s_build(struct tok *t)
 		if (qe == q)
 			to = -1;
 		utf8_decode((const unsigned char *)p, (size_t)(pe - p), &cp);
-		t->t2s_map[idx] = to == cp ? 0 : to;
+		t->t2s_own[idx] = to == cp ? 0 : to;
 		p = pe + 1;
 		q = qe + 1;
 	}
@@ -720,10 +756,11 @@ static int t2s_build(struct tok *t)
 	for (r = 0; r < ARRAY_SIZE(t2s_in_phrases); r++) {
 		idx = t2s_index(t2s_in_phrases[r]);
 		if (idx >= 0)
-			t->t2s_map[idx] = -1;
+			t->t2s_own[idx] = -1;
 	}
-	util_sha256_hex(t->t2s_map, sizeof(t->t2s_map), hex);
+	util_sha256_hex(t->t2s_own, T2S_CHARS * sizeof(*t->t2s_own), hex);
 	snprintf(t->t2s_hash, sizeof(t->t2s_hash), "%.*s", T2S_HASH_HEX, hex);
+	t->t2s_map = t->t2s_own;
 	t->t2s_all = 0;
 done:
 	if (out)
@@ -741,9 +778,7 @@ static int t2s_items(const struct tok *t, struct item *items, size_t n)
 	size_t i;
 	long idx;
 
-	if (!t->cc)
-		return 0;
-	if (t->t2s_all)
+	if (t->t2s_all || !t->t2s_map)
 		return 1;
 	for (i = 0; i < n; i++) {
 		if (items[i].cp >= BMP_CPS)
@@ -758,6 +793,454 @@ static int t2s_items(const struct tok *t, struct item *items, size_t n)
 			items[i].cp = t->t2s_map[idx];
 	}
 	return 0;
+}
+
+/* --------------------------------------------------------------- cache */
+
+/*
+ * A cache file is the header below, then the dictionary text, the hash
+ * table (struct dict_entry[nslots]) and, unless t2s_all, the t2s table
+ * (int32_t[T2S_CHARS]), each at a CACHE_ALIGN-aligned offset, all in this
+ * host's byte order. Entries hold offsets into the text, never pointers,
+ * so the mapped file is used as it is.
+ *
+ * Its name hashes the dictionary path and the OpenCC config (so a changed
+ * dictionary replaces its file instead of adding one); its header holds
+ * the SHA-256 of the full key (cache_key), which must match. The header is
+ * checksummed, every size and offset is checked against the file, the t2s
+ * table is range-checked and checksummed, and every table lookup is
+ * bounded (dict_find), so a truncated or corrupt file is rebuilt, or at
+ * worst gives wrong segments, never a crash. The text and the table are
+ * not checksummed on load: reading all 17 MB would cost most of what the
+ * cache saves. Files are written whole to a temporary name and renamed,
+ * so concurrent writers and readers only ever see complete files.
+ */
+struct cache_header {
+	char magic[8];          /* CACHE_MAGIC, not NUL-terminated */
+	uint32_t format;        /* CACHE_FORMAT */
+	uint32_t header_bytes;  /* sizeof(struct cache_header) */
+	uint64_t endian;        /* CACHE_ENDIAN in the writer's byte order */
+	uint64_t file_bytes;    /* size of the whole file */
+	uint64_t text_off;      /* the dictionary text: offset */
+	uint64_t text_len;      /* and length in bytes */
+	uint64_t slots_off;     /* the hash table: offset */
+	uint64_t nslots;        /* and number of entries (a power of two) */
+	uint64_t count;         /* dict.count */
+	uint64_t maxchars;      /* dict.maxchars */
+	double logtotal;        /* dict.logtotal */
+	uint64_t t2s_off;       /* the t2s table: offset */
+	uint64_t t2s_len;       /* and length in bytes; 0 when t2s_all */
+	uint64_t t2s_sum;       /* cache_sum of the t2s table */
+	uint32_t t2s_all;       /* tok.t2s_all */
+	uint32_t reserved;      /* 0 */
+	char key[CACHE_HEX_FIELD];      /* SHA-256 hex of the cache key */
+	char dict_hex[CACHE_HEX_FIELD]; /* tok.dict_hex */
+	char t2s_hash[16];              /* tok.t2s_hash */
+	char check[CACHE_HEX_FIELD];    /* SHA-256 hex of the header with
+					 * check all zero */
+};
+
+_Static_assert(sizeof(struct cache_header) == 352,
+	       "struct cache_header has no padding");
+
+/* Where a tokenizer's cache file is, and what it must have been built from. */
+struct cache_loc {
+	char dir[CACHE_PATH_MAX];  /* the cache directory */
+	char file[CACHE_PATH_MAX]; /* the cache file in it */
+	char key[65];              /* SHA-256 hex of the cache key */
+};
+
+/* Sequential writer of a cache file with a sticky error. */
+struct cache_out {
+	int fd;       /* the temporary file */
+	uint64_t pos; /* bytes written */
+	int err;      /* a write failed */
+};
+
+/*
+ * A checksum of p[0, len) that changes whenever one 8-byte word does: four
+ * FNV-style lanes (each step a bijection of the lane), so it runs at
+ * memory speed.
+ */
+static uint64_t cache_sum(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t lane[4] = { FNV64_BASIS, FNV64_BASIS ^ 1, FNV64_BASIS ^ 2,
+			     FNV64_BASIS ^ 3 };
+	uint64_t w, h;
+	size_t i, k;
+
+	for (i = 0; i + 32 <= len; i += 32) {
+		for (k = 0; k < 4; k++) {
+			memcpy(&w, b + i + 8 * k, 8);
+			lane[k] = (lane[k] ^ w) * FNV64_PRIME;
+		}
+	}
+	h = fnv_extend(FNV64_BASIS, (const char *)b + i, len - i);
+	for (k = 0; k < 4; k++)
+		h = hash_mix(h ^ lane[k]) * FNV64_PRIME;
+	return h;
+}
+
+static uint64_t align_up(uint64_t n)
+{
+	return (n + CACHE_ALIGN - 1) & ~(uint64_t)(CACHE_ALIGN - 1);
+}
+
+/* Add path's identity (size, times, inode) to key; -1 if it has none. */
+static int key_add_stat(struct sbuf *key, const char *what, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	sbuf_addf(key, "%s=%s size=%lld mtime=%lld.%09ld ctime=%lld.%09ld "
+		       "ino=%llu dev=%llu\n",
+		  what, path, (long long)st.st_size,
+		  (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+		  (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec,
+		  (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+	return 0;
+}
+
+/*
+ * The OpenCC config file and its directory, found the way OpenCC finds
+ * them (the name as given, else in its data directory). Replacing a data
+ * file (a package upgrade renames files into place) changes the
+ * directory's times.
+ */
+static int key_add_opencc(struct sbuf *key, const char *cfg)
+{
+	char path[CACHE_PATH_MAX], *slash;
+	Dl_info info;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s", cfg);
+	if (access(path, R_OK) != 0) {
+		if (strchr(cfg, '/'))
+			return -1;
+		n = snprintf(path, sizeof(path), "%s/%s", TOK_OPENCC_DATADIR,
+			     cfg);
+	}
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    key_add_stat(key, "opencc-config", path))
+		return -1;
+	slash = strrchr(path, '/');
+	if (slash == path)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(path, sizeof(path), ".");
+	if (key_add_stat(key, "opencc-dir", path))
+		return -1;
+	/* the library: a new OpenCC may convert differently */
+	memset(&info, 0, sizeof(info));
+	if (dladdr((void *)opencc_open, &info) && info.dli_fname &&
+	    key_add_stat(key, "opencc-lib", info.dli_fname) == 0)
+		return 0;
+	sbuf_adds(key, "opencc-lib=unknown\n");
+	return 0;
+}
+
+/*
+ * The cache directory: o->cache_dir, else $CAIRN_CACHE_DIR, else
+ * $XDG_CACHE_HOME/cairn (absolute only, as XDG says), else
+ * $HOME/.cache/cairn. 0 when there is none or it is "" (no cache).
+ */
+static int cache_dir(const struct tok_opts *o, char *buf, size_t size)
+{
+	const char *d = o->cache_dir, *x, *h;
+	int n;
+
+	if (!d)
+		d = getenv("CAIRN_CACHE_DIR");
+	x = getenv("XDG_CACHE_HOME");
+	h = getenv("HOME");
+	if (d)
+		n = *d ? snprintf(buf, size, "%s", d) : -1;
+	else if (x && x[0] == '/')
+		n = snprintf(buf, size, "%s/cairn", x);
+	else if (h && *h)
+		n = snprintf(buf, size, "%s/.cache/cairn", h);
+	else
+		n = -1;
+	return n > 0 && (size_t)n < size;
+}
+
+/*
+ * Fill *loc for the tables of dict_path and cfg: the cache file and the
+ * hash of everything the cached tables depend on (this code's layout and
+ * constants, the dictionary file, the OpenCC config, data and library).
+ * 0 when there is no usable cache (no directory, a file that cannot be
+ * stat'ed, no memory).
+ */
+static int cache_locate(const struct tok_opts *o, const char *dict_path,
+			const char *cfg, struct cache_loc *loc)
+{
+	struct sbuf key = SBUF_INIT;
+	char hex[65];
+	int n, ok = 0;
+
+	if (!cache_dir(o, loc->dir, sizeof(loc->dir)))
+		return 0;
+	sbuf_addf(&key, "%d\n%s\n%s", CACHE_FORMAT, dict_path, cfg);
+	if (key.err)
+		goto out;
+	util_sha256_hex(key.buf, key.len, hex);
+	n = snprintf(loc->file, sizeof(loc->file), "%s/tok%d-%.*s.bin",
+		     loc->dir, CACHE_FORMAT, CACHE_NAME_HEX, hex);
+	if (n < 0 || (size_t)n >= sizeof(loc->file))
+		goto out;
+	sbuf_reset(&key);
+	sbuf_addf(&key,
+		  "cairn tokenizer cache format=%d entry=%zu t2s=%d "
+		  "words=%d/%d slots=%d phrases=%016llx utf8proc=%s\n",
+		  CACHE_FORMAT, sizeof(struct dict_entry), (int)T2S_CHARS,
+		  DICT_MAX_WORD_CHARS, DICT_MAX_WORD_BYTES, DICT_MIN_SLOTS,
+		  (unsigned long long)fnv_extend(
+			  fnv_extend(FNV64_BASIS,
+				     (const char *)t2s_in_phrases,
+				     sizeof(t2s_in_phrases)),
+			  (const char *)t2s_ranges, sizeof(t2s_ranges)),
+		  utf8proc_version());
+	sbuf_addf(&key, "opencc=%s\n", cfg);
+	if (key_add_stat(&key, "dict", dict_path) ||
+	    key_add_opencc(&key, cfg) || key.err)
+		goto out;
+	util_sha256_hex(key.buf, key.len, loc->key);
+	ok = 1;
+out:
+	sbuf_release(&key);
+	return ok;
+}
+
+static int is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return 1;
+}
+
+/* Is [off, off+len) an aligned section of a file of size bytes at or
+ * after from? */
+static int section_ok(uint64_t off, uint64_t len, uint64_t from,
+		      uint64_t size)
+{
+	return off % CACHE_ALIGN == 0 && off >= from && off <= size &&
+	       len <= size - off;
+}
+
+/* Does the mapped file m of size bytes hold valid tables for key? */
+static int cache_valid(const unsigned char *m, uint64_t size, const char *key)
+{
+	struct cache_header h;
+	char hex[65];
+	const int32_t *map;
+	uint64_t i;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, m, sizeof(h));
+	memset(h.check, 0, sizeof(h.check));
+	util_sha256_hex(&h, sizeof(h), hex);
+	memcpy(&h, m, sizeof(h));
+	if (memcmp(h.check, hex, 65) != 0 ||
+	    memcmp(h.magic, CACHE_MAGIC, 8) != 0 ||
+	    h.format != CACHE_FORMAT || h.header_bytes != sizeof(h) ||
+	    h.endian != CACHE_ENDIAN || h.file_bytes != size ||
+	    memcmp(h.key, key, 65) != 0 || h.reserved != 0)
+		return 0;
+	if (!section_ok(h.text_off, h.text_len, sizeof(h), size) ||
+	    h.text_len > UINT32_MAX ||
+	    h.nslots < DICT_MIN_SLOTS || (h.nslots & (h.nslots - 1)) ||
+	    h.nslots > size / sizeof(struct dict_entry) ||
+	    !section_ok(h.slots_off, h.nslots * sizeof(struct dict_entry),
+			h.text_off + h.text_len, size) ||
+	    h.count >= h.nslots || h.maxchars > DICT_MAX_WORD_CHARS ||
+	    !isfinite(h.logtotal) || h.logtotal < 0.0 || h.t2s_all > 1 ||
+	    !is_hex(h.dict_hex, 64) || h.dict_hex[64] != '\0')
+		return 0;
+	if (h.t2s_all)
+		return h.t2s_len == 0 && h.t2s_hash[0] == '\0';
+	if (h.t2s_len != T2S_CHARS * sizeof(int32_t) ||
+	    !section_ok(h.t2s_off, h.t2s_len,
+			h.slots_off + h.nslots * sizeof(struct dict_entry),
+			size) ||
+	    !is_hex(h.t2s_hash, T2S_HASH_HEX) ||
+	    h.t2s_hash[T2S_HASH_HEX] != '\0' ||
+	    cache_sum(m + h.t2s_off, h.t2s_len) != h.t2s_sum)
+		return 0;
+	map = (const int32_t *)(const void *)(m + h.t2s_off);
+	for (i = 0; i < T2S_CHARS; i++) {
+		if (map[i] < -1 || map[i] > 0x10FFFF ||
+		    (map[i] >= 0xD800 && map[i] <= 0xDFFF))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Map loc's cache file into t if it is valid for loc's key. 0 on success;
+ * -1 (nothing changed in t) otherwise.
+ */
+static int cache_load(struct tok *t, const struct cache_loc *loc)
+{
+	const struct cache_header *h;
+	struct stat st;
+	void *m;
+	int fd;
+
+	fd = open(loc->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(*h) ||
+	    (uint64_t)st.st_size > CACHE_MAX_BYTES) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	if (!cache_valid(m, (uint64_t)st.st_size, loc->key)) {
+		munmap(m, (size_t)st.st_size);
+		return -1;
+	}
+	h = m;
+	t->map = m;
+	t->maplen = (size_t)st.st_size;
+	t->dict.text = (char *)m + h->text_off;
+	t->dict.textlen = (size_t)h->text_len;
+	t->dict.slots = (struct dict_entry *)(void *)((char *)m +
+						      h->slots_off);
+	t->dict.mask = (size_t)h->nslots - 1;
+	t->dict.count = (size_t)h->count;
+	t->dict.maxchars = (size_t)h->maxchars;
+	t->dict.logtotal = h->logtotal;
+	t->t2s_all = (int)h->t2s_all;
+	t->t2s_map = h->t2s_all ? NULL
+				: (const int32_t *)(const void *)((char *)m +
+								  h->t2s_off);
+	memcpy(t->t2s_hash, h->t2s_hash, sizeof(t->t2s_hash));
+	memcpy(t->dict_hex, h->dict_hex, sizeof(t->dict_hex));
+	t->from_cache = 1;
+	return 0;
+}
+
+static void out_put(struct cache_out *w, const void *p, size_t len)
+{
+	const char *b = p;
+
+	while (len && !w->err) {
+		ssize_t n = write(w->fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->err = 1;
+			break;
+		}
+		b += n;
+		len -= (size_t)n;
+		w->pos += (uint64_t)n;
+	}
+}
+
+/* Zeros up to offset off. */
+static void out_pad(struct cache_out *w, uint64_t off)
+{
+	static const char zeros[CACHE_ALIGN];
+
+	if (off > w->pos && off - w->pos <= CACHE_ALIGN)
+		out_put(w, zeros, (size_t)(off - w->pos));
+}
+
+/* Create dir and its missing parents, mode 0700; 0 when it exists. */
+static int make_dirs(const char *dir)
+{
+	char path[CACHE_PATH_MAX];
+	char *p;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/*
+ * Write t's tables to loc's cache file: a temporary file (mode 0600, from
+ * mkstemp) written, synced and renamed over it. Any failure leaves no
+ * file behind and is otherwise ignored.
+ */
+static void cache_write(const struct tok *t, const struct cache_loc *loc)
+{
+	struct cache_header h;
+	struct cache_out w = { -1, 0, 0 };
+	char tmp[CACHE_PATH_MAX + 16], hex[65];
+	const struct dict *d = &t->dict;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.format = CACHE_FORMAT;
+	h.header_bytes = sizeof(h);
+	h.endian = CACHE_ENDIAN;
+	h.text_off = align_up(sizeof(h));
+	h.text_len = d->textlen;
+	h.slots_off = align_up(h.text_off + h.text_len);
+	h.nslots = (uint64_t)d->mask + 1;
+	h.count = d->count;
+	h.maxchars = d->maxchars;
+	h.logtotal = d->logtotal;
+	h.t2s_all = t->t2s_all || !t->t2s_map;
+	h.t2s_off = align_up(h.slots_off + h.nslots * sizeof(*d->slots));
+	h.t2s_len = h.t2s_all ? 0 : T2S_CHARS * sizeof(int32_t);
+	h.file_bytes = h.t2s_all ? h.slots_off + h.nslots * sizeof(*d->slots)
+				 : h.t2s_off + h.t2s_len;
+	if (!h.t2s_all)
+		h.t2s_sum = cache_sum(t->t2s_map, (size_t)h.t2s_len);
+	memcpy(h.key, loc->key, 65);
+	memcpy(h.dict_hex, t->dict_hex, sizeof(t->dict_hex));
+	if (!h.t2s_all)
+		memcpy(h.t2s_hash, t->t2s_hash, sizeof(t->t2s_hash));
+	util_sha256_hex(&h, sizeof(h), hex);
+	memcpy(h.check, hex, 65);
+	if (h.file_bytes > CACHE_MAX_BYTES || d->textlen > UINT32_MAX ||
+	    make_dirs(loc->dir) != 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", loc->file);
+	w.fd = mkstemp(tmp);
+	if (w.fd < 0)
+		return;
+	out_put(&w, &h, sizeof(h));
+	out_pad(&w, h.text_off);
+	out_put(&w, d->text, d->textlen);
+	out_pad(&w, h.slots_off);
+	out_put(&w, d->slots, (size_t)h.nslots * sizeof(*d->slots));
+	if (!h.t2s_all) {
+		out_pad(&w, h.t2s_off);
+		out_put(&w, t->t2s_map, (size_t)h.t2s_len);
+	}
+	if (w.pos != h.file_bytes || fsync(w.fd) != 0)
+		w.err = 1;
+	if (close(w.fd) != 0)
+		w.err = 1;
+	if (w.err || rename(tmp, loc->file) != 0)
+		unlink(tmp);
 }
 
 /* ---------------------------------------------------------------- open */
@@ -775,16 +1258,69 @@ static void config_name(const char *cfg, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)n, base);
 }
 
+/* Open t's OpenCC converter: CAIRN_OK, or CAIRN_IO with err set. */
+static int open_cc(struct tok *t, char *err, size_t errsize)
+{
+	const char *why;
+
+	if (t->cc)
+		return CAIRN_OK;
+	t->cc = opencc_open(t->cc_config);
+	if (t->cc != (opencc_t)-1)
+		return CAIRN_OK;
+	why = opencc_error();
+	t->cc = NULL;
+	if (err && errsize)
+		snprintf(err, errsize,
+			 "cannot open OpenCC config '%s': %s; install it with "
+			 "`apt-get install libopencc-data`",
+			 t->cc_config, why ? why : "unknown error");
+	return CAIRN_IO;
+}
+
+/*
+ * Build t's tables from dict_path and OpenCC, and write them to the cache
+ * at loc (NULL: none) unless the dictionary changed meanwhile.
+ */
+static int build_tables(struct tok *t, const struct tok_opts *o,
+			const char *dict_path, const struct cache_loc *loc,
+			char *err, size_t errsize)
+{
+	struct cache_loc now;
+	double t0 = now_ms();
+	int rc;
+
+	rc = dict_load(&t->dict, dict_path, err, errsize);
+	if (rc)
+		return rc;
+	t->load_ms = now_ms() - t0;
+	rc = open_cc(t, err, errsize);
+	if (rc)
+		return rc;
+	rc = t2s_build(t);
+	if (rc) {
+		set_err(err, errsize, "out of memory");
+		return rc;
+	}
+	util_sha256_hex(t->dict.text, t->dict.textlen, t->dict_hex);
+	if (loc && cache_locate(o, dict_path, t->cc_config, &now) &&
+	    strcmp(now.key, loc->key) == 0)
+		cache_write(t, loc);
+	return CAIRN_OK;
+}
+
 /*
  * Load the jieba dictionary, the OpenCC converter and the stemmer named by
- * o, and compute the identity. On failure *out is NULL and err says why.
+ * o, from the cache when it is valid, and compute the identity. On failure
+ * *out is NULL and err says why.
  */
 int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 	     size_t errsize)
 {
-	static const struct tok_opts defaults = { NULL, NULL, 0, 0 };
+	static const struct tok_opts defaults = { NULL, NULL, 0, 0, NULL };
 	const char *dict_path, *cfg;
-	char hex[65], ccname[64];
+	char ccname[64];
+	struct cache_loc *loc = NULL;
 	struct tok *t = NULL;
 	double t0;
 	int rc = CAIRN_OK;
@@ -806,9 +1342,12 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 	cfg = o->opencc_config && *o->opencc_config ? o->opencc_config
 						    : TOK_DEFAULT_OPENCC;
 	t = util_calloc(1, sizeof(*t));
-	if (!t) {
+	if (t)
+		t->cc_config = util_strdup(cfg);
+	if (!t || !t->cc_config) {
 		set_err(err, errsize, "out of memory");
-		return CAIRN_NOMEM;
+		rc = CAIRN_NOMEM;
+		goto out;
 	}
 #ifndef CAIRN_MUTATE_NO_SEGMENT
 	t->no_segment = o->no_segment;
@@ -816,27 +1355,17 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 	t->no_segment = 1; /* negative control: Chinese is not segmented */
 #endif
 	t0 = now_ms();
-	rc = dict_load(&t->dict, dict_path, err, errsize);
+	loc = cairn_malloc(sizeof(*loc));
+	if (loc && !cache_locate(o, dict_path, cfg, loc)) {
+		cairn_free(loc);
+		loc = NULL;
+	}
+	if (loc && cache_load(t, loc) == 0)
+		t->load_ms = now_ms() - t0;
+	else
+		rc = build_tables(t, o, dict_path, loc, err, errsize);
 	if (rc)
 		goto out;
-	t->load_ms = now_ms() - t0;
-	t->cc = opencc_open(cfg);
-	if (t->cc == (opencc_t)-1) {
-		const char *why = opencc_error();
-
-		t->cc = NULL;
-		snprintf(err, errsize,
-			 "cannot open OpenCC config '%s': %s; install it with "
-			 "`apt-get install libopencc-data`",
-			 cfg, why ? why : "unknown error");
-		rc = CAIRN_IO;
-		goto out;
-	}
-	rc = t2s_build(t);
-	if (rc) {
-		set_err(err, errsize, "out of memory");
-		goto out;
-	}
 	if (!o->no_stem) {
 		t->stem = sb_stemmer_new("english", NULL);
 		if (!t->stem) {
@@ -846,15 +1375,15 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 			goto out;
 		}
 	}
-	util_sha256_hex(t->dict.text, t->dict.textlen, hex);
 	config_name(cfg, ccname, sizeof(ccname));
 	snprintf(t->identity, sizeof(t->identity),
 		 "%s jieba=%.*s opencc=%s%s%s stem=%s unicode=%s%s",
-		 TOK_IDENTITY_VERSION, DICT_HASH_HEX, hex, ccname,
+		 TOK_IDENTITY_VERSION, DICT_HASH_HEX, t->dict_hex, ccname,
 		 t->t2s_hash[0] ? "/" : "", t->t2s_hash,
 		 t->stem ? "english" : "none", utf8proc_unicode_version(),
 		 t->no_segment ? " seg=none" : "");
 out:
+	cairn_free(loc);
 	if (rc) {
 		tok_close(t);
 		return rc;
@@ -863,7 +1392,7 @@ out:
 	return CAIRN_OK;
 }
 
-/* Free a tokenizer and everything it loaded. */
+/* Free a tokenizer and everything it loaded or mapped. */
 void tok_close(struct tok *t)
 {
 	if (!t)
@@ -872,8 +1401,14 @@ void tok_close(struct tok *t)
 		opencc_close(t->cc);
 	if (t->stem)
 		sb_stemmer_delete(t->stem);
-	cairn_free(t->dict.slots);
-	cairn_free(t->dict.text);
+	if (t->map) {
+		munmap(t->map, t->maplen);
+	} else {
+		cairn_free(t->dict.slots);
+		cairn_free(t->dict.text);
+	}
+	cairn_free(t->t2s_own);
+	cairn_free(t->cc_config);
 	cairn_free(t);
 }
 
@@ -883,10 +1418,16 @@ const char *tok_identity(const struct tok *t)
 	return t ? t->identity : "";
 }
 
-/* Milliseconds spent reading and indexing the jieba dictionary. */
+/* Milliseconds spent reading and indexing (or mapping) the dictionary. */
 double tok_dict_load_ms(const struct tok *t)
 {
 	return t ? t->load_ms : 0.0;
+}
+
+/* Whether the tables came from the cache file (see tokenize.h). */
+int tok_cached(const struct tok *t)
+{
+	return t ? t->from_cache : 0;
 }
 
 /* ------------------------------------------------------------ emitting */
@@ -1245,6 +1786,11 @@ static int han_flush(struct run *r, size_t n)
 		return rc;
 	text = r->src.buf;
 	tlen = r->src.len;
+	if (use_cc && !r->t->cc) {
+		rc = open_cc(r->t, r->err, r->errsize);
+		if (rc)
+			return rc;
+	}
 	if (use_cc) {
 		conv = opencc_convert_utf8(r->t->cc, r->src.buf, r->src.len);
 		if (conv && util_utf8_invalid_at(conv, strlen(conv)) < 0) {

@@ -51,8 +51,9 @@
  * a second time. The text must still be valid UTF-8.
  *
  * Invariants: a struct tok is immutable after tok_open except for the
- * stemmer's scratch buffer, so one tok may serve any number of connections
- * but only one thread at a time. Every offset pair satisfies
+ * stemmer's scratch buffer and the OpenCC converter tok_run may open on
+ * first need (see tok_open), so one tok may serve any number of
+ * connections but only one thread at a time. Every offset pair satisfies
  * start <= end <= len. The first token of a tok_run is never colocated.
  * Work is linear in the input; memory per call is bounded by the run caps.
  *
@@ -78,6 +79,9 @@ struct tok_opts {
 	const char *opencc_config; /* NULL: "t2s.json" */
 	int no_stem;               /* 1: no English stemming */
 	int no_segment;            /* test only, 1: a Han run is one token */
+	const char *cache_dir;     /* NULL: $CAIRN_CACHE_DIR, else
+				    * $XDG_CACHE_HOME/cairn, else
+				    * ~/.cache/cairn; "": no cache */
 };
 
 /*
@@ -85,6 +89,18 @@ struct tok_opts {
  * tokenizer in *out (caller frees with tok_close). A missing jieba
  * dictionary is CAIRN_IO with a message naming the path and the fix; a
  * malformed one is CAIRN_CORRUPT; a missing OpenCC config is CAIRN_IO.
+ *
+ * The compiled tables (the dictionary's hash table and text, the t2s
+ * character table and the hashes that go into the identity) are cached in
+ * a file of the cache directory (o->cache_dir, an empty string or a set
+ * but empty $CAIRN_CACHE_DIR turning the cache off), keyed by the
+ * dictionary's path, size, times and inode and by the OpenCC config, data
+ * and library, and memory-mapped read-only by later calls; OpenCC itself is
+ * then only opened by tok_run, for the few runs whose conversion depends
+ * on context. The cache never changes the tokens or the identity, and a
+ * cache that cannot be read, validated, created or written is silently
+ * rebuilt or skipped: tok_open never fails because of it. o's strings are
+ * only read during the call.
  */
 int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 	     size_t errsize);
@@ -108,7 +124,8 @@ typedef int (*tok_emit_fn)(void *user, const char *token, size_t len,
 /*
  * Tokenise text[0, len) (text may be NULL when len is 0), calling emit for
  * each token. Returns CAIRN_OK, the callback's non-zero value, CAIRN_INVALID
- * with "invalid UTF-8 at byte N" in err, or CAIRN_NOMEM.
+ * with "invalid UTF-8 at byte N" in err, CAIRN_NOMEM, or CAIRN_IO when
+ * OpenCC, opened on first need (see tok_open), cannot be opened.
  */
 int tok_run(struct tok *t, const char *text, size_t len, unsigned flags,
 	    tok_emit_fn emit, void *user, char *err, size_t errsize);
@@ -120,7 +137,13 @@ int tok_run(struct tok *t, const char *text, size_t len, unsigned flags,
  */
 const char *tok_identity(const struct tok *t);
 
-/* Milliseconds tok_open spent loading the jieba dictionary. */
+/*
+ * Milliseconds tok_open spent loading the jieba dictionary (mapping the
+ * cache file when the tables came from the cache).
+ */
 double tok_dict_load_ms(const struct tok *t);
+
+/* 1 when t's tables were mapped from the cache file, else 0. */
+int tok_cached(const struct tok *t);
 
 #endif /* CAIRN_TOKENIZE_H */

@@ -43,6 +43,9 @@ int main(int argc, char **argv)
 	setenv("CAIRN_DIR", test_tmpdir, 1);
 	setenv("CAIRN_GLOBAL", test_tmpdir, 1);
 	setenv("XDG_DATA_HOME", test_tmpdir, 1);
+	/* nor the user's tokenizer cache (~/.cache/cairn) */
+	snprintf(cmd, sizeof(cmd), "%s/cache", test_tmpdir);
+	setenv("CAIRN_CACHE_DIR", cmd, 1);
 #define U(m)                                                               \
 	if (!only || strcmp(only, #m) == 0) {                              \
 		int before = failed;                                       \

@@ -4,7 +4,9 @@
  *
  * Layer: tests. One tokenizer with the default dictionaries is loaded once
  * and shared by the cases (loading takes ~0.1 s); cases that need other
- * options open their own.
+ * options open their own. Tokenizer caches go to test_tmpdir/cache
+ * ($CAIRN_CACHE_DIR, set by unit_main.c and unit_tokenize) or a directory of their own
+ * under test_tmpdir.
  *
  * Expected Chinese outputs were produced with Debian's jieba:
  * `/usr/bin/python3 -c 'import jieba; print(jieba.lcut_for_search(s,
@@ -19,6 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "tokenize.h"
@@ -156,7 +163,8 @@ static void tokenize_open_identity(void)
 
 static void tokenize_missing_dict(void)
 {
-	struct tok_opts o = { "/nonexistent/cairn/dict.txt", NULL, 0, 0 };
+	struct tok_opts o = { "/nonexistent/cairn/dict.txt", NULL, 0, 0,
+			      NULL };
 	struct tok *t = NULL;
 	char err[512];
 
@@ -170,7 +178,7 @@ static void tokenize_missing_dict(void)
 static void tokenize_bad_dicts(void)
 {
 	char path[512], err[512];
-	struct tok_opts o = { NULL, NULL, 0, 0 };
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
 	struct tok *t = NULL;
 
 	o.jieba_dict = path;
@@ -218,7 +226,7 @@ static void tokenize_custom_dict_env(void)
 
 static void tokenize_english_stemming(void)
 {
-	struct tok_opts o = { NULL, NULL, 1, 0 };
+	struct tok_opts o = { NULL, NULL, 1, 0, NULL };
 	struct tok *t = NULL;
 	char err[512];
 
@@ -585,12 +593,15 @@ static void tokenize_alloc_failures(void)
 {
 	static const char *text = "We deployed HTTPServer_v2 "
 				  "我们决定使用數據庫 ひらがな camelCase";
-	char err[512];
+	struct tok_opts opts[3];
+	char err[512], dir[512];
+	size_t k;
 	long n;
 	int rc, ok = 0;
 
 	if (!get_tok())
 		return;
+	memset(opts, 0, sizeof(opts));
 	for (n = 1; n < FAULT_MAX; n++) {
 		struct collect c;
 
@@ -604,18 +615,458 @@ static void tokenize_alloc_failures(void)
 		if (rc == CAIRN_OK && ++ok > 3)
 			break;
 	}
-	for (n = 1; n < 12; n++) {
-		struct tok *t = NULL;
+	/* from the cache, building without one, building and writing one */
+	snprintf(dir, sizeof(dir), "%s/cache-faults", test_tmpdir);
+	opts[1].cache_dir = "";
+	opts[2].cache_dir = dir;
+	for (k = 0; k < ARRAY_SIZE(opts); k++) {
+		for (n = 1; n < FAULT_MAX; n++) {
+			struct tok *t = NULL;
 
-		util_fail_alloc_after(n);
-		rc = tok_open(NULL, &t, err, sizeof(err));
-		util_fail_alloc_after(0);
-		CHECK(rc == CAIRN_OK || rc == CAIRN_NOMEM);
-		CHECK((rc == CAIRN_OK) == (t != NULL));
-		tok_close(t);
-		if (rc == CAIRN_OK)
-			break;
+			util_fail_alloc_after(n);
+			rc = tok_open(&opts[k], &t, err, sizeof(err));
+			util_fail_alloc_after(0);
+			CHECK(rc == CAIRN_OK || rc == CAIRN_NOMEM);
+			CHECK((rc == CAIRN_OK) == (t != NULL));
+			tok_close(t);
+			if (rc == CAIRN_OK)
+				break;
+		}
 	}
+}
+
+/* ----------------------------------------------------------------- cache */
+
+/*
+ * The layout of the cache file header (struct cache_header in tokenize.c),
+ * for the tests that forge a header with a valid checksum.
+ */
+#define HDR_BYTES 352          /* sizeof(struct cache_header) */
+#define HDR_FORMAT_AT 8        /* uint32_t format */
+#define HDR_TEXT_OFF_AT 32     /* uint64_t text_off */
+#define HDR_SLOTS_OFF_AT 48    /* uint64_t slots_off */
+#define HDR_NSLOTS_AT 56       /* uint64_t nslots */
+#define HDR_CHECK_AT 280       /* char check[72]: SHA-256 hex */
+#define CACHE_FUZZ_ROUNDS 400  /* random strings compared with and without */
+#define CACHE_WRITERS 4        /* processes racing to write one cache */
+
+/* Hashes a token stream: every token's bytes, offsets and colocation. */
+struct stream {
+	uint64_t h;  /* FNV-1a of everything seen */
+	size_t ntok; /* tokens seen */
+};
+
+static void stream_add(struct stream *s, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		s->h ^= b[i];
+		s->h *= 0x100000001b3ULL;
+	}
+}
+
+static int stream_emit(void *user, const char *tok, size_t len,
+		       size_t start, size_t end, int colocated)
+{
+	struct stream *s = user;
+
+	stream_add(s, &len, sizeof(len));
+	stream_add(s, tok, len);
+	stream_add(s, &start, sizeof(start));
+	stream_add(s, &end, sizeof(end));
+	stream_add(s, &colocated, sizeof(colocated));
+	s->ntok++;
+	return 0;
+}
+
+/*
+ * Mixed text: Simplified and Traditional Chinese (with the characters whose
+ * t2s depends on the phrase), non-BMP Han, kana, Hangul, identifiers.
+ */
+static const char *const cache_corpus[] = {
+	"我们决定使用数据库", "我們決定使用數據庫來存儲長期記憶",
+	"他反覆說明", "乾隆皇帝下江南", "藉口", "於是他們說了麼",
+	"中华人民共和国成立了", "部署HTTPServer到生產環境",
+	"ひらがな 한국어 カタカナ", "\xf0\xa0\x80\x80\xf0\xa0\x80\x81 汉字",
+	"Hello, 世界! ＡＢＣ。", "myHTTPServer_v2.go src/store.c",
+	"他来到了网易杭研大厦", "今天天气不错我们去公园散步吧",
+	"The user's preferences were deployed yesterday", "畫畫 瞭解 彷彿",
+};
+
+/* Hash of t's tokens for the corpus and random strings, both modes. */
+static uint64_t corpus_hash(struct tok *t)
+{
+	char buf[FUZZ_MAX_CPS * 4 + 1], err[256];
+	struct stream s = { 0xcbf29ce484222325ULL, 0 };
+	size_t i, len;
+	int round, k, n;
+
+	if (!t)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(cache_corpus); i++) {
+		CHECK_INT(tok_run(t, cache_corpus[i], strlen(cache_corpus[i]),
+				  0, stream_emit, &s, err, sizeof(err)),
+			  CAIRN_OK);
+		CHECK_INT(tok_run(t, cache_corpus[i], strlen(cache_corpus[i]),
+				  TOK_QUERY, stream_emit, &s, err,
+				  sizeof(err)),
+			  CAIRN_OK);
+	}
+	srand(777);
+	for (round = 0; round < CACHE_FUZZ_ROUNDS; round++) {
+		len = 0;
+		n = rand() % FUZZ_MAX_CPS;
+		for (k = 0; k < n; k++)
+			len += put_utf8(buf + len, fuzz_cp());
+		CHECK_INT(tok_run(t, buf, len, 0, stream_emit, &s, err,
+				  sizeof(err)),
+			  CAIRN_OK);
+	}
+	CHECK(s.ntok > 100);
+	return s.h;
+}
+
+/* tok_open with o (jieba_dict, cache_dir set); NULL on failure. */
+static struct tok *open_timed(const struct tok_opts *o, double *ms)
+{
+	struct tok *t = NULL;
+	struct timespec t0;
+	char err[512];
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = tok_open(o, &t, err, sizeof(err));
+	if (ms)
+		*ms = ms_since(&t0);
+	CHECK_MSG(rc == CAIRN_OK, "tok_open: %s", err);
+	return t;
+}
+
+/*
+ * The one file in dir, which must be a cache file "tok*.bin", into path;
+ * 0 if dir holds anything else (a temporary file left behind).
+ */
+static int cache_file(const char *dir, char *path, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0, ok = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n++;
+		ok = strncmp(e->d_name, "tok", 3) == 0 && len > 4 &&
+		     strcmp(e->d_name + len - 4, ".bin") == 0;
+		snprintf(path, size, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return n == 1 && ok;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Overwrite len bytes of path at off with data. */
+static int patch_file(const char *path, long off, const void *data,
+		      size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = pwrite(fd, data, len, (off_t)off) == (ssize_t)len;
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
+static int read_at(const char *path, long off, void *out, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = pread(fd, out, len, (off_t)off) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Rewrite the header's checksum so that only the fields are wrong. */
+static int reseal_header(const char *path)
+{
+	unsigned char h[HDR_BYTES];
+	char hex[65];
+
+	if (read_at(path, 0, h, sizeof(h)))
+		return -1;
+	memset(h + HDR_CHECK_AT, 0, HDR_BYTES - HDR_CHECK_AT);
+	util_sha256_hex(h, sizeof(h), hex);
+	return patch_file(path, HDR_CHECK_AT, hex, 65);
+}
+
+/*
+ * EVIDENCE-OF: SPEC 9 (hook p50) -- tok_open maps the compiled tables from
+ * the cache, and the tokens and identity are the same as without it.
+ */
+static void tokenize_cache_same_tokens(void)
+{
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
+	char dir[512], path[1024];
+	struct tok *none, *cold, *warm;
+	double ms_none, ms_cold, ms_warm;
+	struct stat st;
+	uint64_t h;
+
+	snprintf(dir, sizeof(dir), "%s/cache-same/sub", test_tmpdir);
+	o.cache_dir = "";
+	none = open_timed(&o, &ms_none);
+	o.cache_dir = dir;
+	cold = open_timed(&o, &ms_cold);
+	warm = open_timed(&o, &ms_warm);
+	if (!none || !cold || !warm)
+		goto out;
+	fprintf(stderr,
+		"tokenize: tok_open %.1f ms without the cache, %.1f ms "
+		"building it, %.1f ms from it (sanitized build)\n",
+		ms_none, ms_cold, ms_warm);
+	CHECK_INT(tok_cached(none), 0);
+	CHECK_INT(tok_cached(cold), 0);
+	CHECK_INT(tok_cached(warm), 1);
+	CHECK_STR(tok_identity(cold), tok_identity(none));
+	CHECK_STR(tok_identity(warm), tok_identity(none));
+	h = corpus_hash(none);
+	CHECK(corpus_hash(cold) == h);
+	CHECK(corpus_hash(warm) == h);
+	CHECK_STR(render_with(warm, 0, "他反覆說明", 15, 1),
+		  render_with(none, 0, "他反覆說明", 15, 1));
+	/* mode 0600 in a directory created 0700 */
+	CHECK(cache_file(dir, path, sizeof(path)));
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+out:
+	tok_close(none);
+	tok_close(cold);
+	tok_close(warm);
+}
+
+/* One way of damaging a cache file. */
+enum damage {
+	DAMAGE_EMPTY, DAMAGE_SHORT, DAMAGE_HALF, DAMAGE_LONGER, DAMAGE_MAGIC,
+	DAMAGE_HEADER, DAMAGE_T2S, DAMAGE_FORMAT, DAMAGE_OFFSET,
+	DAMAGE_GARBAGE, DAMAGE_COUNT
+};
+
+static int damage_file(const char *path, int how)
+{
+	static const char garbage[] = "not a cache file at all, not at all.";
+	uint32_t fmt = 999;
+	uint64_t off = (uint64_t)1 << 40;
+	long size = file_size(path);
+
+	switch (how) {
+	case DAMAGE_EMPTY:
+		return truncate(path, 0);
+	case DAMAGE_SHORT:
+		return truncate(path, HDR_BYTES / 2);
+	case DAMAGE_HALF:
+		return truncate(path, size / 2);
+	case DAMAGE_LONGER:
+		return truncate(path, size + 1);
+	case DAMAGE_MAGIC:
+		return patch_file(path, 0, "X", 1);
+	case DAMAGE_HEADER:
+		return patch_file(path, HDR_NSLOTS_AT, "\x01", 1);
+	case DAMAGE_T2S:
+		return patch_file(path, size - 1000, "\x7f", 1);
+	case DAMAGE_FORMAT:
+		if (patch_file(path, HDR_FORMAT_AT, &fmt, sizeof(fmt)))
+			return -1;
+		return reseal_header(path);
+	case DAMAGE_OFFSET:
+		if (patch_file(path, HDR_TEXT_OFF_AT, &off, sizeof(off)))
+			return -1;
+		return reseal_header(path);
+	default:
+		if (truncate(path, 0))
+			return -1;
+		return patch_file(path, 0, garbage, sizeof(garbage));
+	}
+}
+
+/*
+ * A truncated, extended or corrupt cache file (or a forged header) is
+ * detected and rebuilt; tok_open works and the tokens are the same.
+ */
+static void tokenize_cache_damaged(void)
+{
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
+	char dir[512], path[1024], id[256];
+	struct tok *t;
+	uint64_t h = 0;
+	int how;
+
+	snprintf(dir, sizeof(dir), "%s/cache-damaged", test_tmpdir);
+	o.cache_dir = dir;
+	t = open_timed(&o, NULL);
+	if (!t)
+		return;
+	snprintf(id, sizeof(id), "%s", tok_identity(t));
+	h = corpus_hash(t);
+	tok_close(t);
+	if (!cache_file(dir, path, sizeof(path))) {
+		CHECK(0);
+		return;
+	}
+	for (how = 0; how < DAMAGE_COUNT; how++) {
+		CHECK_MSG(damage_file(path, how) == 0, "damage %d", how);
+		t = open_timed(&o, NULL);
+		if (!t)
+			continue;
+		CHECK_MSG(tok_cached(t) == 0, "damage %d not detected", how);
+		CHECK_STR(tok_identity(t), id);
+		CHECK_MSG(corpus_hash(t) == h, "damage %d", how);
+		tok_close(t);
+		/* and it was rewritten */
+		t = open_timed(&o, NULL);
+		CHECK_MSG(tok_cached(t) == 1, "damage %d not repaired", how);
+		tok_close(t);
+	}
+}
+
+/*
+ * Damage the checksums do not cover (the table and the text, too big to
+ * hash on every open) gives wrong segments at worst, never a crash or an
+ * out-of-bounds read (ASan watches).
+ */
+static void tokenize_cache_damaged_body(void)
+{
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
+	char dir[512], path[1024], *junk;
+	uint64_t slots_off = 0, nslots = 0;
+	struct tok *t;
+	size_t len;
+
+	snprintf(dir, sizeof(dir), "%s/cache-damaged", test_tmpdir);
+	o.cache_dir = dir;
+	if (!cache_file(dir, path, sizeof(path)) ||
+	    read_at(path, HDR_SLOTS_OFF_AT, &slots_off, 8) ||
+	    read_at(path, HDR_NSLOTS_AT, &nslots, 8)) {
+		CHECK(0);
+		return;
+	}
+	len = (size_t)(slots_off - HDR_BYTES) + (size_t)nslots * 12;
+	junk = cairn_malloc(len);
+	if (!junk)
+		return;
+	memset(junk, 0xff, len); /* no empty slot, offsets past the end */
+	CHECK(patch_file(path, HDR_BYTES, junk, len) == 0);
+	cairn_free(junk);
+	t = open_timed(&o, NULL);
+	CHECK(tok_cached(t) == 1);
+	/* every lookup misses: bigrams, as for text outside the dictionary */
+	CHECK_STR(render_with(t, 0, "数据库 data", 14, 0),
+		  "数据 +数 据库 +据 库 data");
+	CHECK_STR(render_with(t, 0, "我們決定", 12, 0),
+		  "我们 +我 们决 +们 决定 +决 定");
+	tok_close(t);
+	CHECK(unlink(path) == 0);
+}
+
+/*
+ * A changed dictionary is not served from the cache; an unusable cache
+ * directory is not an error.
+ */
+static void tokenize_cache_invalidation(void)
+{
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
+	char dict[512], dir[600], blocker[512], id[256];
+	struct tok *t;
+
+	snprintf(dict, sizeof(dict), "%s/cache-dict.txt", test_tmpdir);
+	snprintf(dir, sizeof(dir), "%s/cache-inval", test_tmpdir);
+	o.jieba_dict = dict;
+	o.cache_dir = dir;
+	CHECK(write_file(dict, "数据 100 n\n库 10 n\n") == 0);
+	t = open_timed(&o, NULL);
+	CHECK(t && !tok_cached(t));
+	tok_close(t);
+	t = open_timed(&o, NULL);
+	CHECK(t && tok_cached(t));
+	CHECK_STR(render_with(t, 0, "数据库", 9, 0), "数据 库");
+	snprintf(id, sizeof(id), "%s", tok_identity(t));
+	tok_close(t);
+	CHECK(write_file(dict, "数据库 1000 n\n数据 100 n\n库 10 n\n") == 0);
+	t = open_timed(&o, NULL);
+	CHECK(t && !tok_cached(t));
+	CHECK_STR(render_with(t, 0, "数据库", 9, 0), "数据 数据库");
+	CHECK(strcmp(tok_identity(t), id) != 0);
+	tok_close(t);
+	t = open_timed(&o, NULL);
+	CHECK(t && tok_cached(t));
+	CHECK_STR(render_with(t, 0, "数据库", 9, 0), "数据 数据库");
+	tok_close(t);
+	/* a cache directory under a regular file cannot be created */
+	snprintf(blocker, sizeof(blocker), "%s/cache-blocker", test_tmpdir);
+	CHECK(write_file(blocker, "x") == 0);
+	snprintf(dir, sizeof(dir), "%s/sub", blocker);
+	t = open_timed(&o, NULL);
+	CHECK(t && !tok_cached(t));
+	CHECK_STR(render_with(t, 0, "数据库", 9, 0), "数据 数据库");
+	tok_close(t);
+}
+
+/*
+ * Processes racing to build one cache all get the same tokens, and leave
+ * one complete cache file and no temporary files.
+ */
+static void tokenize_cache_race(void)
+{
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
+	char dir[512], path[1024];
+	pid_t pids[CACHE_WRITERS];
+	uint64_t h;
+	struct tok *t;
+	int i, status;
+
+	snprintf(dir, sizeof(dir), "%s/cache-race", test_tmpdir);
+	o.cache_dir = "";
+	t = open_timed(&o, NULL);
+	h = corpus_hash(t);
+	tok_close(t);
+	o.cache_dir = dir;
+	fflush(NULL);
+	for (i = 0; i < CACHE_WRITERS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			t = open_timed(&o, NULL);
+			_exit(t && corpus_hash(t) == h && !test_case_failed
+				      ? 0
+				      : 1);
+		}
+		CHECK(pids[i] > 0);
+	}
+	for (i = 0; i < CACHE_WRITERS; i++) {
+		if (pids[i] <= 0)
+			continue;
+		CHECK(waitpid(pids[i], &status, 0) == pids[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK(cache_file(dir, path, sizeof(path)));
+	t = open_timed(&o, NULL);
+	CHECK(t && tok_cached(t));
+	CHECK(corpus_hash(t) == h);
+	tok_close(t);
 }
 
 /* ------------------------------------------------------------------ FTS5 */
@@ -730,7 +1181,7 @@ static void tokenize_fts5_end_to_end(void)
 /* Segmentation is load-bearing: without it the sub-word query fails. */
 static void tokenize_fts5_no_segment_control(void)
 {
-	struct tok_opts o = { NULL, NULL, 0, 1 };
+	struct tok_opts o = { NULL, NULL, 0, 1, NULL };
 	sqlite3 *db = fts_db(&o);
 
 	if (!db)
@@ -745,7 +1196,8 @@ static void tokenize_fts5_no_segment_control(void)
 
 static void tokenize_fts5_errors(void)
 {
-	struct tok_opts o = { "/nonexistent/cairn/dict.txt", NULL, 0, 0 };
+	struct tok_opts o = { "/nonexistent/cairn/dict.txt", NULL, 0, 0,
+			      NULL };
 	sqlite3 *db = NULL;
 	char err[512];
 
@@ -771,6 +1223,10 @@ static void tokenize_fts5_errors(void)
 /* Run the tokenizer cases; the shared tokenizer is closed at the end. */
 void unit_tokenize(void)
 {
+	char cache[512];
+
+	snprintf(cache, sizeof(cache), "%s/cache", test_tmpdir);
+	setenv("CAIRN_CACHE_DIR", cache, 1);
 	RUN(tokenize_open_identity);
 	RUN(tokenize_missing_dict);
 	RUN(tokenize_bad_dicts);
@@ -790,6 +1246,11 @@ void unit_tokenize(void)
 	RUN(tokenize_fuzz_invariants);
 	RUN(tokenize_long_inputs);
 	RUN(tokenize_alloc_failures);
+	RUN(tokenize_cache_same_tokens);
+	RUN(tokenize_cache_damaged);
+	RUN(tokenize_cache_damaged_body);
+	RUN(tokenize_cache_invalidation);
+	RUN(tokenize_cache_race);
 	RUN(tokenize_fts5_end_to_end);
 	RUN(tokenize_fts5_no_segment_control);
 	RUN(tokenize_fts5_errors);
