@@ -253,8 +253,7 @@ static void test_forward_migration(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	CHECK(sqlite3_exec(raw, "DROP INDEX records_key; DROP INDEX records_session; "
-			   "PRAGMA user_version=2",
+	CHECK(sqlite3_exec(raw, "DROP INDEX records_key; PRAGMA user_version=2",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(raw);
 
