@@ -519,18 +519,6 @@ static int is_stop_word(const char *w, size_t n)
 	return 0;
 }
 
-/* Bytes in the UTF-8 sequence led by c (1 for a stray byte). */
-static size_t utf8_len(unsigned char c)
-{
-	if (c >= 0xF0)
-		return 4;
-	if (c >= 0xE0)
-		return 3;
-	if (c >= 0xC0)
-		return 2;
-	return 1;
-}
-
 /*
  * Bytes of the word character at s[0, n): an ASCII letter or digit (1), a
  * Latin letter from U+00C0-U+024F other than U+00D7 and U+00F7 (2), or 0.
@@ -632,7 +620,7 @@ static void part_words(struct collect *c, const char *p, size_t n,
 		}
 		step = word_char(p + i, n - i);
 		if (depth > 0 || step == 0) {
-			i += utf8_len((unsigned char)p[i]);
+			i += util_u8len((unsigned char)p[i]);
 			continue;
 		}
 		/* a classifier note ends the meaning part of a gloss */

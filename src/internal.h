@@ -98,6 +98,8 @@ void util_sha256_hex(const void *data, size_t len, char out[65]);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);
+/* Byte length of the UTF-8 sequence whose lead byte is c (1 for a bad byte). */
+size_t util_u8len(unsigned char c);
 /* Validate UTF-8; returns -1 if valid, else the offset of the first bad byte. */
 long util_utf8_invalid_at(const char *s, size_t len);
 /* Case-sensitive string equality that tolerates NULL (NULL == NULL). */

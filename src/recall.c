@@ -124,18 +124,6 @@ static void terms_release(struct terms *t)
 
 static int is_stop_word(const char *s, size_t len);
 
-/* Byte length of the UTF-8 sequence starting with c (1 for bad bytes). */
-static size_t u8len(unsigned char c)
-{
-	if (c >= 0xF0)
-		return 4;
-	if (c >= 0xE0)
-		return 3;
-	if (c >= 0xC0)
-		return 2;
-	return 1;
-}
-
 /*
  * A stop word, or a character bigram made only of stop characters: the
  * tokenizer's out-of-dictionary fallback turns runs of single characters
@@ -149,8 +137,8 @@ static int is_stop(const char *s, size_t len)
 		return 1;
 	if (len < 4 || (unsigned char)s[0] < 0xE0)
 		return 0;
-	a = u8len((unsigned char)s[0]);
-	return a < len && a + u8len((unsigned char)s[a]) == len &&
+	a = util_u8len((unsigned char)s[0]);
+	return a < len && a + util_u8len((unsigned char)s[a]) == len &&
 	       is_stop_word(s, a) && is_stop_word(s + a, len - a);
 }
 
@@ -606,38 +594,6 @@ static void cap_terms(struct terms *t)
 	}
 }
 
-static int add_list_filter(struct cairn_db *db, struct sbuf *sql,
-			   const char *col, const char *list,
-			   int (*valid)(const char *), const char *what)
-{
-	const char *p = list;
-	int first = 1;
-
-	sbuf_addf(sql, " AND r.%s IN (", col);
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char item[64];
-
-		if (n == 0 || n >= sizeof(item))
-			return store_error(db, CAIRN_INVALID,
-					   "empty %s in the filter", what);
-		memcpy(item, p, n);
-		item[n] = '\0';
-		if (!valid(item))
-			return store_error(db, CAIRN_INVALID,
-					   "unknown %s '%s'", what, item);
-		/* validated against the fixed vocabulary: safe to quote */
-		sbuf_addf(sql, "%s'%s'", first ? "" : ",", item);
-		first = 0;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	sbuf_addc(sql, ')');
-	return CAIRN_OK;
-}
-
 /* Append a term as a quoted FTS5 string with the tokenizer's raw escape. */
 static void add_raw(struct sbuf *m, const struct qterm *q)
 {
@@ -739,10 +695,10 @@ again:
 	sbuf_addf(&sql, ") AS f JOIN %s.records r ON r.rid = f.frid WHERE 1",
 		  schema);
 	if (strcmp(statuses, "all") != 0)
-		rc = add_list_filter(db, &sql, "status", statuses,
+		rc = store_add_in(db, &sql, "r.status", statuses,
 				     cairn_status_valid, "status");
 	if (rc == CAIRN_OK && o->kinds && *o->kinds)
-		rc = add_list_filter(db, &sql, "kind", o->kinds,
+		rc = store_add_in(db, &sql, "r.kind", o->kinds,
 				     cairn_kind_valid, "kind");
 	if (rc)
 		goto out;

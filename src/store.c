@@ -1613,9 +1613,9 @@ out:
  * Append "AND col IN ('a','b')" for a comma-separated list whose every
  * item passes `valid` (so quoting them literally is safe).
  */
-static int add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
-		  const char *list, int (*valid)(const char *),
-		  const char *what)
+int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
+		 const char *list, int (*valid)(const char *),
+		 const char *what)
 {
 	const char *p = list;
 	int first = 1;
@@ -1675,15 +1675,15 @@ int cairn_record_list(cairn_db *db, const cairn_filter *f,
 	want = f->statuses && *f->statuses ? f->statuses : "all";
 #endif
 	sbuf_adds(&where, " WHERE 1");
-	rc = add_in(db, &where, "kind", f->kinds, cairn_kind_valid, "kind");
+	rc = store_add_in(db, &where, "kind", f->kinds, cairn_kind_valid, "kind");
 	if (rc == CAIRN_OK && strcmp(want, "all") != 0)
-		rc = add_in(db, &where, "status", want,
+		rc = store_add_in(db, &where, "status", want,
 			    cairn_status_valid, "status");
 	if (rc == CAIRN_OK)
-		rc = add_in(db, &where, "origin", f->origins,
+		rc = store_add_in(db, &where, "origin", f->origins,
 			    cairn_origin_valid, "origin");
 	if (rc == CAIRN_OK)
-		rc = add_in(db, &where, "scope", f->scope, scope_valid,
+		rc = store_add_in(db, &where, "scope", f->scope, scope_valid,
 			    "scope");
 	if (rc)
 		goto out;

@@ -76,6 +76,14 @@ int store_tx_begin(struct cairn_db *db);
 int store_tx_end(struct cairn_db *db, int rc);
 /* Is record id file-backed? Fills msg with "file-backed: edit <path>:<line>". */
 int store_is_file_backed(const cairn_record *r, char *msg, size_t size);
+/*
+ * Append " AND col IN ('a','b')" for a comma-separated list whose every
+ * item passes `valid` (so quoting them literally is safe); an empty or
+ * NULL list appends nothing. CAIRN_INVALID names an unknown item.
+ */
+int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
+		 const char *list, int (*valid)(const char *),
+		 const char *what);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
 

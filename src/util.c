@@ -323,6 +323,17 @@ out:
 	return rc;
 }
 
+size_t util_u8len(unsigned char c)
+{
+	if (c >= 0xF0)
+		return 4;
+	if (c >= 0xE0)
+		return 3;
+	if (c >= 0xC0)
+		return 2;
+	return 1;
+}
+
 long util_utf8_invalid_at(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
