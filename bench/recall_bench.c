@@ -58,6 +58,7 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "cairn.h"
 
 #define DEFAULT_N 100000   /* records */
@@ -631,14 +632,6 @@ static void queries_gen(struct query *qs, size_t nq, size_t n, uint64_t seed,
 
 /* ================================================================ helpers */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static long long file_bytes(const char *path)
 {
 	struct stat st;
@@ -653,26 +646,6 @@ static long long db_bytes(const char *path)
 
 	snprintf(wal, sizeof(wal), "%s-wal", path);
 	return file_bytes(path) + file_bytes(wal);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void sha_hex(EVP_MD_CTX *ctx, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0, i;
-
-	EVP_DigestFinal_ex(ctx, md, &len);
-	for (i = 0; i < len && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
-	out[2 * i] = '\0';
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -754,7 +727,7 @@ static void score_results(struct timing *t, const struct query *qs,
 				t->found_en++;
 		}
 	}
-	sha_hex(ctx, t->hash);
+	bench_sha_hex(ctx, t->hash);
 	EVP_MD_CTX_free(ctx);
 }
 
@@ -803,7 +776,7 @@ static int cairn_load(const char *dir, const struct corpus *c,
 	if (rc)
 		goto fail;
 	*refused = 0;
-	t0 = now_s();
+	t0 = bench_now_s();
 	for (i = 0; i < c->n; i++) {
 		cairn_record r;
 		char id[24];
@@ -828,9 +801,9 @@ static int cairn_load(const char *dir, const struct corpus *c,
 			goto fail;
 		if (i % 20000 == 19999)
 			fprintf(stderr, "  cairn: %zu records, %.1f s\n", i + 1,
-				now_s() - t0);
+				bench_now_s() - t0);
 	}
-	t->load_s = now_s() - t0;
+	t->load_s = bench_now_s() - t0;
 	t->rate = (double)c->n / t->load_s;
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/cairn.db", dir);
@@ -877,7 +850,7 @@ static int fts5_load(const char *path, const struct corpus *c,
 				   "VALUES (?1, ?2, ?3)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail_sql;
-	t0 = now_s();
+	t0 = bench_now_s();
 	for (i = 0; i < c->n; i++) {
 		if (!c->ok[i])
 			continue; /* cairn refused it: hold the same records */
@@ -899,7 +872,7 @@ static int fts5_load(const char *path, const struct corpus *c,
 	}
 	if (in_tx && sql_exec(db, "COMMIT"))
 		goto fail;
-	t->load_s = now_s() - t0;
+	t->load_s = bench_now_s() - t0;
 	t->rate = (double)c->n / t->load_s;
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -1029,14 +1002,14 @@ static int run_queries(const char *dir, const char *fpath,
 		for (k = 0; k < 3; k++) {
 			size_t w = (i + k) % 3;
 			long ids[TOPK];
-			double q0 = now_s();
+			double q0 = bench_now_s();
 
 			if (w == 0 ? query_cairn(&e, &qs[qi], ids)
 				    : query_fts5(&e, w == 2, &qs[qi], ids))
 				goto out;
 			if (i < WARMUP)
 				continue;
-			ms[w][qi] = (now_s() - q0) * 1e3;
+			ms[w][qi] = (bench_now_s() - q0) * 1e3;
 			memcpy(res[w] + qi * TOPK, ids, sizeof(ids));
 		}
 	}
@@ -1055,44 +1028,6 @@ out:
 }
 
 /* ================================================================ report */
-
-static void cpu_model(char *out, size_t size)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(out, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) == 0 && p) {
-			p++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(out, size, "%s", p);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/* Print s as a JSON string (the few characters that need escaping). */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void json_engine(FILE *f, const char *name, const struct timing *t,
 			size_t nans, size_t nans_en, size_t nans_zh,
@@ -1208,7 +1143,7 @@ int main(int argc, char **argv)
 		EVP_DigestUpdate(ctx, d.title.b, d.title.n + 1);
 		EVP_DigestUpdate(ctx, d.body.b, d.body.n + 1);
 	}
-	sha_hex(ctx, corpus_hash);
+	bench_sha_hex(ctx, corpus_hash);
 	queries_gen(qs, nq, n, seed, &d);
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	for (i = 0; i < nq; i++) {
@@ -1221,7 +1156,7 @@ int main(int argc, char **argv)
 			nans_en++;
 	}
 	nans = nans_en + nans_zh;
-	sha_hex(ctx, query_hash);
+	bench_sha_hex(ctx, query_hash);
 	printf("recall_bench: %zu records (%zu Chinese), %zu queries "
 	       "(%zu answerable: %zu en, %zu zh; %zu random words)\n",
 	       n, c.nzh, nq, nans, nans_en, nans_zh, nrand);
@@ -1267,7 +1202,7 @@ int main(int argc, char **argv)
 				overlap += res_f[i * TOPK + k] == res_c[i * TOPK + j];
 		}
 
-	cpu_model(cpu, sizeof(cpu));
+	bench_cpu_model(cpu, sizeof(cpu));
 	now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 
@@ -1353,7 +1288,7 @@ int main(int argc, char **argv)
 		corpus_hash, query_hash, tc.hash, tf.hash, tn.hash);
 	fprintf(f, "  \"machine\": {\"nproc\": %ld, \"cpu\": ",
 		sysconf(_SC_NPROCESSORS_ONLN));
-	json_str(f, cpu);
+	bench_json_str(f, cpu);
 	fprintf(f, ", \"sqlite\": \"%s\", \"cairn\": \"%s\"},\n",
 		sqlite3_libversion(), CAIRN_VERSION);
 	fprintf(f, "  \"date\": \"%s\"\n}\n", date);
@@ -1366,7 +1301,7 @@ int main(int argc, char **argv)
 	if (keep)
 		printf("kept: %s\n", tmp);
 	else
-		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		nftw(tmp, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < n; i++) {
 		free(c.title[i]);
 		free(c.body[i]);

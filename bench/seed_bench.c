@@ -53,6 +53,7 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "cairn.h"
 #include "seed.h"
 
@@ -315,34 +316,6 @@ static void gen_adrs(const char *ws, size_t nadrs, uint64_t seed,
 
 /* ================================================================ helpers */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void sha_hex(EVP_MD_CTX *ctx, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0, i;
-
-	EVP_DigestFinal_ex(ctx, md, &len);
-	for (i = 0; i < len && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
-	out[2 * i] = '\0';
-}
-
 static void make_dir(const char *path)
 {
 	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
@@ -372,9 +345,9 @@ static int seed_once(cairn_db *db, int dry_run, cairn_seed_report *rep,
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
 	so.dry_run = dry_run;
-	t0 = now_s();
+	t0 = bench_now_s();
 	rc = cairn_seed(db, paths, 1, &so, rep);
-	*secs = now_s() - t0;
+	*secs = bench_now_s() - t0;
 	if (rc)
 		fprintf(stderr, "seed_bench: cairn_seed: %s\n%s",
 			cairn_errmsg(db), rep->messages ? rep->messages : "");
@@ -423,7 +396,7 @@ static int insert_loop(const char *path, cairn_record **recs, size_t n,
 			sqlite3_errmsg(db));
 		goto out;
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (sql_exec(db, "BEGIN"))
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -445,7 +418,7 @@ static int insert_loop(const char *path, cairn_record **recs, size_t n,
 	}
 	if (sql_exec(db, "COMMIT"))
 		goto out;
-	*secs = now_s() - t0;
+	*secs = bench_now_s() - t0;
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rows", -1, &st,
@@ -461,44 +434,6 @@ out:
 }
 
 /* ================================================================ report */
-
-static void cpu_model(char *out, size_t size)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(out, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) == 0 && p) {
-			p++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(out, size, "%s", p);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/* Print s as a JSON string (the few characters that need escaping). */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void usage(void)
 {
@@ -592,7 +527,7 @@ int main(int argc, char **argv)
 	nkeys = key_every ? (nfacts + key_every - 1) / key_every : 0;
 	gen_adrs(ws, nadrs, seed, ctx, &in_bytes);
 	nfiles += nadrs;
-	sha_hex(ctx, input_hash);
+	bench_sha_hex(ctx, input_hash);
 	printf("seed_bench: %zu facts (%zu keyed) in %zu facts files, %zu ADR "
 	       "files, %.1f MB of Markdown\n",
 	       nfacts, nkeys, nfiles - nadrs, nadrs, (double)in_bytes / 1e6);
@@ -603,13 +538,13 @@ int main(int argc, char **argv)
 	oo.create = 1;
 	oo.no_global = 1;
 	snprintf(path, sizeof(path), "%s/.cairn", ws);
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (cairn_db_open(path, &oo, &db) != CAIRN_OK) {
 		fprintf(stderr, "seed_bench: open %s: %s\n", path,
 			cairn_errmsg(db));
 		return 1;
 	}
-	open_s = now_s() - t0;
+	open_s = bench_now_s() - t0;
 	fprintf(stderr, "planning (dry run)...\n");
 	if (seed_once(db, 1, &plan, &plan_s))
 		return 1;
@@ -638,7 +573,7 @@ int main(int argc, char **argv)
 						    : sizeof(line) - 1);
 		body_bytes += strlen(recs[i]->body) + strlen(recs[i]->title);
 	}
-	sha_hex(ctx, records_hash);
+	bench_sha_hex(ctx, records_hash);
 
 	/* the baseline: the same rows, a plain INSERT loop */
 	fprintf(stderr, "inserting (baseline)...\n");
@@ -650,7 +585,7 @@ int main(int argc, char **argv)
 	     again.n_unchanged == rep.records && again.n_changed == 0 &&
 	     again.n_retired == 0 && rows == (long long)nrec &&
 	     plan.n_new == rep.records;
-	cpu_model(cpu, sizeof(cpu));
+	bench_cpu_model(cpu, sizeof(cpu));
 	now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 
@@ -720,7 +655,7 @@ int main(int argc, char **argv)
 		input_hash, records_hash);
 	fprintf(f, "  \"machine\": {\"nproc\": %ld, \"cpu\": ",
 		sysconf(_SC_NPROCESSORS_ONLN));
-	json_str(f, cpu);
+	bench_json_str(f, cpu);
 	fprintf(f, ", \"sqlite\": \"%s\", \"cairn\": \"%s\"},\n",
 		sqlite3_libversion(), CAIRN_VERSION);
 	fprintf(f, "  \"date\": \"%s\"\n}\n", date);
@@ -739,6 +674,6 @@ int main(int argc, char **argv)
 	if (keep)
 		printf("kept: %s\n", tmp);
 	else
-		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		nftw(tmp, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ok ? 0 : 1;
 }
