@@ -440,25 +440,17 @@ static const char *const tool_keys[] = {
 	"query", "description", "prompt", "skill", NULL
 };
 
-/* "Name: first line of its main argument", at most INGEST_MAX_SUMMARY bytes. */
-static int add_tool_use(struct evlist *el, const struct json *b)
+/* A one-line "tool" event: "label: first line of text" (or just the label). */
+static int add_tool_line(struct evlist *el, const char *label,
+			 const char *text)
 {
-	const char *name = json_get_str(b, "name");
-	const struct json *in = json_get(b, "input"), *m;
-	const char *arg = NULL;
 	struct sbuf sb = SBUF_INIT;
-	size_t i;
 	int rc;
 
-	for (i = 0; tool_keys[i] && !arg; i++)
-		arg = json_get_str(in, tool_keys[i]);
-	if (!arg && in && in->type == JSON_OBJECT)
-		for (m = in->child; m && !arg; m = m->next)
-			arg = json_str(m);
-	add_first_line(&sb, name && *name ? name : "tool", INGEST_MAX_SPEAKER);
-	if (arg && *arg) {
+	add_first_line(&sb, label, INGEST_MAX_SPEAKER);
+	if (text && *text) {
 		sbuf_adds(&sb, ": ");
-		add_first_line(&sb, arg, INGEST_MAX_SUMMARY);
+		add_first_line(&sb, text, INGEST_MAX_SUMMARY);
 	}
 	if (sb.err) {
 		sbuf_release(&sb);
@@ -469,14 +461,28 @@ static int add_tool_use(struct evlist *el, const struct json *b)
 	return rc;
 }
 
+/* "Name: first line of its main argument", at most INGEST_MAX_SUMMARY bytes. */
+static int add_tool_use(struct evlist *el, const struct json *b)
+{
+	const char *name = json_get_str(b, "name");
+	const struct json *in = json_get(b, "input"), *m;
+	const char *arg = NULL;
+	size_t i;
+
+	for (i = 0; tool_keys[i] && !arg; i++)
+		arg = json_get_str(in, tool_keys[i]);
+	if (!arg && in && in->type == JSON_OBJECT)
+		for (m = in->child; m && !arg; m = m->next)
+			arg = json_str(m);
+	return add_tool_line(el, name && *name ? name : "tool", arg);
+}
+
 /* A failed tool call: "error: first line of its output". Other results: nothing. */
 static int add_tool_error(struct evlist *el, const struct json *b)
 {
 	const struct json *err = json_get(b, "is_error");
 	const struct json *c = json_get(b, "content"), *x;
 	const char *first = NULL;
-	struct sbuf sb = SBUF_INIT;
-	int rc;
 
 	if (!err || err->type != JSON_TRUE)
 		return CAIRN_OK;
@@ -485,18 +491,7 @@ static int add_tool_error(struct evlist *el, const struct json *b)
 	for (x = c && c->type == JSON_ARRAY ? c->child : NULL; x && !first;
 	     x = x->next)
 		first = json_get_str(x, "text");
-	sbuf_adds(&sb, "error");
-	if (first && *first) {
-		sbuf_adds(&sb, ": ");
-		add_first_line(&sb, first, INGEST_MAX_SUMMARY);
-	}
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	rc = add_event(el, "tool", sbuf_str(&sb), sb.len);
-	sbuf_release(&sb);
-	return rc;
+	return add_tool_line(el, "error", first);
 }
 
 /* Is member key of j the literal true? */
