@@ -178,6 +178,22 @@ void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body)
 	sbuf_addf(sb, ",\"revision\":%ld}", r->revision);
 }
 
+void cli_print_records_json(cairn_record *const *v, size_t n)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	sbuf_addc(&sb, '[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			sbuf_addc(&sb, ',');
+		cli_record_json(&sb, v[i], 1);
+	}
+	sbuf_addc(&sb, ']');
+	cli_print_json(&sb);
+	sbuf_release(&sb);
+}
+
 /* "path:line (commit) > heading" or "session/tool", into sb. */
 void cli_source_text(struct sbuf *sb, const cairn_record *r)
 {
@@ -248,17 +264,7 @@ static int print_list(cairn_record **v, size_t n, int json)
 	size_t i;
 
 	if (json) {
-		struct sbuf sb = SBUF_INIT;
-
-		sbuf_addc(&sb, '[');
-		for (i = 0; i < n; i++) {
-			if (i)
-				sbuf_addc(&sb, ',');
-			cli_record_json(&sb, v[i], 1);
-		}
-		sbuf_addc(&sb, ']');
-		cli_print_json(&sb);
-		sbuf_release(&sb);
+		cli_print_records_json(v, n);
 		return EXIT_OK;
 	}
 	for (i = 0; i < n; i++)

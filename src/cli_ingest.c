@@ -306,17 +306,7 @@ int cmd_session(int argc, char **argv)
 		goto out;
 	}
 	if (cli_state.json) {
-		struct sbuf sb = SBUF_INIT;
-
-		sbuf_addc(&sb, '[');
-		for (i = 0; i < nv; i++) {
-			if (i)
-				sbuf_addc(&sb, ',');
-			cli_record_json(&sb, v[i], 1);
-		}
-		sbuf_addc(&sb, ']');
-		cli_print_json(&sb);
-		sbuf_release(&sb);
+		cli_print_records_json(v, nv);
 		goto out;
 	}
 	/* the --around record as stored (its id may have been a prefix) */
