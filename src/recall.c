@@ -133,6 +133,9 @@ static int is_stop(const char *s, size_t len)
 {
 	size_t a;
 
+#ifdef CAIRN_MUTATE_NO_STOPWORDS
+	return 0; /* negative control: every word is searched */
+#endif
 	if (is_stop_word(s, len))
 		return 1;
 	if (len < 4 || (unsigned char)s[0] < 0xE0)

@@ -3,6 +3,7 @@ $ cairn --help
 ~ ^usage: cairn
 ~ exit status: 0 ok, 1 error, 2 usage
 $ for c in init write read get list candidates approve reject revise forget history stats export import seed ingest session hook recall receipt calibrate eval; do cairn $c --help | head -1 | grep -q "^usage: cairn $c" || echo "missing: $c"; done
+>
 $ cairn
 ? 2
 $ cairn --version

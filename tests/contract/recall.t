@@ -9,6 +9,9 @@ $ cairn recall --json "how do we deploy to production?" | jq -r '.hits[0].record
 # Chinese: segmented, so a sub-word question finds the record
 $ cairn recall --json "缓存用的是什么？" | jq -r '.hits[0].record.id'
 > cache
+# stop words and stop-character bigrams (用的, 的是) leave only the topic
+$ cairn recall --explain "缓存用的是什么？" | grep "^terms searched"
+> terms searched: 缓存
 # Traditional characters fold to Simplified
 $ cairn recall --json "訂單服務的緩存" | jq -r '.hits[0].record.id'
 > cache
@@ -24,6 +27,7 @@ $ cairn recall --json --no-floor "which sourdough starter, flour and oven temper
 > deploy
 # a false or stale record never leaks into default recall
 $ cairn recall --json "what is the gateway rate limit?" | jq -r '.hits[].record.id'
+>
 # ... and what recall did not return is not marked as seen
 $ cairn get old --json | jq -r '.last_seen'
 > null
