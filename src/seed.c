@@ -2676,7 +2676,7 @@ static void bind_str(sqlite3_stmt *st, int i, const char *s)
 static int write_plan(struct run *r, struct old *o, size_t no)
 {
 	sqlite3_stmt *retire = NULL, *keep = NULL, *upd = NULL, *prov = NULL;
-	char now[32];
+	char now[32], keep_sql[400];
 	size_t i;
 	int src, rc = CAIRN_OK;
 
@@ -2685,15 +2685,10 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 				 "UPDATE main.records SET status = 'retired', "
 				 "key = NULL, updated = ?2 WHERE id = ?1",
 				 -1, &retire, NULL);
+	snprintf(keep_sql, sizeof(keep_sql), STORE_KEEP_REVISION_SQL, "main",
+		 "main");
 	if (src == SQLITE_OK)
-		src = sqlite3_prepare_v2(
-			r->db->sql,
-			"INSERT OR REPLACE INTO main.revisions (record_id, "
-			"revision, title, body, status, confidence, proof, "
-			"origin, updated, hash) SELECT id, revision, title, "
-			"body, status, confidence, proof, origin, updated, hash "
-			"FROM main.records WHERE id = ?1",
-			-1, &keep, NULL);
+		src = sqlite3_prepare_v2(r->db->sql, keep_sql, -1, &keep, NULL);
 	if (src == SQLITE_OK)
 		src = sqlite3_prepare_v2(
 			r->db->sql,

@@ -990,12 +990,7 @@ static int keep_revision(struct cairn_db *db, const char *schema,
 	sqlite3_stmt *st = NULL;
 	int src;
 
-	snprintf(sql, sizeof(sql),
-		 "INSERT OR REPLACE INTO %s.revisions (record_id, revision, "
-		 "title, body, status, confidence, proof, origin, updated, "
-		 "hash) SELECT id, revision, title, body, status, confidence, "
-		 "proof, origin, updated, hash FROM %s.records WHERE id = ?1",
-		 schema, schema);
+	snprintf(sql, sizeof(sql), STORE_KEEP_REVISION_SQL, schema, schema);
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);

@@ -50,6 +50,17 @@ struct cairn_db {
 	"r.created, r.updated, r.last_seen, r.supersedes, "                 \
 	"r.superseded_by, r.revision, r.hash"
 
+/*
+ * Copy record ?1's current text into revisions (schema given twice as %s):
+ * the one definition of what a kept revision holds, used by the store's
+ * writes and by seed's batch writer.
+ */
+#define STORE_KEEP_REVISION_SQL                                             \
+	"INSERT OR REPLACE INTO %s.revisions (record_id, revision, title, "  \
+	"body, status, confidence, proof, origin, updated, hash) SELECT id, " \
+	"revision, title, body, status, confidence, proof, origin, updated, " \
+	"hash FROM %s.records WHERE id = ?1"
+
 /* Set db's message from a printf format and return rc. */
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
