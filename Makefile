@@ -73,7 +73,7 @@ $(S)/unit_list.h: $(UNIT_SRC) Makefile | $(S)
 $(S)/t_%.o: tests/%.c $(S)/unit_list.h | $(S)
 	$(CC) $(ALL_CFLAGS) -I$(S) -Itests -O1 $(SAN_FLAGS) -c $< -o $@
 
-$(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(SAN_OBJ)
+$(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store.o $(SAN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
 
 # Fuzz-corpus replay (STYLE.md 8): each libFuzzer target of tests/fuzz/

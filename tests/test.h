@@ -47,6 +47,14 @@ extern const char *test_tmpdir; /* a fresh private directory for this run */
 			  b_ ? b_ : "(null)");                             \
 	} while (0)
 
+/*
+ * Open (creating) a store in a workspace test_tmpdir/NAME, without the
+ * global store; the workspace root goes to root (if not NULL). A failure
+ * fails the current case and returns the handle for cairn_errmsg().
+ */
+struct cairn_db;
+struct cairn_db *test_store(const char *name, char *root, size_t rootsize);
+
 /* Run one case: RUN(test_fn). Counts it as passed or failed. */
 void test_run(const char *name, void (*fn)(void));
 #define RUN(fn) test_run(#fn, fn)

@@ -21,19 +21,10 @@ static char ws_root[512]; /* the current test workspace */
 
 static cairn_db *ws_open(const char *name)
 {
-	char dir[600];
-	cairn_open_opts o;
-	cairn_db *db = NULL;
-	int rc;
+	char full[256];
 
-	snprintf(ws_root, sizeof(ws_root), "%s/seed-%s", test_tmpdir, name);
-	snprintf(dir, sizeof(dir), "%s/.cairn", ws_root);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	rc = cairn_db_open(dir, &o, &db);
-	CHECK_MSG(rc == CAIRN_OK, "open: %s", cairn_errmsg(db));
-	return db;
+	snprintf(full, sizeof(full), "seed-%s", name);
+	return test_store(full, ws_root, sizeof(ws_root));
 }
 
 /* Write a file under the workspace, creating its folders. */

@@ -12,22 +12,6 @@
 #include "internal.h"
 #include "test.h"
 
-static cairn_db *open_fresh(const char *name)
-{
-	char dir[512];
-	cairn_open_opts o;
-	cairn_db *db = NULL;
-	int rc;
-
-	snprintf(dir, sizeof(dir), "%s/%s/.cairn", test_tmpdir, name);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	rc = cairn_db_open(dir, &o, &db);
-	CHECK_MSG(rc == CAIRN_OK, "open: %s", cairn_errmsg(db));
-	return db;
-}
-
 static char *write_simple(cairn_db *db, const char *kind, const char *status,
 			  const char *origin, const char *key, const char *body)
 {
@@ -50,7 +34,7 @@ static char *write_simple(cairn_db *db, const char *kind, const char *status,
 /* EVIDENCE-OF: issue 2 -- database, -wal and -shm files are 0600 */
 static void test_file_modes(void)
 {
-	cairn_db *db = open_fresh("modes");
+	cairn_db *db = test_store("modes", NULL, 0);
 	char path[600];
 	struct stat st;
 	char *id = write_simple(db, "fact", NULL, NULL, NULL, "mode check");
@@ -73,7 +57,7 @@ static void test_file_modes(void)
 /* EVIDENCE-OF: SPEC 4.5 -- agent writes are candidates whatever they ask */
 static void test_gate(void)
 {
-	cairn_db *db = open_fresh("gate");
+	cairn_db *db = test_store("gate", NULL, 0);
 	const char *origins[3] = { "agent", "capture", "reflection" };
 	cairn_record *r = NULL;
 	int i;
@@ -95,7 +79,7 @@ static void test_gate(void)
 /* EVIDENCE-OF: SPEC 3 -- unknown statuses are errors, never coerced */
 static void test_unknown_values(void)
 {
-	cairn_db *db = open_fresh("unknown");
+	cairn_db *db = test_store("unknown", NULL, 0);
 	cairn_record r;
 	cairn_record **v = NULL;
 	cairn_filter f;
@@ -131,7 +115,7 @@ static void test_unknown_values(void)
 /* EVIDENCE-OF: SPEC 3 -- default filters return accepted + unverified only */
 static void test_default_filter(void)
 {
-	cairn_db *db = open_fresh("filter");
+	cairn_db *db = test_store("filter", NULL, 0);
 	const char *st[] = { "accepted", "unverified", "stale", "superseded",
 			     "historical", "false", "retired", "rejected",
 			     "candidate" };
@@ -152,7 +136,7 @@ static void test_default_filter(void)
 /* EVIDENCE-OF: issue 2 -- UNIQUE(scope, key) with revisions */
 static void test_key_revisions(void)
 {
-	cairn_db *db = open_fresh("keys");
+	cairn_db *db = test_store("keys", NULL, 0);
 	cairn_record **v = NULL;
 	char *a, *b;
 	size_t n = 0;
@@ -176,7 +160,7 @@ static void test_key_revisions(void)
 /* EVIDENCE-OF: SPEC 4.6 -- a refused secret leaves no trace in the store */
 static void test_secret_refused(void)
 {
-	cairn_db *db = open_fresh("secret");
+	cairn_db *db = test_store("secret", NULL, 0);
 	const char *secret = "ghp_Zq8xW2vR4tY6uI8oP0aS2dF4gH6jK8lL0zX2";
 	char body[256], path[600];
 	char *data = NULL, err[128];
@@ -206,7 +190,7 @@ static void test_secret_refused(void)
  */
 static void test_alloc_failures(void)
 {
-	cairn_db *db = open_fresh("faults");
+	cairn_db *db = test_store("faults", NULL, 0);
 	cairn_record r;
 	long n;
 	int ok = 0, failed = 0;
@@ -242,7 +226,7 @@ static void test_alloc_failures(void)
  */
 static void test_forward_migration(void)
 {
-	cairn_db *db = open_fresh("migrate");
+	cairn_db *db = test_store("migrate", NULL, 0);
 	char path[600], *id = NULL;
 	sqlite3 *raw = NULL;
 	sqlite3_stmt *st = NULL;
