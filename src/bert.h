@@ -1,0 +1,67 @@
+/*
+ * bert.h -- the built-in embedding runtime: BERT-family encoders (BertModel,
+ * XLM-RoBERTa) from GGUF files in llama.cpp's `bert` layout.
+ *
+ * Layer: model files, above gguf.h, quant.h and vocab.h. Thread-safe for
+ * concurrent bert_embed() calls on one model (weights are read-only; each
+ * call has its own scratch).
+ *
+ * Weights: matrices are dequantised once at load into f32 (GEMMs through
+ * OpenBLAS); the token embedding table stays in its file type inside the
+ * mapping and only looked-up rows are dequantised.
+ */
+#ifndef CAIRN_BERT_H
+#define CAIRN_BERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bert_model;
+
+/* llama.cpp's pooling numbering (bert.pooling_type / <arch>.pooling_type). */
+enum bert_pooling {
+	BERT_POOL_NONE = 0,
+	BERT_POOL_MEAN = 1,
+	BERT_POOL_CLS = 2,
+	BERT_POOL_LAST = 3,
+	BERT_POOL_RANK = 4, /* cross-encoder: classifier head over CLS, one score */
+};
+
+struct bert_opts {
+	int pooling;     /* -1: from the file (default when absent: MEAN); else enum bert_pooling */
+	int threads;     /* 0: all cores */
+	size_t max_tokens; /* 0: the model's context length */
+};
+
+/* Load path; opts may be NULL. CAIRN_IO / CAIRN_INVALID / CAIRN_NOMEM with err. */
+int bert_load(const char *path, const struct bert_opts *opts,
+	      struct bert_model **out, char *err, size_t errsize);
+void bert_free(struct bert_model *m);
+
+int bert_dim(const struct bert_model *m);      /* embedding width (n_embd) */
+int bert_pooling(const struct bert_model *m);  /* effective enum bert_pooling */
+size_t bert_ctx(const struct bert_model *m);   /* context length in tokens */
+const char *bert_arch(const struct bert_model *m);  /* "bert" or the file's arch */
+const char *bert_name(const struct bert_model *m);  /* general.name or "" */
+const char *bert_sha256(struct bert_model *m);      /* the file's SHA-256 */
+const struct vocab *bert_vocab(const struct bert_model *m);
+
+/*
+ * Embed n texts: tokenise (with specials, truncated to the context), run the
+ * encoder (several sequences packed per GEMM), pool, L2-normalise. out holds
+ * n * bert_dim() floats. Not for RANK pooling (use bert_rank).
+ */
+int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
+	       float *out, char *err, size_t errsize);
+
+/* The same from token ids (tests, benchmarks): seqs[i] has lens[i] ids. */
+int bert_embed_ids(struct bert_model *m, const int32_t *const *seqs,
+		   const size_t *lens, size_t n, float *out, char *err,
+		   size_t errsize);
+
+/* Cross-encoder scores of (query, docs[i]) pairs: n raw logits into scores. */
+int bert_rank(struct bert_model *m, const char *query,
+	      const char *const *docs, size_t n, float *scores, char *err,
+	      size_t errsize);
+
+#endif /* CAIRN_BERT_H */
