@@ -16,7 +16,7 @@ DESTDIR  ?=
 EVAL_DIR ?= ../shared/eval
 SANITIZE ?= address,undefined
 
-PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1
+PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
