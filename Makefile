@@ -78,7 +78,7 @@ $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store
 
 # Fuzz-corpus replay (STYLE.md 8): each libFuzzer target of tests/fuzz/
 # linked with tests/fuzz/replay.c instead of libFuzzer, under the sanitizers.
-FUZZ_TARGETS := json tokenize
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY   := $(FUZZ_TARGETS:%=$(S)/replay_%)
 
 $(S)/fz_%.o: tests/fuzz/%.c | $(S)

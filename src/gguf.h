@@ -24,6 +24,8 @@
 #define GGUF_MAX_ARRAY     (1u << 24) /* elements in one array (vocabularies ~250k) */
 #define GGUF_MAX_DIMS      4
 #define GGUF_MAX_NAME      256        /* bytes in a tensor name (ggml: 64) */
+#define GGUF_MAX_KEY       65535      /* bytes in a metadata key (gguf.md) */
+#define GGUF_MAX_ALIGNMENT (1u << 16) /* general.alignment: power of two up to this */
 
 /* Metadata value types (gguf.md). */
 enum gguf_vtype {
@@ -57,6 +59,11 @@ struct gguf_str {
 	uint64_t len;
 };
 
+/*
+ * One tensor. data is at a multiple of general.alignment from the start of
+ * the file: aligned in memory after gguf_open() (the mapping is page
+ * aligned), not necessarily after gguf_open_mem().
+ */
 struct gguf_tensor {
 	char name[GGUF_MAX_NAME]; /* NUL-terminated copy */
 	uint32_t type;            /* enum ggml_type */
@@ -83,13 +90,31 @@ void gguf_close(struct gguf *g);
 /* SHA-256 of the whole file as 64 hex characters (computed once, lazily). */
 const char *gguf_sha256(struct gguf *g);
 uint64_t gguf_file_size(const struct gguf *g);
+/* The header's version (2 or 3), general.alignment (default 32), and the
+ * file offset where the tensor data section starts (0 without tensors). */
+uint32_t gguf_version(const struct gguf *g);
+uint32_t gguf_alignment(const struct gguf *g);
+uint64_t gguf_data_offset(const struct gguf *g);
+
+/*
+ * Block size (elements) and bytes per block of any type ggml defines, also
+ * those quant.c cannot decode: 1 and sets what is not NULL, or 0 for an
+ * unknown or retired type number.
+ */
+int gguf_type_size(uint32_t type, uint64_t *blck, uint64_t *bytes);
+/* "u8", ..., "string", "array", ... or "unknown". Static string. */
+const char *gguf_vtype_name(int vtype);
 
 /* ------------------------------------------------------------ metadata */
 
 /* Index of key, or -1. */
 long gguf_find(const struct gguf *g, const char *key);
-/* Type of the value at index i (enum gguf_vtype). */
+/* Type of the value at index i (enum gguf_vtype), or -1 out of range. */
 int gguf_kv_type(const struct gguf *g, long i);
+/* Number of pairs; index i in file order runs 0..gguf_n_kv()-1. */
+long gguf_n_kv(const struct gguf *g);
+/* Key of pair i (may contain any bytes): 0, or -1 out of range. */
+int gguf_kv_key(const struct gguf *g, long i, struct gguf_str *out);
 
 /*
  * Typed getters by key. Return 0 and set *out, or -1 when the key is
@@ -99,6 +124,7 @@ int gguf_kv_type(const struct gguf *g, long i);
 int gguf_get_u32(const struct gguf *g, const char *key, uint32_t *out);
 int gguf_get_i64(const struct gguf *g, const char *key, int64_t *out);
 int gguf_get_f32(const struct gguf *g, const char *key, float *out);
+int gguf_get_f64(const struct gguf *g, const char *key, double *out);
 int gguf_get_bool(const struct gguf *g, const char *key, int *out);
 int gguf_get_str(const struct gguf *g, const char *key, struct gguf_str *out);
 

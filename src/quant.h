@@ -25,12 +25,22 @@ uint64_t quant_block_bytes(uint32_t type);
  * the block size, or on overflow.
  */
 uint64_t quant_row_bytes(uint32_t type, uint64_t n);
-/* Dequantise n elements (a multiple of the block size) from src into dst. */
+/*
+ * Dequantise n elements (a multiple of the block size) from src (any
+ * alignment, quant_row_bytes(type, n) bytes) into dst. CAIRN_OK, or
+ * CAIRN_INVALID for an unsupported type or a bad n (nothing written).
+ */
 int quant_dequant(uint32_t type, const void *src, float *dst, uint64_t n);
 
-/* IEEE half and bfloat16 conversions. */
+/*
+ * IEEE half and bfloat16 conversions. To half: round to nearest, ties to
+ * even, subnormals kept, overflow (>= 65520) to infinity, NaN stays NaN
+ * (quiet, sign and top payload bits kept). To bfloat16: ggml's rule, the
+ * same rounding, NaN made quiet.
+ */
 float quant_f16_to_f32(uint16_t h);
 uint16_t quant_f32_to_f16(float f);
 float quant_bf16_to_f32(uint16_t h);
+uint16_t quant_f32_to_bf16(float f);
 
 #endif /* CAIRN_QUANT_H */
