@@ -28,12 +28,19 @@ enum bert_pooling {
 };
 
 struct bert_opts {
-	int pooling;     /* -1: from the file (default when absent: MEAN); else enum bert_pooling */
+	int pooling;     /* -1: from the file (MEAN when absent or NONE); else enum bert_pooling */
 	int threads;     /* 0: all cores */
 	size_t max_tokens; /* 0: the model's context length */
 };
 
-/* Load path; opts may be NULL. CAIRN_IO / CAIRN_INVALID / CAIRN_NOMEM with err. */
+/*
+ * Load path; opts may be NULL. CAIRN_IO / CAIRN_INVALID / CAIRN_NOMEM with
+ * err (every tensor's type and shape is checked against the
+ * hyper-parameters; a file without tokenizer.ggml.* metadata loads, but
+ * bert_embed/bert_rank on texts then fail with CAIRN_INVALID). Sets
+ * OpenBLAS to one thread for the whole process (openblas_set_num_threads):
+ * each call splits its own work over opts->threads threads.
+ */
 int bert_load(const char *path, const struct bert_opts *opts,
 	      struct bert_model **out, char *err, size_t errsize);
 void bert_free(struct bert_model *m);
@@ -54,10 +61,27 @@ const struct vocab *bert_vocab(const struct bert_model *m);
 int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
 	       float *out, char *err, size_t errsize);
 
-/* The same from token ids (tests, benchmarks): seqs[i] has lens[i] ids. */
+/*
+ * The same from token ids (tests, benchmarks): seqs[i] has lens[i] ids
+ * (specials included), the first max_tokens of them are used. An empty
+ * sequence or an id outside the vocabulary is CAIRN_INVALID.
+ */
 int bert_embed_ids(struct bert_model *m, const int32_t *const *seqs,
 		   const size_t *lens, size_t n, float *out, char *err,
 		   size_t errsize);
+
+/*
+ * Cross-encoder scores from token ids (tests, benchmarks): seqs[i] is a
+ * whole pair as vocab_encode_pair() makes it; n raw logits into scores.
+ * CAIRN_INVALID unless the model's pooling is RANK.
+ */
+int bert_rank_ids(struct bert_model *m, const int32_t *const *seqs,
+		  const size_t *lens, size_t n, float *scores, char *err,
+		  size_t errsize);
+
+/* Threads one call uses, and the truncation length in tokens (<= ctx). */
+int bert_threads(const struct bert_model *m);
+size_t bert_max_tokens(const struct bert_model *m);
 
 /* Cross-encoder scores of (query, docs[i]) pairs: n raw logits into scores. */
 int bert_rank(struct bert_model *m, const char *query,
