@@ -51,6 +51,8 @@ int cmd_seed(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_session(int argc, char **argv);
+int cmd_reindex(int argc, char **argv);   /* cli_embed.c */
+int cmd_model(int argc, char **argv);     /* cli_embed.c */
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 
@@ -62,6 +64,8 @@ int cli_hook_stats(int json);
 	{ "hook", cmd_hook, "the Claude Code hook (reads hook JSON)" },      \
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \
 	{ "calibrate", cmd_calibrate, "measure the no-match floor" },          \
-	{ "eval", cmd_eval, "measure recall on a question set" },
+	{ "reindex", cmd_reindex, "embed records for semantic recall" },      \
+	{ "model", cmd_model, "inspect a GGUF model, embed texts" },        \
+	{ "eval", cmd_eval, "measure recall on a question set" },     \
 
 #endif /* CAIRN_CLI_H */

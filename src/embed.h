@@ -48,8 +48,60 @@ const struct embed_identity *embed_identity(const struct embedder *e);
 int embed_identity_string(const struct embed_identity *id, char *buf,
 			  size_t size);
 
-/* Embed n texts into out (n * dim floats), as queries or as passages. */
+/*
+ * Embed n texts (n <= EMBED_MAX_BATCH) into out (n * dim floats), as
+ * queries or as passages. Each vector is unit length, except the zero
+ * vector for a text the model has nothing for (the static provider with no
+ * known word); non-finite output is CAIRN_CORRUPT.
+ */
 int embed_texts(struct embedder *e, int is_query, const char *const *texts,
 		size_t n, float *out, char *err, size_t errsize);
+
+/* ------------------------------------------------------------ providers */
+
+#define EMBED_MAX_DIM 4096    /* widest embedding any provider may return */
+#define EMBED_MAX_BATCH 1024  /* most texts in one embed_texts() call */
+
+/* The instructions a model family was trained with (the table in embed.c). */
+struct embed_family {
+	const char *name;     /* "bge-en", "e5", "none" */
+	const char *query;    /* prepended to queries */
+	const char *passage;  /* prepended to passages */
+};
+/* The family of a model from its name (GGUF general.name, file or model id). */
+const struct embed_family *embed_family_of(const char *name);
+
+/*
+ * What a provider fills in when embed.c opens it: its state, width,
+ * revision and pooling, a name for the family lookup, and its functions.
+ * embed() returns n * dim floats (embed.c normalises them again and rejects
+ * non-finite values); err gets a one-line message.
+ */
+struct embed_provider {
+	void *impl;
+	int dim;
+	char revision[72];
+	char pooling[8];
+	char name[256];      /* e.g. GGUF general.name; "" if unknown */
+	int (*embed)(void *impl, const char *const *texts, size_t n, float *out,
+		     char *err, size_t errsize);
+	void (*close)(void *impl);
+};
+
+int embed_gguf_open(const struct embed_config *cfg, struct embed_provider *p,
+		    char *err, size_t errsize);
+int embed_static_open(const struct embed_config *cfg,
+		      struct embed_provider *p, char *err, size_t errsize);
+int embed_http_open(const struct embed_config *cfg, struct embed_provider *p,
+		    char *err, size_t errsize);
+
+/*
+ * The static word-vector file (docs/EMBEDDINGS.md, "static file format"):
+ * write n words (UTF-8, lower-case, most frequent first) with their dim-wide
+ * vectors and optional counts (NULL: frequencies from the rank order).
+ */
+int embed_static_write(const char *path, const char *const *words,
+		       const float *vecs, const unsigned long long *counts,
+		       size_t n, int dim, char *err, size_t errsize);
 
 #endif /* CAIRN_EMBED_H */

@@ -182,6 +182,35 @@ static const char *const migrations[] = {
 	 * rate from ~6,000 to ~1,600 records/s.
 	 */
 	"CREATE INDEX records_key ON records(key);",
+
+	/*
+	 * 4: one embedding per record (src/vector.h): dim IEEE f16 values of
+	 * the record's title + body, under the identity in meta
+	 * 'vector.identity'. A vector never outlives the text it was made
+	 * from: changing the title or body, or deleting the record, deletes it
+	 * and bumps meta 'vector.generation'; a changed status or kind of a
+	 * record with a vector bumps 'vector.labels'. The in-memory index
+	 * (vector.c) watches both counters.
+	 */
+	"CREATE TABLE vectors ("
+	" rid INTEGER PRIMARY KEY,"
+	" v BLOB NOT NULL);"
+	"CREATE TRIGGER vectors_ad AFTER DELETE ON records"
+	" WHEN EXISTS (SELECT 1 FROM vectors WHERE rid = old.rid) BEGIN"
+	" DELETE FROM vectors WHERE rid = old.rid;"
+	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
+	"  WHERE k = 'vector.generation'; END;"
+	"CREATE TRIGGER vectors_au AFTER UPDATE OF title, body ON records"
+	" WHEN (old.title IS NOT new.title OR old.body IS NOT new.body)"
+	"  AND EXISTS (SELECT 1 FROM vectors WHERE rid = old.rid) BEGIN"
+	" DELETE FROM vectors WHERE rid = old.rid;"
+	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
+	"  WHERE k = 'vector.generation'; END;"
+	"CREATE TRIGGER vectors_al AFTER UPDATE OF status, kind ON records"
+	" WHEN (old.status IS NOT new.status OR old.kind IS NOT new.kind)"
+	"  AND EXISTS (SELECT 1 FROM vectors WHERE rid = new.rid) BEGIN"
+	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
+	"  WHERE k = 'vector.labels'; END;",
 };
 
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
@@ -602,6 +631,8 @@ int cairn_db_close(cairn_db *db)
 {
 	if (!db)
 		return CAIRN_OK;
+	if (db->vec_free)
+		db->vec_free(db->vec);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
 	bil_close(db->bil);

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-#define STORE_SCHEMA_VERSION 3        /* PRAGMA user_version of a current store */
+#define STORE_SCHEMA_VERSION 4        /* PRAGMA user_version of a current store */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */
@@ -29,6 +29,8 @@ struct cairn_db {
 	char *bil_path;            /* bilingual dictionary file, or NULL */
 	struct bil *bil;           /* loaded on the first recall that needs it */
 	int bil_tried;             /* 1 once loading was attempted */
+	void *vec;                 /* vector.c's cache (embedder, matrix) */
+	void (*vec_free)(void *);  /* frees vec; called by cairn_db_close */
 	char errmsg[STORE_ERRMSG]; /* last detailed error message */
 };
 

@@ -1,0 +1,1639 @@
+/*
+ * vector.c -- the vector index: per-record f16 embeddings in SQLite (schema
+ * v4), the store's embedding settings, an in-memory matrix cached per db
+ * handle, exact top-k by dot product, and `cairn reindex`'s engine.
+ *
+ * Layer: on embed.h and store.h (vector.h says what is stored where).
+ *
+ * Holds: the f16 conversion, the dot-product kernels and top-k, the
+ * per-handle cache (struct vec_cache behind db->vec), the embed.* settings
+ * keys, the identity check, reindex batches.
+ *
+ * Why f16 is what is stored, and not int8 + scale: f16 keeps cosines to
+ * ~1e-3 of the f32 ones with no per-vector scale, halves the bytes of f32
+ * (100k x 384 = 77 MB), and AVX2 machines convert it in one instruction
+ * (F16C). Stored int8 would put quantisation error into the cosine floor
+ * and the RRF order. In memory an int8 copy (one scale per row) is kept
+ * as well, only to make the scan cheaper: brute force over 77 MB is bound
+ * by memory bandwidth (~13 ms measured here), so a first pass reads the
+ * 38 MB int8 copy and the few rows that could still be in the top k are
+ * rescored from f16 (vector_matrix_topk: a proven bound, so the result
+ * is the exact f16 one).
+ *
+ * Kernel choice happens at run time (__builtin_cpu_supports): AVX2 + FMA +
+ * F16C functions compiled with a target attribute, the portable C loop
+ * otherwise; nothing is built for the build host's CPU. Large scans are
+ * split over two threads.
+ *
+ * Must never: compare vectors of two identities, return a record whose
+ * kind or status the filter excludes, or keep a vector of a changed text
+ * (the schema's triggers delete it; the cache reloads when rows change).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store.h"
+#include "vector.h"
+
+#define VEC_IDENTITY_MAX 1200       /* bytes of an identity string */
+#define VEC_TEXT_MAX (16 * 1024)    /* bytes of a record's text embedded */
+#define VEC_DEFAULT_BATCH 32        /* records per reindex transaction */
+#define VEC_MAX_BATCH 1024
+#define VEC_PAR_MIN ((size_t)1 << 21) /* row*dim products before splitting */
+
+static const char *const kinds[] = { "decision", "adr", "fact", "rule",
+				     "procedure", "capability", "finding",
+				     "history", "event", "note" };
+static const char *const statuses[] = { "candidate", "accepted",
+					"unverified", "stale", "superseded",
+					"historical", "false", "retired",
+					"rejected" };
+
+/* ----------------------------------------------------------------- f16 */
+
+static uint32_t f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static float u2f(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+unsigned short vector_f16(float x)
+{
+	uint32_t u = f2u(x), sign = (u >> 16) & 0x8000, h, rem;
+
+	u &= 0x7fffffff;
+	if (u >= 0x7f800000) /* inf, nan */
+		return (unsigned short)(sign | 0x7c00 |
+					(u > 0x7f800000 ? 0x200 : 0));
+	if (u >= 0x477ff000) /* rounds past 65504 */
+		return (unsigned short)(sign | 0x7c00);
+	if (u < 0x38800000) /* below 2^-14: a half subnormal or zero */
+		return (unsigned short)(sign |
+					(uint32_t)lrintf(u2f(u) * 16777216.0f));
+	h = ((((u >> 23) - 127 + 15) << 10) | ((u & 0x7fffff) >> 13));
+	rem = u & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (unsigned short)(sign | h);
+}
+
+float vector_f32(unsigned short h)
+{
+	uint32_t o = (uint32_t)(h & 0x7fff) << 13;
+
+	if ((h & 0x7c00) == 0x7c00)
+		o |= 0x7f800000;
+	return u2f(((uint32_t)(h & 0x8000) << 16) | f2u(u2f(o) * 0x1p112f));
+}
+
+/* ------------------------------------------------------------- kernels */
+
+void vector_dots_portable(const unsigned short *rows, size_t n, int dim,
+			  const float *q, float *out)
+{
+	size_t i, j, d = (size_t)dim;
+
+	for (i = 0; i < n; i++) {
+		const unsigned short *r = rows + i * d;
+		float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+		for (j = 0; j + 4 <= d; j += 4) {
+			a0 += vector_f32(r[j]) * q[j];
+			a1 += vector_f32(r[j + 1]) * q[j + 1];
+			a2 += vector_f32(r[j + 2]) * q[j + 2];
+			a3 += vector_f32(r[j + 3]) * q[j + 3];
+		}
+		for (; j < d; j++)
+			a0 += vector_f32(r[j]) * q[j];
+		out[i] = (a0 + a1) + (a2 + a3);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VEC_HAVE_AVX2 1
+
+__attribute__((target("avx2,fma,f16c"))) static float
+hsum256(__m256 v)
+{
+	__m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+
+	lo = _mm_add_ps(lo, hi);
+	lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+	lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 0x55));
+	return _mm_cvtss_f32(lo);
+}
+
+__attribute__((target("avx2,fma,f16c"))) static void
+dots_avx2(const unsigned short *rows, size_t n, int dim, const float *q,
+	  float *out)
+{
+	size_t i, j, d = (size_t)dim, d32 = d & ~(size_t)31,
+		     d8 = d & ~(size_t)7;
+
+	for (i = 0; i < n; i++) {
+		const unsigned short *r = rows + i * d;
+		__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(),
+		       a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+		float s;
+
+		for (j = 0; j < d32; j += 32) {
+			__m256 x0 = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(r + j)));
+			__m256 x1 = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(r + j + 8)));
+			__m256 x2 = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(r + j + 16)));
+			__m256 x3 = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(r + j + 24)));
+
+			a0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(q + j), a0);
+			a1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(q + j + 8), a1);
+			a2 = _mm256_fmadd_ps(x2, _mm256_loadu_ps(q + j + 16), a2);
+			a3 = _mm256_fmadd_ps(x3, _mm256_loadu_ps(q + j + 24), a3);
+		}
+		for (; j < d8; j += 8) {
+			__m256 x = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(r + j)));
+
+			a0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(q + j), a0);
+		}
+		s = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1),
+					  _mm256_add_ps(a2, a3)));
+		for (; j < d; j++)
+			s += vector_f32(r[j]) * q[j];
+		out[i] = s;
+	}
+}
+
+__attribute__((target("avx2,fma,f16c"))) static void
+dots_i8_avx2(const signed char *rows, const float *scale, size_t n, int dim,
+	     const float *q, float *out)
+{
+	size_t i, j, d = (size_t)dim, d16 = d & ~(size_t)15;
+
+	for (i = 0; i < n; i++) {
+		const signed char *r = rows + i * d;
+		__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+		float s;
+
+		for (j = 0; j < d16; j += 16) {
+			__m128i b = _mm_loadu_si128((const __m128i *)(r + j));
+			__m256 x0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+			__m256 x1 = _mm256_cvtepi32_ps(
+				_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8)));
+
+			a0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(q + j), a0);
+			a1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(q + j + 8), a1);
+		}
+		s = hsum256(_mm256_add_ps(a0, a1));
+		for (; j < d; j++)
+			s += (float)r[j] * q[j];
+		out[i] = s * scale[i];
+	}
+}
+
+/* libgcc fills the CPU model in a constructor before main(), so no
+ * __builtin_cpu_init() here (it would run on every call) */
+static int cpu_has_avx2(void)
+{
+	return __builtin_cpu_supports("avx2") &&
+	       __builtin_cpu_supports("fma") &&
+	       __builtin_cpu_supports("f16c");
+}
+#else
+#define VEC_HAVE_AVX2 0
+static int cpu_has_avx2(void)
+{
+	return 0;
+}
+#endif
+
+int vector_simd_active(void)
+{
+	return cpu_has_avx2();
+}
+
+static void dots_one(const unsigned short *rows, size_t n, int dim,
+		     const float *q, float *out)
+{
+#if VEC_HAVE_AVX2
+	if (cpu_has_avx2()) {
+		dots_avx2(rows, n, dim, q, out);
+		return;
+	}
+#endif
+	vector_dots_portable(rows, n, dim, q, out);
+}
+
+static void dots_i8_portable(const signed char *rows, const float *scale,
+			     size_t n, int dim, const float *q, float *out)
+{
+	size_t i, j, d = (size_t)dim;
+
+	for (i = 0; i < n; i++) {
+		const signed char *r = rows + i * d;
+		float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+		for (j = 0; j + 4 <= d; j += 4) {
+			a0 += (float)r[j] * q[j];
+			a1 += (float)r[j + 1] * q[j + 1];
+			a2 += (float)r[j + 2] * q[j + 2];
+			a3 += (float)r[j + 3] * q[j + 3];
+		}
+		for (; j < d; j++)
+			a0 += (float)r[j] * q[j];
+		out[i] = ((a0 + a1) + (a2 + a3)) * scale[i];
+	}
+}
+
+static void dots_i8_one(const signed char *rows, const float *scale,
+			size_t n, int dim, const float *q, float *out)
+{
+#if VEC_HAVE_AVX2
+	if (cpu_has_avx2()) {
+		dots_i8_avx2(rows, scale, n, dim, q, out);
+		return;
+	}
+#endif
+	dots_i8_portable(rows, scale, n, dim, q, out);
+}
+
+/* rows [from, from + n) of either matrix */
+struct dots_job {
+	const unsigned short *h;   /* f16 rows, or NULL */
+	const signed char *q8;     /* int8 rows (with scale), or NULL */
+	const float *scale;
+	size_t from, n;
+	int dim;
+	const float *q;
+	float *out;
+};
+
+static void dots_run(const struct dots_job *j)
+{
+	size_t off = j->from * (size_t)j->dim;
+
+	if (j->h)
+		dots_one(j->h + off, j->n, j->dim, j->q, j->out + j->from);
+	else
+		dots_i8_one(j->q8 + off, j->scale + j->from, j->n, j->dim,
+			    j->q, j->out + j->from);
+}
+
+static void *dots_thread(void *arg)
+{
+	dots_run(arg);
+	return NULL;
+}
+
+/* Two threads for big scans (this machine class has two cores); one when
+ * the scan is small or a thread cannot be made. */
+static void dots_split(struct dots_job *all)
+{
+	struct dots_job second = *all;
+	pthread_t th;
+	size_t half = all->n / 2;
+
+	if (all->n * (size_t)all->dim < VEC_PAR_MIN || all->n < 2) {
+		dots_run(all);
+		return;
+	}
+	second.from = all->from + half;
+	second.n = all->n - half;
+	if (pthread_create(&th, NULL, dots_thread, &second) != 0) {
+		dots_run(all);
+		return;
+	}
+	all->n = half;
+	dots_run(all);
+	pthread_join(th, NULL);
+}
+
+void vector_dots(const unsigned short *rows, size_t n, int dim,
+		 const float *q, float *out)
+{
+	struct dots_job j;
+
+	memset(&j, 0, sizeof(j));
+	j.h = rows;
+	j.n = n;
+	j.dim = dim;
+	j.q = q;
+	j.out = out;
+	dots_split(&j);
+}
+
+void vector_dots_i8(const struct vector_matrix *m, const float *q,
+		    float *out)
+{
+	struct dots_job j;
+
+	memset(&j, 0, sizeof(j));
+	j.q8 = m->q8;
+	j.scale = m->scale;
+	j.n = m->n;
+	j.dim = m->dim;
+	j.q = q;
+	j.out = out;
+	dots_split(&j);
+}
+
+/* ---------------------------------------------------------------- top-k */
+
+/* min-heap of (score, index): the root is the worst kept */
+static int worse(const float *s, size_t a, size_t b)
+{
+	return s[a] < s[b] || (s[a] == s[b] && a > b);
+}
+
+static void sift_down(const float *s, size_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i, t;
+
+		if (l < n && worse(s, h[l], h[m]))
+			m = l;
+		if (r < n && worse(s, h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+size_t vector_topk(const float *scores, size_t n, size_t k,
+		   const unsigned char *keep, size_t *idx)
+{
+	size_t i, m = 0, j;
+
+	if (k > VECTOR_MAX_K)
+		k = VECTOR_MAX_K;
+	if (k == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (keep && !keep[i])
+			continue;
+		if (m < k) {
+			/* sift up */
+			j = m++;
+			idx[j] = i;
+			while (j > 0 && worse(scores, idx[j], idx[(j - 1) / 2])) {
+				size_t p = (j - 1) / 2, t = idx[p];
+
+				idx[p] = idx[j];
+				idx[j] = t;
+				j = p;
+			}
+		} else if (worse(scores, idx[0], i)) {
+			idx[0] = i;
+			sift_down(scores, idx, m, 0);
+		}
+	}
+	/* heap sort: repeatedly move the worst to the end -> best first */
+	for (j = m; j > 1; j--) {
+		size_t t = idx[0];
+
+		idx[0] = idx[j - 1];
+		idx[j - 1] = t;
+		sift_down(scores, idx, j - 1, 0);
+	}
+	return m;
+}
+
+/* --------------------------------------------------------------- matrix */
+
+int vector_matrix_build(struct vector_matrix *m)
+{
+	size_t i, j, d = (size_t)m->dim;
+
+	m->q8 = cairn_malloc(m->n * d > 0 ? m->n * d : 1);
+	m->scale = util_calloc(m->n ? m->n : 1, sizeof(*m->scale));
+	m->scratch = util_calloc(2 * m->n > d ? 2 * m->n : d + 1,
+				 sizeof(*m->scratch));
+	if (!m->q8 || !m->scale || !m->scratch) {
+		vector_matrix_release(m);
+		return CAIRN_NOMEM;
+	}
+	/* the first n floats of scratch hold one row as f32 */
+	for (i = 0; i < m->n; i++) {
+		const unsigned short *r = m->h + i * d;
+		float *x = m->scratch, mx = 0, inv;
+
+		for (j = 0; j < d; j++) {
+			x[j] = vector_f32(r[j]);
+			if (fabsf(x[j]) > mx)
+				mx = fabsf(x[j]);
+		}
+		m->scale[i] = mx / 127.0f;
+		inv = mx > 0 ? 127.0f / mx : 0;
+		/* round half away from zero: still within scale / 2 */
+		for (j = 0; j < d; j++) {
+			float y = x[j] * inv;
+
+			m->q8[i * d + j] =
+				(signed char)(y >= 0 ? y + 0.5f : y - 0.5f);
+		}
+	}
+	return CAIRN_OK;
+}
+
+void vector_matrix_release(struct vector_matrix *m)
+{
+	cairn_free(m->q8);
+	cairn_free(m->scale);
+	cairn_free(m->scratch);
+	m->q8 = NULL;
+	m->scale = NULL;
+	m->scratch = NULL;
+}
+
+/*
+ * Pass 1 reads the int8 rows: a[i] = s_i (q8_i . q). Each value is within
+ * s_i / 2 of its f16 value, so |a[i] - exact_i| <= s_i * |q|_1 / 2, plus
+ * f32 summation error in both passes (<= dim * 2^-24 * 127 s_i |q|_1 each,
+ * bounded generously below). The k-th best lower bound T is a floor under
+ * the k-th best exact score, so every row of the true top k has an upper
+ * bound >= T: only those rows are scored exactly (pass 2, f16, the same
+ * per-row kernel as a full scan) and ranked. Ties keep the lower index.
+ */
+size_t vector_matrix_topk(const struct vector_matrix *m, const float *q,
+			  const unsigned char *keep, size_t k, size_t *idx,
+			  float *cos)
+{
+	float *a = NULL, *lo = NULL, *cs = NULL, c, t;
+	size_t *cand = NULL, *tmp = NULL, i, got = 0, nc = 0, kk;
+	double l1 = 0;
+	int j;
+
+	if (k > VECTOR_MAX_K)
+		k = VECTOR_MAX_K;
+	if (k == 0 || m->n == 0)
+		return 0;
+	if (!m->q8) { /* no int8 copy (yet): one full f16 scan */
+		a = cairn_malloc(m->n * sizeof(*a));
+		tmp = util_calloc(k, sizeof(*tmp));
+		if (!a || !tmp) {
+			got = (size_t)-1;
+		} else {
+			vector_dots(m->h, m->n, m->dim, q, a);
+			got = vector_topk(a, m->n, k, keep, tmp);
+			for (i = 0; i < got; i++) {
+				idx[i] = tmp[i];
+				cos[i] = a[tmp[i]];
+			}
+		}
+		cairn_free(a);
+		cairn_free(tmp);
+		return got;
+	}
+	if (!m->scratch)
+		return (size_t)-1;
+	a = m->scratch;
+	lo = m->scratch + m->n;
+	tmp = util_calloc(k, sizeof(*tmp));
+	if (!tmp)
+		goto oom;
+	for (j = 0; j < m->dim; j++)
+		l1 += fabs((double)q[j]);
+	c = (float)(l1 * (0.5 + 4.0 * m->dim * 127.0 / 16777216.0));
+	vector_dots_i8(m, q, a);
+	for (i = 0; i < m->n; i++)
+		lo[i] = a[i] - (m->scale[i] * c + 1e-6f);
+	kk = vector_topk(lo, m->n, k, keep, tmp);
+	if (kk == 0)
+		goto out;
+	t = kk < k ? -INFINITY : lo[tmp[kk - 1]];
+	for (i = 0; i < m->n; i++)
+		if ((!keep || keep[i]) && a[i] + m->scale[i] * c + 1e-6f >= t)
+			nc++;
+	cand = cairn_malloc(nc * sizeof(*cand));
+	cs = cairn_malloc(nc * sizeof(*cs));
+	if (!cand || !cs)
+		goto oom;
+	nc = 0;
+	for (i = 0; i < m->n; i++)
+		if ((!keep || keep[i]) && a[i] + m->scale[i] * c + 1e-6f >= t) {
+			cand[nc] = i;
+			dots_one(m->h + i * (size_t)m->dim, 1, m->dim, q, cs + nc);
+			nc++;
+		}
+	got = vector_topk(cs, nc, k, NULL, tmp);
+	for (i = 0; i < got; i++) {
+		idx[i] = cand[tmp[i]];
+		cos[i] = cs[tmp[i]];
+	}
+out:
+	cairn_free(cs);
+	cairn_free(cand);
+	cairn_free(tmp);
+	return got;
+oom:
+	got = (size_t)-1;
+	goto out;
+}
+
+/* ---------------------------------------------------------------- cache */
+
+struct vec_schema {
+	int loaded;
+	long long generation;     /* meta 'vector.generation' at load */
+	long long labels;         /* meta 'vector.labels' at load/refresh */
+	char identity[VEC_IDENTITY_MAX];
+	size_t n;
+	int dim;
+	unsigned short *mat;      /* n * dim f16 */
+	struct vector_matrix vm;  /* mat with its int8 copy */
+	long long *rid;
+	char (*id)[VECTOR_ID_MAX];
+	unsigned char *kind, *status; /* indexes into kinds[] / statuses[] */
+	unsigned char *keep;      /* n: the current search's filter */
+	int searches;             /* since the load (int8 copy from the 2nd) */
+};
+
+struct vec_cache {
+	struct embedder *emb;
+	int emb_tried;
+	int emb_rc;
+	char emb_err[512];
+	struct vec_schema s[2];
+};
+
+static void schema_clear(struct vec_schema *s)
+{
+	vector_matrix_release(&s->vm);
+	cairn_free(s->mat);
+	cairn_free(s->rid);
+	cairn_free(s->id);
+	cairn_free(s->kind);
+	cairn_free(s->status);
+	cairn_free(s->keep);
+	memset(s, 0, sizeof(*s));
+}
+
+static void cache_free(void *p)
+{
+	struct vec_cache *c = p;
+	int i;
+
+	if (!c)
+		return;
+	embed_close(c->emb);
+	for (i = 0; i < 2; i++)
+		schema_clear(&c->s[i]);
+	cairn_free(c);
+}
+
+static struct vec_cache *cache_of(struct cairn_db *db)
+{
+	if (!db->vec) {
+		db->vec = util_calloc(1, sizeof(struct vec_cache));
+		if (db->vec)
+			db->vec_free = cache_free;
+	}
+	return db->vec;
+}
+
+static int index_of(const char *const *tab, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (strcmp(tab[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ----------------------------------------------------------------- meta */
+
+static int meta_find(struct cairn_db *db, const char *schema, const char *k,
+		     char *buf, size_t size, int *found)
+{
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	buf[0] = '\0';
+	*found = 0;
+	snprintf(sql, sizeof(sql), "SELECT v FROM %s.meta WHERE k = ?1",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+		if (src == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, 0);
+
+			snprintf(buf, size, "%s", v ? v : "");
+			*found = 1;
+			src = SQLITE_DONE;
+		}
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "reading the vector settings");
+	return CAIRN_OK;
+}
+
+static int meta_get(struct cairn_db *db, const char *schema, const char *k,
+		    char *buf, size_t size)
+{
+	int found;
+
+	return meta_find(db, schema, k, buf, size, &found);
+}
+
+static int meta_set(struct cairn_db *db, const char *schema, const char *k,
+		    const char *v)
+{
+	char sql[160];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	if (v)
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO %s.meta (k, v) VALUES (?1, ?2) ON "
+			 "CONFLICT (k) DO UPDATE SET v = excluded.v",
+			 schema);
+	else
+		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
+			 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+		if (v)
+			sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "writing the vector settings");
+	return CAIRN_OK;
+}
+
+static int exec_sql(struct cairn_db *db, const char *sql, const char *what)
+{
+	int src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+
+	return src == SQLITE_OK ? CAIRN_OK : store_sql_error(db, src, what);
+}
+
+static int bump_generation(struct cairn_db *db, const char *schema)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s.meta (k, v) VALUES ('vector.generation', "
+		 "'1') ON CONFLICT (k) DO UPDATE SET v = CAST(v AS INTEGER) "
+		 "+ 1; INSERT OR IGNORE INTO %s.meta (k, v) VALUES "
+		 "('vector.labels', '0')",
+		 schema, schema);
+	return exec_sql(db, sql, "writing vectors");
+}
+
+static int count_sql(struct cairn_db *db, const char *sql, long long *out)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+
+	if (src == SQLITE_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		src = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return src == SQLITE_DONE ? CAIRN_OK
+				  : store_sql_error(db, src, "counting vectors");
+}
+
+static int n_schemas(const struct cairn_db *db)
+{
+	return db->has_global ? 2 : 1;
+}
+
+static const char *schema_name(int i)
+{
+	return i == 0 ? "main" : "global";
+}
+
+/* ------------------------------------------------------------- settings */
+
+static const struct {
+	const char *key;
+	const char *env;
+} setting_names[] = {
+	{ "embed.provider", "CAIRN_EMBED_PROVIDER" },
+	{ "embed.model", "CAIRN_EMBED_MODEL" },
+	{ "embed.url", "CAIRN_EMBED_URL" },
+	{ "embed.api_key_env", "CAIRN_EMBED_API_KEY_ENV" },
+	{ "embed.query_instruction", "CAIRN_EMBED_QUERY_INSTRUCTION" },
+	{ "embed.passage_instruction", "CAIRN_EMBED_PASSAGE_INSTRUCTION" },
+	{ "embed.pooling", "CAIRN_EMBED_POOLING" },
+	{ "embed.threads", "CAIRN_EMBED_THREADS" },
+};
+#define SET_TIMEOUT_KEY "embed.timeout_ms"
+#define SET_TIMEOUT_ENV "CAIRN_EMBED_TIMEOUT_MS"
+
+static int pooling_code(const char *s)
+{
+	static const char *const names[] = { "none", "mean", "cls", "last",
+					     "rank" };
+	int i = index_of(names, ARRAY_SIZE(names), s);
+
+	return i;
+}
+
+int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
+{
+	char buf[1024];
+	const char *vals[ARRAY_SIZE(setting_names)];
+	size_t i;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg.pooling = -1;
+	for (i = 0; i < ARRAY_SIZE(setting_names); i++) {
+		const char *env = getenv(setting_names[i].env);
+		int found = 0;
+
+		vals[i] = NULL;
+		if (env) {
+			found = 1;
+			snprintf(buf, sizeof(buf), "%s", env);
+		} else if (db) {
+			rc = meta_find(db, "main", setting_names[i].key, buf,
+				       sizeof(buf), &found);
+			if (rc)
+				goto fail;
+		}
+		if (!found)
+			continue;
+		s->owned[i] = util_strdup(buf);
+		if (!s->owned[i]) {
+			rc = CAIRN_NOMEM;
+			goto fail;
+		}
+		vals[i] = s->owned[i];
+	}
+	s->cfg.provider = vals[0];
+	s->cfg.model = vals[1];
+	s->cfg.url = vals[2];
+	s->cfg.api_key_env = vals[3];
+	s->cfg.query_instruction = vals[4];
+	s->cfg.passage_instruction = vals[5];
+	if (vals[6] && *vals[6]) {
+		s->cfg.pooling = pooling_code(vals[6]);
+		if (s->cfg.pooling < 0) {
+			rc = store_error(db, CAIRN_INVALID,
+					 "unknown pooling '%s' (mean, cls, "
+					 "last, none)",
+					 vals[6]);
+			goto fail;
+		}
+	}
+	if (vals[7] && *vals[7])
+		s->cfg.threads = atoi(vals[7]);
+	{
+		const char *env = getenv(SET_TIMEOUT_ENV);
+
+		buf[0] = '\0';
+		if (!env && db) {
+			rc = meta_get(db, "main", SET_TIMEOUT_KEY, buf,
+				      sizeof(buf));
+			if (rc)
+				goto fail;
+		}
+		s->cfg.timeout_ms = atoi(env ? env : buf);
+		if (s->cfg.timeout_ms < 0)
+			s->cfg.timeout_ms = 0;
+	}
+	return CAIRN_OK;
+fail:
+	vector_settings_release(s);
+	if (rc == CAIRN_NOMEM)
+		store_error(db, rc, "out of memory");
+	return rc;
+}
+
+void vector_settings_release(struct vector_settings *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s->owned); i++)
+		cairn_free(s->owned[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+int vector_settings_enabled(const struct vector_settings *s)
+{
+	const char *p = s->cfg.provider;
+
+	return p && *p && strcmp(p, "none") != 0;
+}
+
+int vector_settings_save(struct cairn_db *db, const struct embed_config *cfg)
+{
+	static const char *const pool_names[] = { "none", "mean", "cls",
+						  "last", "rank" };
+	const char *vals[ARRAY_SIZE(setting_names)];
+	char threads[32], timeout[32];
+	size_t i;
+	int rc;
+
+	vals[0] = cfg->provider;
+	vals[1] = cfg->model;
+	vals[2] = cfg->url;
+	vals[3] = cfg->api_key_env;
+	vals[4] = cfg->query_instruction;
+	vals[5] = cfg->passage_instruction;
+	vals[6] = cfg->pooling >= 0 && cfg->pooling < 5
+			  ? pool_names[cfg->pooling]
+			  : NULL;
+	snprintf(threads, sizeof(threads), "%d", cfg->threads);
+	vals[7] = cfg->threads > 0 ? threads : NULL;
+	snprintf(timeout, sizeof(timeout), "%d", cfg->timeout_ms);
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	for (i = 0; rc == CAIRN_OK && i < ARRAY_SIZE(setting_names); i++)
+		rc = meta_set(db, "main", setting_names[i].key, vals[i]);
+	if (rc == CAIRN_OK)
+		rc = meta_set(db, "main", SET_TIMEOUT_KEY,
+			      cfg->timeout_ms > 0 ? timeout : NULL);
+	rc = store_tx_end(db, rc);
+	if (rc == CAIRN_OK && db->vec) {
+		/* the cached embedder was made from the old settings */
+		struct vec_cache *c = db->vec;
+
+		embed_close(c->emb);
+		c->emb = NULL;
+		c->emb_tried = 0;
+	}
+	return rc;
+}
+
+int vector_embedder(struct cairn_db *db, struct embedder **out)
+{
+	struct vec_cache *c = cache_of(db);
+	struct vector_settings s;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	if (c->emb_tried) {
+		*out = c->emb;
+		if (c->emb_rc)
+			store_error(db, c->emb_rc, "%s", c->emb_err);
+		return c->emb_rc;
+	}
+	rc = vector_settings_load(db, &s);
+	if (rc)
+		return rc;
+	c->emb_tried = 1;
+	if (vector_settings_enabled(&s)) {
+		c->emb_rc = embed_open(&s.cfg, &c->emb, c->emb_err,
+				       sizeof(c->emb_err));
+		if (c->emb_rc)
+			store_error(db, c->emb_rc, "%s", c->emb_err);
+	}
+	vector_settings_release(&s);
+	*out = c->emb;
+	return c->emb_rc;
+}
+
+/* ------------------------------------------------------------- identity */
+
+int vector_get_identity(struct cairn_db *db, const char *schema, char *buf,
+			size_t size)
+{
+	return meta_get(db, schema, "vector.identity", buf, size);
+}
+
+int vector_set_identity(struct cairn_db *db, const char *schema,
+			const struct embed_identity *id, long long *dropped)
+{
+	char want[VEC_IDENTITY_MAX], have[VEC_IDENTITY_MAX], sql[96];
+	long long n = 0;
+	int rc;
+
+	if (dropped)
+		*dropped = 0;
+	if (strcmp(schema, "main") != 0 && strcmp(schema, "global") != 0)
+		return store_error(db, CAIRN_INVALID, "unknown schema '%s'",
+				   schema);
+	if (embed_identity_string(id, want, sizeof(want)))
+		return store_error(db, CAIRN_TOOBIG, "identity is too long");
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	rc = vector_get_identity(db, schema, have, sizeof(have));
+	if (rc == CAIRN_OK && strcmp(have, want) != 0) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.vectors",
+			 schema);
+		rc = count_sql(db, sql, &n);
+		if (rc == CAIRN_OK) {
+			snprintf(sql, sizeof(sql), "DELETE FROM %s.vectors",
+				 schema);
+			rc = exec_sql(db, sql, "dropping old vectors");
+		}
+		if (rc == CAIRN_OK)
+			rc = meta_set(db, schema, "vector.identity", want);
+		if (rc == CAIRN_OK)
+			rc = bump_generation(db, schema);
+	}
+	rc = store_tx_end(db, rc);
+	if (rc == CAIRN_OK && dropped)
+		*dropped = n;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- write */
+
+static int put_blob(struct cairn_db *db, const char *schema, long long rid,
+		    const float *v, int dim, const char *title,
+		    const char *body, int *written)
+{
+	unsigned short *h = util_calloc((size_t)dim, sizeof(*h));
+	unsigned char *blob = util_calloc((size_t)dim, 2);
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	double ss = 0;
+	int i, src, rc = CAIRN_OK;
+
+	*written = 0;
+	if (!h || !blob) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < dim; i++)
+		ss += (double)v[i] * v[i];
+	ss = ss > 0 ? 1.0 / sqrt(ss) : 0;
+	for (i = 0; i < dim; i++) {
+		h[i] = vector_f16((float)(v[i] * ss));
+		blob[2 * i] = (unsigned char)h[i];
+		blob[2 * i + 1] = (unsigned char)(h[i] >> 8);
+	}
+	/* only if the text is still the one embedded */
+	if (title)
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR REPLACE INTO %s.vectors (rid, v) SELECT "
+			 "?1, ?2 FROM %s.records WHERE rid = ?1 AND title = "
+			 "?3 AND body = ?4",
+			 schema, schema);
+	else
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR REPLACE INTO %s.vectors (rid, v) "
+			 "VALUES (?1, ?2)",
+			 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_blob(st, 2, blob, dim * 2, SQLITE_STATIC);
+		if (title) {
+			sqlite3_bind_text(st, 3, title, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 4, body, -1, SQLITE_STATIC);
+		}
+		src = sqlite3_step(st);
+	}
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "writing a vector");
+	else
+		*written = sqlite3_changes(db->sql) > 0;
+out:
+	sqlite3_finalize(st);
+	cairn_free(h);
+	cairn_free(blob);
+	return rc;
+}
+
+static int identity_dim(const char *identity)
+{
+	const char *p = strstr(identity, "\"dim\":");
+
+	return p ? atoi(p + 6) : 0;
+}
+
+int vector_put(struct cairn_db *db, const char *id, const float *v, int dim)
+{
+	char have[VEC_IDENTITY_MAX], sql[96];
+	sqlite3_stmt *st = NULL;
+	long long rid = -1;
+	int i, src, rc = CAIRN_OK, written = 0;
+	const char *schema = NULL;
+
+	for (i = 0; i < n_schemas(db) && rid < 0; i++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT rid FROM %s.records WHERE id = ?1",
+			 schema_name(i));
+		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+			src = sqlite3_step(st);
+			if (src == SQLITE_ROW) {
+				rid = sqlite3_column_int64(st, 0);
+				schema = schema_name(i);
+				src = SQLITE_DONE;
+			}
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (src != SQLITE_DONE)
+			return store_sql_error(db, src, "finding the record");
+	}
+	if (rid < 0)
+		return store_error(db, CAIRN_NOTFOUND, "no record '%s'", id);
+	rc = vector_get_identity(db, schema, have, sizeof(have));
+	if (rc)
+		return rc;
+	if (!have[0] || identity_dim(have) != dim)
+		return store_error(db, CAIRN_MISMATCH,
+				   "the %s store's vector identity is %s, not "
+				   "%d-wide: set it first",
+				   schema, have[0] ? "another" : "unset", dim);
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	rc = put_blob(db, schema, rid, v, dim, NULL, NULL, &written);
+	if (rc == CAIRN_OK)
+		rc = bump_generation(db, schema);
+	return store_tx_end(db, rc);
+}
+
+/* ----------------------------------------------------------------- load */
+
+static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
+{
+	const char *schema = schema_name(si);
+	char sql[256], gen[32];
+	sqlite3_stmt *st = NULL;
+	long long count = 0;
+	size_t cap, i = 0;
+	int src, rc;
+
+	schema_clear(s);
+	rc = vector_get_identity(db, schema, s->identity, sizeof(s->identity));
+	if (rc == CAIRN_OK)
+		rc = meta_get(db, schema, "vector.generation", gen, sizeof(gen));
+	if (rc)
+		return rc;
+	s->generation = atoll(gen);
+	rc = meta_get(db, schema, "vector.labels", gen, sizeof(gen));
+	if (rc)
+		return rc;
+	s->labels = atoll(gen);
+	s->dim = identity_dim(s->identity);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.vectors", schema);
+	rc = count_sql(db, sql, &count);
+	if (rc)
+		return rc;
+	if (count == 0 || s->dim <= 0) {
+		s->loaded = 1;
+		return CAIRN_OK;
+	}
+	if (s->dim > VECTOR_MAX_DIM)
+		return store_error(db, CAIRN_CORRUPT,
+				   "the %s store's vectors are %d-wide "
+				   "(limit %d)",
+				   schema, s->dim, VECTOR_MAX_DIM);
+	cap = (size_t)count;
+	s->mat = cairn_malloc(cap * (size_t)s->dim * 2);
+	s->rid = util_calloc(cap, sizeof(*s->rid));
+	s->id = util_calloc(cap, sizeof(*s->id));
+	s->kind = util_calloc(cap, 1);
+	s->status = util_calloc(cap, 1);
+	s->keep = util_calloc(cap, 1);
+	if (!s->mat || !s->rid || !s->id || !s->kind || !s->status ||
+	    !s->keep) {
+		schema_clear(s);
+		return store_error(db, CAIRN_NOMEM,
+				   "out of memory loading %lld vectors",
+				   count);
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT v.rid, r.id, r.kind, r.status, v.v FROM %s.vectors "
+		 "v JOIN %s.records r ON r.rid = v.rid ORDER BY v.rid",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	while ((src == SQLITE_OK || src == SQLITE_ROW) &&
+	       (src = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 1);
+		const unsigned char *b = sqlite3_column_blob(st, 4);
+		int bytes = sqlite3_column_bytes(st, 4), k, t, j;
+		unsigned short *row;
+
+		if (i >= cap)
+			break; /* rows added since the count: next load */
+		k = index_of(kinds, ARRAY_SIZE(kinds),
+			     (const char *)sqlite3_column_text(st, 2));
+		t = index_of(statuses, ARRAY_SIZE(statuses),
+			     (const char *)sqlite3_column_text(st, 3));
+		if (bytes != s->dim * 2 || !b || !id || k < 0 || t < 0 ||
+		    strlen(id) >= VECTOR_ID_MAX) {
+			sqlite3_finalize(st);
+			schema_clear(s);
+			return store_error(db, CAIRN_CORRUPT,
+					   "the %s store's vector of record "
+					   "%lld is damaged (%d bytes for %d "
+					   "dimensions): run 'cairn reindex'",
+					   schema,
+					   (long long)sqlite3_column_int64(st, 0),
+					   bytes, s->dim);
+		}
+		row = s->mat + i * (size_t)s->dim;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		memcpy(row, b, (size_t)bytes); /* stored little-endian */
+		(void)j;
+#else
+		for (j = 0; j < s->dim; j++)
+			row[j] = (unsigned short)(b[2 * j] | b[2 * j + 1] << 8);
+#endif
+		s->rid[i] = sqlite3_column_int64(st, 0);
+		snprintf(s->id[i], VECTOR_ID_MAX, "%s", id);
+		s->kind[i] = (unsigned char)k;
+		s->status[i] = (unsigned char)t;
+		i++;
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE && src != SQLITE_ROW) {
+		schema_clear(s);
+		return store_sql_error(db, src, "loading vectors");
+	}
+	s->n = i;
+	s->vm.n = s->n;
+	s->vm.dim = s->dim;
+	s->vm.h = s->mat;
+	/* the int8 copy is built on the second search: a one-shot process
+	 * (the CLI, the hook) pays one f16 scan instead of the build */
+	s->loaded = 1;
+	return CAIRN_OK;
+}
+
+/*
+ * Keep schema si's cache in step with the store: the schema's triggers
+ * bump meta 'vector.generation' whenever vectors are written or deleted
+ * (text changed, record deleted, reindex) and 'vector.labels' when a
+ * record with a vector changes status or kind. Two small reads per search;
+ * last_seen and receipts (written by every recall) move neither.
+ */
+static int sync_schema(struct cairn_db *db, int si, struct vec_schema *s)
+{
+	const char *schema = schema_name(si);
+	char sql[200], gen[32], lab[32];
+	sqlite3_stmt *st = NULL;
+	size_t i = 0;
+	int src, rc;
+
+	if (!s->loaded)
+		return load_schema(db, si, s);
+	rc = meta_get(db, schema, "vector.generation", gen, sizeof(gen));
+	if (rc == CAIRN_OK)
+		rc = meta_get(db, schema, "vector.labels", lab, sizeof(lab));
+	if (rc)
+		return rc;
+	if (atoll(gen) != s->generation)
+		return load_schema(db, si, s);
+	if (atoll(lab) == s->labels)
+		return CAIRN_OK;
+	snprintf(sql, sizeof(sql),
+		 "SELECT v.rid, r.kind, r.status FROM %s.vectors v JOIN "
+		 "%s.records r ON r.rid = v.rid ORDER BY v.rid",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	while ((src == SQLITE_OK || src == SQLITE_ROW) &&
+	       (src = sqlite3_step(st)) == SQLITE_ROW) {
+		int k, t;
+
+		if (i >= s->n || sqlite3_column_int64(st, 0) != s->rid[i])
+			break;
+		k = index_of(kinds, ARRAY_SIZE(kinds),
+			     (const char *)sqlite3_column_text(st, 1));
+		t = index_of(statuses, ARRAY_SIZE(statuses),
+			     (const char *)sqlite3_column_text(st, 2));
+		s->kind[i] = (unsigned char)(k < 0 ? 0 : k);
+		s->status[i] = (unsigned char)(t < 0 ? 0 : t);
+		i++;
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE || i != s->n)
+		return load_schema(db, si, s); /* rows moved: reload all */
+	s->labels = atoll(lab);
+	return CAIRN_OK;
+}
+
+/* --------------------------------------------------------------- search */
+
+static int parse_filter(struct cairn_db *db, const char *list,
+			const char *const *tab, size_t n, unsigned *mask,
+			const char *what)
+{
+	const char *p = list;
+
+	*mask = 0;
+	if (p && strcmp(p, "all") == 0) {
+		*mask = (1u << n) - 1;
+		return CAIRN_OK;
+	}
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p), i;
+		int found = 0;
+
+		while (len && *p == ' ') {
+			p++;
+			len--;
+		}
+		while (len && p[len - 1] == ' ')
+			len--;
+		for (i = 0; len && i < n; i++)
+			if (strlen(tab[i]) == len &&
+			    memcmp(tab[i], p, len) == 0) {
+				*mask |= 1u << i;
+				found = 1;
+			}
+		if (len && !found)
+			return store_error(db, CAIRN_INVALID,
+					   "unknown %s '%.*s'", what,
+					   (int)len, p);
+		p = e ? e + 1 : NULL;
+	}
+	return CAIRN_OK;
+}
+
+int vector_search(struct cairn_db *db, const struct embed_identity *id,
+		  const float *q, const struct vector_filter *f, size_t k,
+		  struct vector_hit *hits, size_t *n)
+{
+	struct vec_cache *c = cache_of(db);
+	char want[VEC_IDENTITY_MAX];
+	unsigned kmask = 0, smask = 0;
+	float *scores = NULL;
+	unsigned char *keep = NULL;
+	size_t *idx = NULL, got = 0, i;
+	int si, rc;
+
+	*n = 0;
+	if (!c)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	if (k > VECTOR_MAX_K)
+		k = VECTOR_MAX_K;
+	if (k == 0)
+		return CAIRN_OK;
+	if (embed_identity_string(id, want, sizeof(want)))
+		return store_error(db, CAIRN_TOOBIG, "identity is too long");
+	rc = parse_filter(db, f ? f->kinds : NULL, kinds, ARRAY_SIZE(kinds),
+			  &kmask, "kind");
+	if (rc == CAIRN_OK)
+		rc = parse_filter(db,
+				  f && f->statuses ? f->statuses
+						   : "accepted,unverified",
+				  statuses, ARRAY_SIZE(statuses), &smask,
+				  "status");
+	if (rc)
+		return rc;
+	if (kmask == 0)
+		kmask = (1u << ARRAY_SIZE(kinds)) - 1;
+	idx = util_calloc(k, sizeof(*idx));
+	if (!idx)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	for (si = 0; si < n_schemas(db); si++) {
+		struct vec_schema *s = &c->s[si];
+		size_t m;
+
+		rc = sync_schema(db, si, s);
+		if (rc)
+			goto out;
+		if (s->n == 0)
+			continue;
+		if (strcmp(s->identity, want) != 0) {
+			rc = store_error(db, CAIRN_MISMATCH,
+					 "the %s store's vectors were made by "
+					 "another model or settings (%s); this "
+					 "one is %s: run 'cairn reindex' to "
+					 "rebuild them",
+					 si == 0 ? "workspace" : "global",
+					 s->identity, want);
+			goto out;
+		}
+		keep = s->keep;
+		if (!scores)
+			scores = cairn_malloc(k * sizeof(*scores));
+		if (!scores) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < s->n; i++)
+			keep[i] = (kmask >> s->kind[i] & 1) &&
+				  (smask >> s->status[i] & 1);
+		if (!s->vm.q8 && s->searches++ >= 1 &&
+		    vector_matrix_build(&s->vm) != CAIRN_OK) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		m = vector_matrix_topk(&s->vm, q, keep, k, idx, scores);
+		if (m == (size_t)-1) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		/* merge into hits (sorted, best first) */
+		for (i = 0; i < m; i++) {
+			float cs = scores[i];
+			size_t pos = got;
+
+			while (pos > 0 && hits[pos - 1].cos < cs)
+				pos--;
+			if (pos >= k)
+				break;
+			if (got < k)
+				got++;
+			memmove(hits + pos + 1, hits + pos,
+				(got - 1 - pos) * sizeof(*hits));
+			snprintf(hits[pos].id, sizeof(hits[pos].id), "%s",
+				 s->id[idx[i]]);
+			hits[pos].schema = schema_name(si);
+			hits[pos].rid = s->rid[idx[i]];
+			hits[pos].cos = cs;
+		}
+	}
+	*n = got;
+out:
+	cairn_free(scores);
+	cairn_free(idx);
+	return rc;
+}
+
+int vector_query(struct cairn_db *db, const char *query,
+		 const struct vector_filter *f, size_t k,
+		 struct vector_hit *hits, size_t *n)
+{
+	struct embedder *e = NULL;
+	const struct embed_identity *id;
+	float *q = NULL;
+	char err[512];
+	int rc;
+
+	*n = 0;
+	rc = vector_embedder(db, &e);
+	if (rc || !e)
+		return rc;
+	id = embed_identity(e);
+	q = util_calloc((size_t)id->dim, sizeof(*q));
+	if (!q)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	rc = embed_texts(e, 1, &query, 1, q, err, sizeof(err));
+	if (rc)
+		store_error(db, rc, "embedding the query: %s", err);
+	else
+		rc = vector_search(db, id, q, f, k, hits, n);
+	cairn_free(q);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+int vector_stats(struct cairn_db *db, struct vector_stats *st)
+{
+	char sql[200];
+	int si, rc = CAIRN_OK;
+
+	memset(st, 0, sizeof(*st));
+	for (si = 0; rc == CAIRN_OK && si < n_schemas(db); si++) {
+		long long a = 0, b = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.records",
+			 schema_name(si));
+		rc = count_sql(db, sql, &a);
+		if (rc == CAIRN_OK) {
+			snprintf(sql, sizeof(sql),
+				 "SELECT count(*) FROM %s.vectors",
+				 schema_name(si));
+			rc = count_sql(db, sql, &b);
+		}
+		st->records += a;
+		st->with_vector += b;
+	}
+	if (rc == CAIRN_OK)
+		rc = vector_get_identity(db, "main", st->identity,
+					 sizeof(st->identity));
+	st->dim = identity_dim(st->identity);
+	return rc;
+}
+
+/* -------------------------------------------------------------- reindex */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* title + "\n" + body, cut at VEC_TEXT_MAX bytes on a UTF-8 boundary */
+static char *record_text(const char *title, const char *body)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t len;
+
+	if (title && *title) {
+		sbuf_adds(&sb, title);
+		sbuf_addc(&sb, '\n');
+	}
+	sbuf_adds(&sb, body ? body : "");
+	if (sb.err) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	len = sb.len;
+	if (len > VEC_TEXT_MAX) {
+		len = VEC_TEXT_MAX;
+		while (len > 0 && ((unsigned char)sb.buf[len] & 0xC0) == 0x80)
+			len--;
+		sb.buf[len] = '\0';
+		sb.len = len;
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+struct batch {
+	long long *rid;
+	char **title, **body, **text;
+	size_t n;
+};
+
+static void batch_clear(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		cairn_free(b->title[i]);
+		cairn_free(b->body[i]);
+		cairn_free(b->text[i]);
+	}
+	b->n = 0;
+}
+
+static int reindex_schema(struct cairn_db *db, struct embedder *e, int si,
+			  size_t batch, long long *done, long long total,
+			  void (*progress)(void *, long long, long long),
+			  void *ctx)
+{
+	const char *schema = schema_name(si);
+	const struct embed_identity *id = embed_identity(e);
+	struct batch b;
+	char sql[300], err[512];
+	float *out = NULL;
+	long long last = -1;
+	int rc = CAIRN_OK;
+
+	memset(&b, 0, sizeof(b));
+	b.rid = util_calloc(batch, sizeof(*b.rid));
+	b.title = util_calloc(batch, sizeof(char *));
+	b.body = util_calloc(batch, sizeof(char *));
+	b.text = util_calloc(batch, sizeof(char *));
+	out = util_calloc(batch * (size_t)id->dim, sizeof(*out));
+	if (!b.rid || !b.title || !b.body || !b.text || !out) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.rid, r.title, r.body FROM %s.records r WHERE "
+		 "r.rid > ?1 AND NOT EXISTS (SELECT 1 FROM %s.vectors v "
+		 "WHERE v.rid = r.rid) ORDER BY r.rid LIMIT ?2",
+		 schema, schema);
+	for (;;) {
+		sqlite3_stmt *st = NULL;
+		size_t i;
+		int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+
+		batch_clear(&b);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, last);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)batch);
+		}
+		while ((src == SQLITE_OK || src == SQLITE_ROW) &&
+		       (src = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(st, 1);
+			const char *bd = (const char *)sqlite3_column_text(st, 2);
+
+			b.rid[b.n] = sqlite3_column_int64(st, 0);
+			b.title[b.n] = util_strdup(t ? t : "");
+			b.body[b.n] = util_strdup(bd ? bd : "");
+			b.text[b.n] = record_text(t, bd);
+			b.n++;
+			if (!b.title[b.n - 1] || !b.body[b.n - 1] ||
+			    !b.text[b.n - 1]) {
+				src = SQLITE_NOMEM;
+				break;
+			}
+		}
+		sqlite3_finalize(st);
+		if (src != SQLITE_DONE) {
+			rc = store_sql_error(db, src, "reading records");
+			goto out;
+		}
+		if (b.n == 0)
+			break;
+		last = b.rid[b.n - 1];
+		rc = embed_texts(e, 0, (const char *const *)b.text, b.n, out,
+				 err, sizeof(err));
+		if (rc) {
+			store_error(db, rc, "embedding records: %s", err);
+			goto out;
+		}
+		rc = store_tx_begin(db);
+		if (rc)
+			goto out;
+		for (i = 0; rc == CAIRN_OK && i < b.n; i++) {
+			int written = 0;
+
+			rc = put_blob(db, schema, b.rid[i],
+				      out + i * (size_t)id->dim, id->dim,
+				      b.title[i], b.body[i], &written);
+			if (written)
+				(*done)++;
+		}
+		if (rc == CAIRN_OK)
+			rc = bump_generation(db, schema);
+		rc = store_tx_end(db, rc);
+		if (rc)
+			goto out;
+		if (progress)
+			progress(ctx, *done, total);
+	}
+out:
+	batch_clear(&b);
+	cairn_free(b.rid);
+	cairn_free(b.title);
+	cairn_free(b.body);
+	cairn_free(b.text);
+	cairn_free(out);
+	return rc;
+}
+
+int vector_reindex(struct cairn_db *db, struct embedder *e, size_t batch,
+		   void (*progress)(void *ctx, long long done,
+				    long long total),
+		   void *ctx, struct vector_reindex_result *res)
+{
+	char sql[200];
+	double t0;
+	int si, rc = CAIRN_OK;
+
+	memset(res, 0, sizeof(*res));
+	if (batch == 0)
+		batch = VEC_DEFAULT_BATCH;
+	if (batch > VEC_MAX_BATCH)
+		batch = VEC_MAX_BATCH;
+	if (embed_identity(e)->dim > VECTOR_MAX_DIM)
+		return store_error(db, CAIRN_INVALID, "vectors over %d "
+				   "dimensions are not supported",
+				   VECTOR_MAX_DIM);
+	for (si = 0; rc == CAIRN_OK && si < n_schemas(db); si++) {
+		long long dropped = 0, lack = 0;
+
+		rc = vector_set_identity(db, schema_name(si),
+					 embed_identity(e), &dropped);
+		res->dropped += dropped;
+		if (rc == CAIRN_OK) {
+			snprintf(sql, sizeof(sql),
+				 "SELECT count(*) FROM %s.records r WHERE NOT "
+				 "EXISTS (SELECT 1 FROM %s.vectors v WHERE "
+				 "v.rid = r.rid)",
+				 schema_name(si), schema_name(si));
+			rc = count_sql(db, sql, &lack);
+		}
+		res->total += lack;
+	}
+	t0 = now_s();
+	for (si = 0; rc == CAIRN_OK && si < n_schemas(db); si++)
+		rc = reindex_schema(db, e, si, batch, &res->embedded,
+				    res->total, progress, ctx);
+	res->seconds = now_s() - t0;
+	for (si = 0; si < n_schemas(db); si++) {
+		long long have = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.vectors",
+			 schema_name(si));
+		if (count_sql(db, sql, &have) == CAIRN_OK)
+			res->have += have;
+	}
+	return rc;
+}
