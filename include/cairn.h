@@ -272,6 +272,15 @@ typedef struct cairn_hit {
 	double weight;       /* kind/status weight (SPEC 5.2) */
 	char *matched;       /* matched query terms, space-separated */
 	char *explain;       /* with opts.explain: one line per ranking step */
+	/* hybrid recall (result.hybrid = 1; docs/RANKING.md); 0 otherwise */
+	int dense_rank;      /* 1-based rank in the dense pool; 0: not in it */
+	double cosine;       /* cosine with the question; 0 without a vector */
+	int has_vector;      /* 1: the record has a vector of this identity */
+	double rrf;          /* weighted reciprocal-rank fusion sum */
+	int pinned;          /* 1: pinned first as an overwhelming BM25 hit */
+	int exact_key;       /* 1: the question is this record's key */
+	double decay;        /* time decay factor (1: none) */
+	const char *basis;   /* relevance from "cosine", "lexical" or "key" (static) */
 } cairn_hit;
 
 typedef struct cairn_result {
@@ -283,6 +292,13 @@ typedef struct cairn_result {
 	char receipt_id[32];    /* the receipt ("" with no_receipt) */
 	char *terms;            /* the query terms searched, space-separated */
 	double idf_mass;        /* sum of the terms' idf (the lexical signal's denominator) */
+	/* hybrid recall: vectors of the configured model were searched too */
+	int hybrid;             /* 1: BM25 + dense fused (docs/RANKING.md); 0: lexical only */
+	double cos_floor;       /* the cosine floor used (hybrid) */
+	int cos_floor_calibrated; /* 1: measured by cairn calibrate for this vector identity */
+	size_t dropped_dup;     /* hits removed by the per-source limit (hybrid) */
+	char *notice;           /* NULL, or a sentence for the user (e.g. the cosine
+				   floor was calibrated for another model) */
 } cairn_result;
 
 /*
@@ -291,7 +307,15 @@ typedef struct cairn_result {
  * floor: hits whose lexical signal is at or below the floor are dropped,
  * so a question the store cannot answer returns nothing. Unless
  * opts->no_receipt, writes a receipt (SPEC 5.3) and updates last_seen of
- * the returned records in one batched write.
+ * the returned records in one batched write (and first ages the records,
+ * at most daily: cairn_gc).
+ *
+ * When an embedding model is configured and records have vectors of its
+ * identity, recall is hybrid (docs/RANKING.md): BM25 and dense pools fused
+ * by weighted RRF, the overwhelming BM25 hit pinned, the cosine floor
+ * calibrated for that identity, decay by kind, at most 2 chunks per source
+ * file; result->hybrid is 1 and the hits carry the dense figures. Vectors
+ * of another identity: CAIRN_MISMATCH (the message names cairn reindex).
  *
  * *out: caller frees with cairn_result_free(). An empty result is
  * CAIRN_OK with n == 0. Errors: CAIRN_INVALID (empty or invalid UTF-8
@@ -319,6 +343,73 @@ CAIRN_API int cairn_receipt_json(cairn_db *db, const char *id, char **out);
  */
 CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
 			      size_t n, double *floor_out);
+
+/* What cairn_calibrate_ex measured. */
+typedef struct cairn_calibration {
+	double lexical_floor; /* as cairn_calibrate */
+	int has_cosine;       /* 1: a vector model is configured and vectors exist */
+	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
+	char identity[1200];  /* the vector identity it was stored with ("" if none) */
+} cairn_calibration;
+
+/*
+ * cairn_calibrate, and when the store has vectors of the configured
+ * model: the cosine floor for that vector identity (the highest cosine
+ * any probe reaches with any record, rounded up to 0.01), stored with the
+ * identity. Recall uses a cosine floor only for the identity it was
+ * measured for. *out may be NULL.
+ */
+CAIRN_API int cairn_calibrate_ex(cairn_db *db, const char *const *probes,
+				 size_t n, cairn_calibration *out);
+
+/* ============================================================== lifecycle */
+
+/* What one lifecycle run did (SPEC 5.5). */
+typedef struct cairn_gc_result {
+	int ran;             /* 0: skipped, the last run was less than a day ago */
+	long long staled;    /* decisions and facts unseen 90 days -> stale */
+	long long retired;   /* unseen 180 days -> retired */
+	char now[32];        /* the time it ran as (ISO-8601 UTC) */
+} cairn_gc_result;
+
+/*
+ * Age the records (SPEC 5.5): decisions and facts unseen for 90 days
+ * become "stale", for 180 days "retired"; capabilities, rules, procedures
+ * and every other kind never decay. Unless `force`, does nothing when it
+ * ran less than a day ago (cairn_recall calls it so before searching,
+ * except with no_receipt); `cairn gc` forces it. $CAIRN_NOW (ISO-8601)
+ * sets its clock, for tests. *out may be NULL.
+ */
+CAIRN_API int cairn_gc(cairn_db *db, int force, cairn_gc_result *out);
+
+/*
+ * Record new_id replaces old_id: old.superseded_by = new, new.supersedes =
+ * old, old's status -> "superseded" (it leaves default recall). CAIRN_INVALID
+ * when they are the same record or new is not live (superseded, false,
+ * retired, rejected); CAIRN_EXISTS when old is already superseded by
+ * another record; CAIRN_READONLY when old is file-backed (the message says
+ * which file to edit); CAIRN_NOTFOUND.
+ */
+CAIRN_API int cairn_supersede(cairn_db *db, const char *old_id,
+			      const char *new_id);
+
+/* One record that a record may replace. */
+typedef struct cairn_suggestion {
+	cairn_record *rec;   /* the existing record (owned by the array) */
+	double similarity;   /* lexical similarity 0..1 (token cosine) */
+	int same_family;     /* 1: its key has the same family (text before the last ':') */
+} cairn_suggestion;
+
+/*
+ * Records that record id may replace: same kind, live (accepted,
+ * unverified), same scope, not id itself, the same key family when id has
+ * a key, and a lexical similarity of at least 0.5 of title + body; best
+ * first, at most 10. For `cairn write` / `cairn approve` to ask, and
+ * `cairn supersede --suggest`. *out: free with cairn_suggestions_free().
+ */
+CAIRN_API int cairn_supersede_suggest(cairn_db *db, const char *id,
+				      cairn_suggestion **out, size_t *n);
+CAIRN_API void cairn_suggestions_free(cairn_suggestion *v, size_t n);
 
 /* ========================================================= export, import */
 

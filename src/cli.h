@@ -53,6 +53,8 @@ int cmd_ingest(int argc, char **argv);
 int cmd_session(int argc, char **argv);
 int cmd_reindex(int argc, char **argv);   /* cli_embed.c */
 int cmd_model(int argc, char **argv);     /* cli_embed.c */
+int cmd_gc(int argc, char **argv);        /* cli_gc.c */
+int cmd_supersede(int argc, char **argv); /* cli_gc.c */
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 
@@ -67,5 +69,7 @@ int cli_hook_stats(int json);
 	{ "reindex", cmd_reindex, "embed records for semantic recall" },      \
 	{ "model", cmd_model, "inspect a GGUF model, embed texts" },        \
 	{ "eval", cmd_eval, "measure recall on a question set" },     \
+	{ "gc", cmd_gc, "age records now (stale, retired)" },                  \
+	{ "supersede", cmd_supersede, "link a record to its replacement" },    \
 
 #endif /* CAIRN_CLI_H */

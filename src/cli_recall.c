@@ -37,12 +37,20 @@ static const char recall_help[] =
 	"unless --status says otherwise. Every recall writes a receipt (see\n"
 	"'cairn receipt') and marks the returned records as seen.\n"
 	"\n"
+	"When an embedding model is configured and records have vectors (see\n"
+	"'cairn reindex'), recall is hybrid: BM25 and dense pools fused by\n"
+	"weighted reciprocal rank, an overwhelming BM25 first place pinned, a\n"
+	"calibrated cosine floor, time decay by kind and at most 2 chunks per\n"
+	"source file (docs/RANKING.md).\n"
+	"\n"
 	"options:\n"
 	"  -k N              return at most N records (default 5, at most 100)\n"
 	"  --kind K[,K]      only these kinds (repeatable)\n"
 	"  --status S[,S]    only these statuses (repeatable; 'all' for every one)\n"
 	"  --explain         show each hit's BM25 rank and raw score, matched\n"
-	"                    terms, lexical signal, floor decision and weight\n"
+	"                    terms, lexical signal, floor decision and weight;\n"
+	"                    with vectors also dense rank and cosine, RRF\n"
+	"                    contribution, pin, relevance, decay, final score\n"
 	"  --no-floor        also return hits at or below the floor\n"
 	"  --json            one JSON object: hits, floor, receipt id\n"
 	"\n"
@@ -110,6 +118,17 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	json_add_strz(sb, res->terms);
 	sbuf_adds(sb, ",\"idf_mass\":");
 	json_add_num(sb, res->idf_mass);
+	sbuf_addf(sb, ",\"hybrid\":%s", res->hybrid ? "true" : "false");
+	if (res->hybrid) {
+		sbuf_adds(sb, ",\"cos_floor\":");
+		json_add_num(sb, res->cos_floor);
+		sbuf_addf(sb, ",\"cos_floor_calibrated\":%s,"
+			  "\"dropped_dup\":%zu",
+			  res->cos_floor_calibrated ? "true" : "false",
+			  res->dropped_dup);
+	}
+	sbuf_adds(sb, ",\"notice\":");
+	json_add_strz(sb, res->notice);
 	sbuf_adds(sb, ",\"hits\":[");
 	for (i = 0; i < res->n; i++) {
 		const cairn_hit *h = &res->hits[i];
@@ -130,6 +149,21 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 		json_add_num(sb, h->weight);
 		sbuf_adds(sb, ",\"matched\":");
 		json_add_strz(sb, h->matched);
+		if (res->hybrid) {
+			sbuf_addf(sb, ",\"dense_rank\":%d,\"cosine\":",
+				  h->dense_rank);
+			json_add_num(sb, h->cosine);
+			sbuf_addf(sb, ",\"has_vector\":%s,\"rrf\":",
+				  h->has_vector ? "true" : "false");
+			json_add_num(sb, h->rrf);
+			sbuf_addf(sb, ",\"pinned\":%s,\"exact_key\":%s,"
+				  "\"decay\":",
+				  h->pinned ? "true" : "false",
+				  h->exact_key ? "true" : "false");
+			json_add_num(sb, h->decay);
+			sbuf_adds(sb, ",\"basis\":");
+			json_add_strz(sb, h->basis);
+		}
 		if (explain) {
 			sbuf_adds(sb, ",\"explain\":");
 			json_add_strz(sb, h->explain);
@@ -205,7 +239,17 @@ int cmd_recall(int argc, char **argv)
 		sbuf_release(&sb);
 		goto out;
 	}
-	if (res->n == 0) {
+	if (res->notice)
+		fprintf(stderr, "cairn: note: %s\n", res->notice);
+	if (res->n == 0 && res->hybrid) {
+		printf("no record answers this (cosine floor %.2f%s",
+		       res->cos_floor,
+		       res->cos_floor_calibrated ? ", calibrated" : "");
+		if (res->dropped)
+			printf("; %zu weaker match%s below the floors",
+			       res->dropped, res->dropped == 1 ? "" : "es");
+		printf(")\n");
+	} else if (res->n == 0) {
 		printf("no record answers this (floor %.2f%s", res->floor,
 		       res->floor_calibrated ? ", calibrated" : "");
 		if (res->dropped)
@@ -218,7 +262,20 @@ int cmd_recall(int argc, char **argv)
 			printf("\n");
 		print_hit_human(h, &res->hits[h], o.explain);
 	}
-	if (o.explain)
+	if (o.explain && res->hybrid)
+		printf("\nterms searched: %s\nmode: hybrid (BM25 + dense, "
+		       "docs/RANKING.md)\ncosine floor: %.2f (%s); lexical "
+		       "floor: %.2f (%s); %zu hit%s dropped by the floors, %zu "
+		       "by the per-source limit\n",
+		       res->terms, res->cos_floor,
+		       res->cos_floor_calibrated ? "calibrated"
+						 : "not calibrated",
+		       res->floor,
+		       res->floor_calibrated ? "calibrated"
+					     : "default, not calibrated",
+		       res->dropped, res->dropped == 1 ? "" : "s",
+		       res->dropped_dup);
+	else if (o.explain)
 		printf("\nterms searched: %s\nfloor: %.2f (%s); %zu hit%s "
 		       "dropped by it\n",
 		       res->terms, res->floor,
@@ -287,14 +344,18 @@ int cmd_receipt(int argc, char **argv)
 		printf("returned:  %zu record%s\n", hits ? hits->len : 0,
 		       hits && hits->len == 1 ? "" : "s");
 		for (h = hits ? hits->child : NULL; h; h = h->next) {
-			double rank = 0, rel = 0, sc = 0;
+			double rank = 0, rel = 0, sc = 0, drank = 0, cos = 0;
 
 			json_get_num(h, "bm25_rank", &rank);
 			json_get_num(h, "relevance", &rel);
 			json_get_num(h, "score", &sc);
-			printf("  %d. %s  bm25 rank %.0f  relevance %.2f  "
-			       "score %.2f\n",
-			       ++n, json_get_str(h, "id"), rank, rel, sc);
+			printf("  %d. %s  bm25 rank %.0f  ", ++n,
+			       json_get_str(h, "id"), rank);
+			if (json_get_num(h, "dense_rank", &drank)) {
+				json_get_num(h, "cosine", &cos);
+				printf("dense rank %.0f  cosine %.4f  ", drank, cos);
+			}
+			printf("relevance %.2f  score %.2f\n", rel, sc);
 		}
 	}
 	json_free(j);
@@ -313,8 +374,12 @@ static const char calibrate_help[] =
 	"in probes.jsonl of the evaluation sets) or plain text. The floor is\n"
 	"the highest lexical signal any probe reaches, rounded up to 0.01; it\n"
 	"is stored with the tokenizer identity it was measured for (a floor\n"
-	"measured for another tokenizer is not used). Re-run it after large\n"
-	"changes to the store.\n";
+	"measured for another tokenizer is not used). When an embedding model\n"
+	"is configured and records have vectors, the cosine floor is measured\n"
+	"too: the highest cosine any probe reaches with any record, rounded up\n"
+	"to 0.01, stored with the vector identity (model, revision, dimensions,\n"
+	"pooling, instructions); recall uses it only with that identity. Re-run\n"
+	"it after large changes to the store or a change of model.\n";
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -328,7 +393,7 @@ int cmd_calibrate(int argc, char **argv)
 	char **probes = NULL, *line = NULL, err[256];
 	size_t n = 0, cap = 0, lcap = 0, lineno = 0, i;
 	ssize_t len;
-	double floor = 0;
+	cairn_calibration cal;
 	FILE *f = NULL;
 	int c, rc, ret = EXIT_OK;
 
@@ -401,16 +466,24 @@ int cmd_calibrate(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	rc = cairn_calibrate(db, (const char *const *)probes, n, &floor);
+	rc = cairn_calibrate_ex(db, (const char *const *)probes, n, &cal);
 	if (rc) {
 		ret = cli_db_fail(db, rc);
 		goto out;
 	}
-	if (cli_state.json)
-		printf("{\"floor\":%.2f,\"probes\":%zu}\n", floor, n);
-	else
-		printf("lexical floor %.2f from %zu probe questions\n", floor,
-		       n);
+	if (cli_state.json) {
+		printf("{\"floor\":%.2f,\"probes\":%zu", cal.lexical_floor, n);
+		if (cal.has_cosine)
+			printf(",\"cosine_floor\":%.2f", cal.cosine_floor);
+		printf("}\n");
+	} else {
+		printf("lexical floor %.2f from %zu probe questions\n",
+		       cal.lexical_floor, n);
+		if (cal.has_cosine)
+			printf("cosine floor %.2f for the configured vector "
+			       "identity\n",
+			       cal.cosine_floor);
+	}
 out:
 	for (i = 0; i < n; i++)
 		cairn_free(probes[i]);

@@ -3,7 +3,18 @@
  * tokenizer, kind/status weights, the calibrated no-match floor, receipts
  * (SPEC 5.3) and last_seen bookkeeping.
  *
- * Layer: on fts/tokenize and store. Above it: cli, eval, (later) hook, mcp.
+ * Layer: on fts/tokenize, store, vector/embed (the dense pool), rank (the
+ * hybrid steps) and lifecycle (ageing before a search, the last_seen clock).
+ * Above it: cli, eval, hook, mcp.
+ *
+ * Two modes. Lexical only (no model configured, or no record has a vector
+ * yet): the steps below, exactly as in recall part 1. Hybrid (issue 5;
+ * docs/RANKING.md): the same BM25 pool (both schemas ranked together), the
+ * dense pool of the embedded question (vector_search), each BM25 hit's own
+ * cosine from its stored vector, the exact drawer, then rank_run(): RRF,
+ * the overwhelming BM25 pin, the cosine floor calibrated for this vector
+ * identity (lexical floor for hits without a vector), weights, decay,
+ * per-source de-duplication.
  *
  * The pipeline, each step named in --explain:
  *   1. terms:   the question is tokenised exactly as records are (query
@@ -38,8 +49,11 @@
 #include "bilingual.h"
 #include "fts.h"
 #include "json.h"
+#include "lifecycle.h"
 #include "store.h"
+#include "rank.h"
 #include "tokenize.h"
+#include "vector.h"
 
 #define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
 #define RECALL_INNER (4 * RECALL_POOL) /* FTS5 rows ranked before the status filter */
@@ -516,6 +530,11 @@ struct cand {
 	double relevance;    /* above the floor */
 	double weight;       /* kind/status */
 	double score;        /* final */
+	/* hybrid only (0 otherwise) */
+	int dense_rank;      /* 1-based in the dense pool; 0: not in it */
+	double cosine;       /* with the question, when has_vector */
+	int has_vector;      /* 1: a stored vector of this identity */
+	int exact_key;       /* 1: the question is its key */
 };
 
 struct pool {
@@ -885,10 +904,11 @@ static void db_revision(struct cairn_db *db, struct sbuf *sb)
 }
 
 static int write_receipt(struct cairn_db *db, const char *query,
-			 const char *identity, cairn_result *res)
+			 const char *identity, const char *vec_identity,
+			 cairn_result *res)
 {
 	struct sbuf ids = SBUF_INIT, detail = SBUF_INIT, rev = SBUF_INIT;
-	char hash[65], now[32], rid[17], sql[200];
+	char hash[65], now[32], seen[32], rid[17], sql[200];
 	sqlite3_stmt *st = NULL;
 	char *norm = normalise_query(query);
 	size_t i;
@@ -899,6 +919,7 @@ static int write_receipt(struct cairn_db *db, const char *query,
 	util_sha256_hex(norm, strlen(norm), hash);
 	cairn_free(norm);
 	util_now_iso(now, sizeof(now));
+	lifecycle_now_iso(seen, sizeof(seen)); /* the lifecycle's clock */
 	rc = store_new_id(rid);
 	if (rc)
 		goto out;
@@ -925,11 +946,27 @@ static int write_receipt(struct cairn_db *db, const char *query,
 		json_add_num(&detail, h->weight);
 		sbuf_adds(&detail, ",\"score\":");
 		json_add_num(&detail, round(h->score * 1e4) / 1e4);
+		if (res->hybrid) {
+			sbuf_addf(&detail, ",\"dense_rank\":%d,\"cosine\":",
+				  h->dense_rank);
+			json_add_num(&detail, round(h->cosine * 1e4) / 1e4);
+			sbuf_adds(&detail, ",\"rrf\":");
+			json_add_num(&detail, round(h->rrf * 1e6) / 1e6);
+			sbuf_addf(&detail, ",\"pinned\":%s,\"exact_key\":%s,"
+				  "\"basis\":",
+				  h->pinned ? "true" : "false",
+				  h->exact_key ? "true" : "false");
+			json_add_strz(&detail, h->basis);
+			sbuf_adds(&detail, ",\"decay\":");
+			json_add_num(&detail, round(h->decay * 1e4) / 1e4);
+		}
 		sbuf_addc(&detail, '}');
 	}
 	sbuf_addc(&ids, ']');
 	sbuf_addc(&detail, ']');
 	sbuf_addf(&rev, "cairn/%s %s ", CAIRN_VERSION, identity);
+	if (res->hybrid && vec_identity)
+		sbuf_addf(&rev, "vectors:%s ", vec_identity);
 	db_revision(db, &rev);
 	if (ids.err || detail.err || rev.err) {
 		rc = store_error(db, CAIRN_NOMEM, "out of memory");
@@ -942,7 +979,7 @@ static int write_receipt(struct cairn_db *db, const char *query,
 	src = sqlite3_prepare_v2(db->sql,
 				 "INSERT INTO main.receipts (id, query_sha256, "
 				 "ids, detail, provider, revision, time) "
-				 "VALUES (?1, ?2, ?3, ?4, 'bm25', ?5, ?6)",
+				 "VALUES (?1, ?2, ?3, ?4, ?7, ?5, ?6)",
 				 -1, &st, NULL);
 	if (src == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, rid, -1, SQLITE_STATIC);
@@ -951,6 +988,8 @@ static int write_receipt(struct cairn_db *db, const char *query,
 		sqlite3_bind_text(st, 4, detail.buf, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, rev.buf, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, now, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, res->hybrid ? "bm25+dense" : "bm25",
+				  -1, SQLITE_STATIC);
 		src = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -971,7 +1010,7 @@ static int write_receipt(struct cairn_db *db, const char *query,
 			 schema);
 		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 1, seen, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, ids.buf, -1, SQLITE_STATIC);
 			src = sqlite3_step(st);
 		}
@@ -989,6 +1028,584 @@ out:
 	sbuf_release(&ids);
 	sbuf_release(&detail);
 	sbuf_release(&rev);
+	return rc;
+}
+
+/* ------------------------------------------------------------- hybrid */
+
+/*
+ * Floor used for cosines before `cairn calibrate` has measured one for the
+ * configured vector identity: none (every cosine above 0 counts), with a
+ * notice in the result. A floor from another model would be wrong in
+ * either direction (bge-base's 0.51 drops nothing for models whose
+ * cosines all lie above 0.7, and everything for others).
+ */
+#define RECALL_DEFAULT_COS_FLOOR 0.0
+#define RECALL_IDENTITY_MAX 1200 /* bytes of an identity string */
+
+/* The dense side of one recall: the question's vector and its pool. */
+struct dense {
+	struct embedder *e;                /* the db's (borrowed) */
+	float *q;                          /* question vector, dim floats */
+	int dim;
+	char identity[RECALL_IDENTITY_MAX]; /* embed_identity_string() */
+	char label[400];                   /* provider/model@revision, for receipts */
+	struct vector_hit *hits;           /* RANK_POOL best, best first */
+	size_t n;
+};
+
+static void dense_release(struct dense *d)
+{
+	cairn_free(d->q);
+	cairn_free(d->hits);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Embed the question and fetch the dense pool. d->n == 0 (and CAIRN_OK)
+ * when no provider is configured or no record has a vector: recall is then
+ * lexical only, exactly as without a model.
+ */
+static int dense_pool(struct cairn_db *db, const char *query,
+		      const cairn_recall_opts *o, struct dense *d)
+{
+	const struct embed_identity *id;
+	struct vector_filter f;
+	char err[256];
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = vector_embedder(db, &d->e);
+	if (rc || !d->e)
+		return rc;
+	id = embed_identity(d->e);
+	d->dim = id->dim;
+	if (d->dim <= 0 || d->dim > VECTOR_MAX_DIM)
+		return store_error(db, CAIRN_CORRUPT,
+				   "embedder reports %d dimensions", d->dim);
+	d->q = util_calloc((size_t)d->dim, sizeof(*d->q));
+	d->hits = util_calloc(RANK_POOL, sizeof(*d->hits));
+	if (!d->q || !d->hits)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	rc = embed_identity_string(id, d->identity, sizeof(d->identity));
+	if (rc)
+		return store_error(db, rc, "vector identity too long");
+	snprintf(d->label, sizeof(d->label), "%s/%s@%.12s/%d", id->provider,
+		 id->model, id->revision, id->dim);
+	rc = embed_texts(d->e, 1, &query, 1, d->q, err, sizeof(err));
+	if (rc)
+		return store_error(db, rc, "embedding the question: %s", err);
+	f.kinds = o->kinds && *o->kinds ? o->kinds : NULL;
+#ifndef CAIRN_MUTATE_NO_RECALL_STATUS
+	f.statuses = o->statuses && *o->statuses ? o->statuses : NULL;
+#else
+	f.statuses = "all";
+#endif
+	if (f.statuses && strcmp(f.statuses, "all") == 0)
+		f.statuses = "candidate,accepted,unverified,stale,superseded,"
+			     "historical,false,retired,rejected";
+	return vector_search(db, id, d->q, &f, RANK_POOL, d->hits, &d->n);
+}
+
+/*
+ * Cosine of the question with the stored vector of record id (if any).
+ * st[2] caches one prepared statement per schema (main, global); the
+ * caller finalizes them.
+ */
+static int stored_cosine(struct cairn_db *db, sqlite3_stmt *st[2],
+			 const char *schema, const char *id,
+			 const struct dense *d, double *cos, int *has)
+{
+	char sql[200];
+	sqlite3_stmt **sp = &st[strcmp(schema, "main") == 0 ? 0 : 1];
+	int src, i;
+
+	*has = 0;
+	*cos = 0;
+	if (!*sp) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT v.v FROM %s.vectors v JOIN %s.records r ON "
+			 "r.rid = v.rid WHERE r.id = ?1",
+			 schema, schema);
+		src = sqlite3_prepare_v2(db->sql, sql, -1, sp, NULL);
+		if (src != SQLITE_OK)
+			return store_sql_error(db, src, "reading a vector");
+	}
+	sqlite3_reset(*sp);
+	sqlite3_bind_text(*sp, 1, id, -1, SQLITE_STATIC);
+	src = sqlite3_step(*sp);
+	if (src == SQLITE_ROW &&
+	    sqlite3_column_bytes(*sp, 0) == 2 * d->dim) {
+		const unsigned char *b = sqlite3_column_blob(*sp, 0);
+		double dot = 0;
+
+		for (i = 0; i < d->dim; i++)
+			dot += (double)vector_f32((unsigned short)(
+				       b[2 * i] | b[2 * i + 1] << 8)) *
+			       d->q[i];
+		*cos = dot;
+		*has = 1;
+	}
+	sqlite3_reset(*sp);
+	if (src != SQLITE_ROW && src != SQLITE_DONE)
+		return store_sql_error(db, src, "reading a vector");
+	return CAIRN_OK;
+}
+
+/* One record of schema by a WHERE clause on ?1 (text or rowid). */
+static int fetch_record(struct cairn_db *db, const char *schema,
+			const char *where, const char *text, long long rid,
+			const cairn_recall_opts *o, cairn_record **out)
+{
+	struct sbuf sql = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc = CAIRN_OK, src;
+
+	*out = NULL;
+	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records WHERE %s",
+		  schema, where);
+	if (text) { /* the exact drawer: the caller's status and kind filter */
+		const char *statuses = o->statuses && *o->statuses
+					       ? o->statuses
+					       : "accepted,unverified";
+
+		if (strcmp(statuses, "all") != 0)
+			rc = store_add_in(db, &sql, "status", statuses,
+					  cairn_status_valid, "status");
+		if (rc == CAIRN_OK && o->kinds && *o->kinds)
+			rc = store_add_in(db, &sql, "kind", o->kinds,
+					  cairn_kind_valid, "kind");
+	}
+	if (rc == CAIRN_OK && sql.err)
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	if (rc)
+		goto out;
+	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "recall");
+		goto out;
+	}
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 1, rid);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		*out = store_row_record(st, 0);
+		if (!*out)
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	} else if (src != SQLITE_DONE) {
+		rc = store_sql_error(db, src, "recall");
+	}
+out:
+	sqlite3_finalize(st);
+	sbuf_release(&sql);
+	return rc;
+}
+
+/* Append a candidate that only the dense pool or the key found. */
+static struct cand *pool_add(struct pool *pool, cairn_record *rec)
+{
+	struct cand *c;
+
+	if (pool->n == pool->cap) {
+		size_t ncap = pool->cap ? 2 * pool->cap : 32;
+		struct cand *nv = util_realloc(pool->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		pool->v = nv;
+		pool->cap = ncap;
+	}
+	c = &pool->v[pool->n++];
+	memset(c, 0, sizeof(*c));
+	c->rec = rec;
+	return c;
+}
+
+static long pool_find(const struct pool *pool, const char *schema,
+		      const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < pool->n; i++)
+		if (strcmp(pool->v[i].rec->id, id) == 0 &&
+		    strcmp(store_schema(pool->v[i].rec->scope), schema) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int bm25_desc(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->bm25 != y->bm25)
+		return x->bm25 > y->bm25 ? -1 : 1;
+	return strcmp(x->rec->id, y->rec->id);
+}
+
+/* The ranking configuration: defaults, then meta 'rank.*' of the main store. */
+static void load_rank_config(struct cairn_db *db, struct rank_config *cfg)
+{
+	sqlite3_stmt *st = NULL;
+
+	rank_config_default(cfg);
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT k, v FROM main.meta WHERE k LIKE "
+			       "'rank.%'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+
+		if (k && v)
+			(void)rank_config_set(cfg, k + 5, v); /* bad values: ignored */
+	}
+	sqlite3_finalize(st);
+}
+
+/* The cosine floor calibrated for this vector identity; notice otherwise. */
+static double load_cos_floor(struct cairn_db *db, const struct dense *d,
+			     cairn_result *res)
+{
+	sqlite3_stmt *st = NULL;
+	double f = RECALL_DEFAULT_COS_FLOOR;
+	const char *msg = NULL;
+	char buf[1024];
+
+	res->cos_floor_calibrated = 0;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT v, (SELECT v FROM main.meta WHERE k = "
+			       "'cosine_floor_identity') FROM main.meta WHERE "
+			       "k = 'cosine_floor'",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 1);
+
+		if (id && strcmp(id, d->identity) == 0) {
+			f = sqlite3_column_double(st, 0);
+			res->cos_floor_calibrated = 1;
+		} else {
+			snprintf(buf, sizeof(buf),
+				 "the cosine floor %.2f was calibrated for "
+				 "another vector identity and is not used "
+				 "with %s; run `cairn calibrate --probes FILE`",
+				 sqlite3_column_double(st, 0), d->label);
+			msg = buf;
+		}
+	} else {
+		snprintf(buf, sizeof(buf),
+			 "no cosine floor calibrated for %s: questions the "
+			 "store cannot answer may return records; run `cairn "
+			 "calibrate --probes FILE`",
+			 d->label);
+		msg = buf;
+	}
+	sqlite3_finalize(st);
+	if (msg)
+		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
+	return f;
+}
+
+static const char *basis_name(int basis)
+{
+	switch (basis) {
+	case RANK_BASIS_KEY: return "key";
+	case RANK_BASIS_COSINE: return "cosine";
+	case RANK_BASIS_LEXICAL: return "lexical";
+	default: return "none";
+	}
+}
+
+static int explain_hybrid(cairn_hit *h, const struct cand *c,
+			  const struct rank_cand *r,
+			  const struct rank_config *cfg,
+			  const cairn_result *res, double best_rrf)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	if (r->exact_key)
+		sbuf_adds(&sb, "key: the question is this record's key -> "
+			       "first\n");
+	if (r->bm25_rank > 0)
+		sbuf_addf(&sb, "bm25: rank %d, raw %.4f (title x%g); "
+			       "matched: %s\n",
+			  r->bm25_rank, r->bm25, RECALL_W_TITLE, h->matched);
+	else
+		sbuf_adds(&sb, "bm25: not in the pool\n");
+	if (!r->has_vector)
+		sbuf_adds(&sb, "dense: no vector (written after the last "
+			       "reindex): lexical only\n");
+	else if (r->dense_rank > 0)
+		sbuf_addf(&sb, "dense: rank %d, cosine %.4f\n", r->dense_rank,
+			  r->cosine);
+	else
+		sbuf_addf(&sb, "dense: not in the pool of %d, cosine %.4f\n",
+			  RANK_POOL, r->cosine);
+	sbuf_addf(&sb,
+		  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense rank) "
+		  "%.6f\n",
+		  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25, cfg->w_dense,
+		  cfg->rrf_k, r->rrf_dense);
+	if (r->pinned)
+		sbuf_addf(&sb, "pin: yes, overwhelming BM25 hit (dense rank "
+			       "worse than %d, raw >= %gx the second)\n",
+			  cfg->pin_dense_rank, cfg->pin_ratio);
+	else
+		sbuf_adds(&sb, "pin: no\n");
+	if (r->basis == RANK_BASIS_COSINE)
+		sbuf_addf(&sb, "floor: cosine %.4f > %.2f (%s) -> kept, "
+			       "relevance %.4f\n",
+			  r->cosine, cfg->cos_floor,
+			  res->cos_floor_calibrated ? "calibrated"
+						    : "not calibrated",
+			  r->relevance);
+	else if (r->basis == RANK_BASIS_LEXICAL)
+		sbuf_addf(&sb, "floor: lexical %.4f > %.2f (%s) -> kept, "
+			       "relevance %.4f\n",
+			  r->lexical, cfg->lex_floor,
+			  res->floor_calibrated ? "calibrated"
+						: "default, not calibrated",
+			  r->relevance);
+	else
+		sbuf_adds(&sb, "floor: exact key, relevance 1\n");
+	if (cfg->no_floor)
+		sbuf_adds(&sb, "floor: off (--no-floor)\n");
+	sbuf_addf(&sb, "weight: %.2f (%s, %s)\n", r->weight, c->rec->kind,
+		  c->rec->status);
+	sbuf_addf(&sb, "decay: %.4f (%s%s)\n", r->decay,
+		  c->rec->time ? "dated " : "undated",
+		  c->rec->time ? c->rec->time : "");
+	if (cfg->order == RANK_ORDER_RELEVANCE)
+		sbuf_addf(&sb, "score: %.4f = weight x decay x relevance\n",
+			  r->score);
+	else
+		sbuf_addf(&sb, "score: %.4f = weight x decay x rrf/best "
+			       "(%.4f, best %.6f)\n",
+			  r->score, r->fused, best_rrf);
+	if (sb.err) {
+		sbuf_release(&sb);
+		return CAIRN_NOMEM;
+	}
+	h->explain = sbuf_detach(&sb, NULL);
+	return CAIRN_OK;
+}
+
+/* Question with surrounding white space removed, for the exact drawer. */
+static char *trim_dup(const char *q)
+{
+	size_t n;
+
+	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+		q++;
+	n = strlen(q);
+	while (n > 0 && (q[n - 1] == ' ' || q[n - 1] == '\t' ||
+			 q[n - 1] == '\n' || q[n - 1] == '\r'))
+		n--;
+	return util_strndup(q, n);
+}
+
+/*
+ * The hybrid pipeline (docs/RANKING.md): the BM25 pool (both schemas, one
+ * ranking), the dense pool, the exact drawer, then rank_run().
+ */
+static int hybrid_rank(struct cairn_db *db, const char *query,
+		       const cairn_recall_opts *opts, const struct terms *t,
+		       struct pool *pool, const struct dense *d,
+		       cairn_result *res, size_t k, double lex_floor)
+{
+	struct rank_config cfg;
+	sqlite3_stmt *vst[2] = { NULL, NULL };
+	struct rank_cand *rc_v = NULL;
+	struct rank_counts counts;
+	struct sbuf sb = SBUF_INIT;
+	char *key = NULL;
+	double best_rrf = 0;
+	size_t i, n, kept;
+	int rc = CAIRN_OK, s;
+
+	load_rank_config(db, &cfg);
+	cfg.lex_floor = lex_floor;
+	cfg.cos_floor = load_cos_floor(db, d, res);
+#ifndef CAIRN_MUTATE_NO_FLOOR
+	cfg.no_floor = opts->no_floor;
+#else
+	cfg.no_floor = 1;
+#endif
+	res->cos_floor = cfg.cos_floor;
+	/* one BM25 ranking over both schemas */
+	if (pool->n > 1)
+		qsort(pool->v, pool->n, sizeof(pool->v[0]), bm25_desc);
+	for (i = 0; i < pool->n; i++)
+		pool->v[i].rank = (int)i + 1;
+	n = pool->n;
+	/* the dense pool: ranks and cosines, records only it found */
+	for (i = 0; i < d->n; i++) {
+		long at = pool_find(pool, d->hits[i].schema, d->hits[i].id);
+		struct cand *c;
+
+		if (at < 0) {
+			cairn_record *rec = NULL;
+
+			rc = fetch_record(db, d->hits[i].schema, "rid = ?1",
+					  NULL, d->hits[i].rid, opts, &rec);
+			if (rc)
+				goto out;
+			if (!rec)
+				continue; /* deleted since the cache loaded */
+			c = pool_add(pool, rec);
+			if (!c) {
+				cairn_record_free(rec);
+				rc = store_error(db, CAIRN_NOMEM, "out of memory");
+				goto out;
+			}
+		} else {
+			c = &pool->v[at];
+		}
+		c->dense_rank = (int)i + 1;
+		c->cosine = d->hits[i].cos;
+		c->has_vector = 1;
+	}
+	/* BM25 hits outside the dense pool: their own cosine, if they have a vector */
+	for (i = 0; i < n; i++) {
+		struct cand *c = &pool->v[i];
+
+		if (c->dense_rank == 0) {
+			rc = stored_cosine(db, vst, store_schema(c->rec->scope),
+					   c->rec->id, d, &c->cosine,
+					   &c->has_vector);
+			if (rc)
+				goto out;
+		}
+	}
+	/* step 1: the exact drawer */
+	key = trim_dup(query);
+	if (!key) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (s = 0; s < 2 && *key && strlen(key) <= STORE_MAX_KEY; s++) {
+		const char *schema = s == 0 ? "main" : "global";
+		cairn_record *rec = NULL;
+		long at;
+		struct cand *c;
+
+		if (s == 1 && !db->has_global)
+			break;
+		rc = fetch_record(db, schema, "key = ?1", key, 0, opts, &rec);
+		if (rc)
+			goto out;
+		if (!rec)
+			continue;
+		at = pool_find(pool, schema, rec->id);
+		if (at >= 0) {
+			cairn_record_free(rec);
+			pool->v[at].exact_key = 1;
+		} else {
+			c = pool_add(pool, rec);
+			if (!c) {
+				cairn_record_free(rec);
+				rc = store_error(db, CAIRN_NOMEM, "out of memory");
+				goto out;
+			}
+			c->exact_key = 1;
+			rc = stored_cosine(db, vst, schema, rec->id, d, &c->cosine,
+					   &c->has_vector);
+			if (rc)
+				goto out;
+		}
+		break; /* workspace first, as cairn_record_read_key */
+	}
+	/* the steps */
+	rc_v = util_calloc(pool->n ? pool->n : 1, sizeof(*rc_v));
+	if (!rc_v) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < pool->n; i++) {
+		struct cand *c = &pool->v[i];
+		struct rank_cand *r = &rc_v[i];
+
+		r->id = i;
+		r->kind = c->rec->kind;
+		r->status = c->rec->status;
+		r->confidence = c->rec->confidence;
+		r->source = c->rec->src_path;
+		r->time = c->rec->time;
+		r->exact_key = c->exact_key;
+		r->bm25_rank = c->rank; /* 0: only the dense pool or the key */
+		r->bm25 = c->bm25;
+		r->lexical = c->signal;
+		r->dense_rank = c->dense_rank;
+		r->cosine = c->cosine;
+		r->has_vector = c->has_vector;
+	}
+	rc = rank_run(rc_v, pool->n, &cfg, lifecycle_now(), NULL, NULL,
+		      &counts);
+	if (rc) {
+		rc = store_error(db, CAIRN_ERROR, "rerank failed");
+		goto out;
+	}
+	res->hybrid = 1;
+	res->dropped = counts.floor;
+	res->dropped_dup = counts.dup;
+	kept = rank_kept(rc_v, pool->n);
+	for (i = 0; i < kept; i++)
+		if (rc_v[i].rrf > best_rrf)
+			best_rrf = rc_v[i].rrf;
+	res->n = kept < k ? kept : k;
+	if (res->n) {
+		res->hits = util_calloc(res->n, sizeof(*res->hits));
+		if (!res->hits) {
+			res->n = 0;
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (i = 0; i < res->n; i++) {
+		const struct rank_cand *r = &rc_v[i];
+		struct cand *c = &pool->v[r->id];
+		cairn_hit *h = &res->hits[i];
+
+		h->score = r->score;
+		h->relevance = r->relevance;
+		h->lexical = r->lexical;
+		h->bm25 = r->bm25;
+		h->bm25_rank = r->bm25_rank;
+		h->weight = r->weight;
+		h->dense_rank = r->dense_rank;
+		h->cosine = r->cosine;
+		h->has_vector = r->has_vector;
+		h->rrf = r->rrf;
+		h->pinned = r->pinned;
+		h->exact_key = r->exact_key;
+		h->decay = r->decay;
+		h->basis = basis_name(r->basis);
+		sbuf_reset(&sb);
+		if (r->bm25_rank > 0)
+			matched_terms(&sb, c, t);
+		h->matched = util_strdup(sbuf_str(&sb));
+		if (!h->matched || sb.err) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		if (opts->explain) {
+			rc = explain_hybrid(h, c, r, &cfg, res, best_rrf);
+			if (rc) {
+				rc = store_error(db, rc, "out of memory");
+				goto out;
+			}
+		}
+		h->rec = c->rec; /* moved into the result */
+		c->rec = NULL;
+	}
+out:
+	sqlite3_finalize(vst[0]);
+	sqlite3_finalize(vst[1]);
+	cairn_free(rc_v);
+	cairn_free(key);
+	sbuf_release(&sb);
 	return rc;
 }
 
@@ -1025,6 +1642,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	struct terms t;
 	struct pool pool = { NULL, 0, 0 };
 	struct sbuf sb = SBUF_INIT;
+	struct dense dn;
 	cairn_result *res = NULL;
 	struct tok *tk;
 	const char *identity;
@@ -1036,6 +1654,7 @@ int cairn_recall(cairn_db *db, const char *query,
 
 	*out = NULL;
 	memset(&t, 0, sizeof(t));
+	memset(&dn, 0, sizeof(dn));
 	if (!opts)
 		opts = &defaults;
 	if (!query)
@@ -1061,6 +1680,13 @@ int cairn_recall(cairn_db *db, const char *query,
 	rc = register_aux(db);
 	if (rc)
 		return rc;
+	/*
+	 * SPEC 5.5: age the records at most daily, before searching. A recall
+	 * that writes nothing (no_receipt: evaluation, calibration) does not;
+	 * a failure (e.g. a read-only store) does not stop the recall.
+	 */
+	if (!opts->no_receipt)
+		(void)lifecycle_run(db, 0, NULL);
 	res = util_calloc(1, sizeof(*res));
 	if (!res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
@@ -1107,7 +1733,18 @@ int cairn_recall(cairn_db *db, const char *query,
 		for (i = first; i < pool.n; i++)
 			score_signal(&pool.v[i], &t);
 	}
-	/* floor, relevance, weight, score */
+	/* with vectors of the configured model: the hybrid pipeline */
+	rc = dense_pool(db, query, opts, &dn);
+	if (rc)
+		goto out;
+	if (dn.n > 0) {
+		rc = hybrid_rank(db, query, opts, &t, &pool, &dn, res,
+				 (size_t)k, floor);
+		if (rc)
+			goto out;
+		goto terms;
+	}
+	/* lexical only (no model, or no vectors yet): floor, relevance, weight, score */
 	for (i = 0; i < pool.n; i++) {
 		struct cand *c = &pool.v[i];
 
@@ -1170,6 +1807,7 @@ int cairn_recall(cairn_db *db, const char *query,
 			}
 		}
 	}
+terms:
 	sbuf_reset(&sb);
 	for (i = 0; i < t.n; i++)
 		sbuf_addf(&sb, "%s%.*s", i ? " " : "", (int)t.v[i].len,
@@ -1180,8 +1818,9 @@ int cairn_recall(cairn_db *db, const char *query,
 		goto out;
 	}
 	if (!opts->no_receipt)
-		rc = write_receipt(db, query, identity, res);
+		rc = write_receipt(db, query, identity, dn.label, res);
 out:
+	dense_release(&dn);
 	sbuf_release(&sb);
 	pool_release(&pool);
 	terms_release(&t);
@@ -1206,6 +1845,7 @@ void cairn_result_free(cairn_result *res)
 	}
 	cairn_free(res->hits);
 	cairn_free(res->terms);
+	cairn_free(res->notice);
 	cairn_free(res);
 }
 
@@ -1258,8 +1898,16 @@ int cairn_receipt_json(cairn_db *db, const char *id, char **out)
 	return *out ? CAIRN_OK : CAIRN_NOMEM;
 }
 
-int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
-		    double *floor_out)
+/* Round a highest probe figure up to 0.01 (SPEC 5.2), below 1. */
+static double round_floor(double max)
+{
+	double f = ceil(max * 100.0 - 1e-9) / 100.0;
+
+	return f >= 1.0 ? 0.99 : f <= 0 ? 0.0 : f;
+}
+
+static int calibrate_lexical(cairn_db *db, const char *const *probes,
+			     size_t n, double *floor_out)
 {
 	cairn_recall_opts o;
 	struct tok *tk;
@@ -1294,9 +1942,7 @@ int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
 		cairn_result_free(res);
 	}
 	/* round up to 0.01, as SPEC 5.2 does for the cosine floor */
-	f = ceil(max * 100.0 - 1e-9) / 100.0;
-	if (f >= 1.0)
-		f = 0.99;
+	f = round_floor(max);
 	snprintf(val, sizeof(val), "%.2f", f);
 	rc = store_tx_begin(db);
 	if (rc)
@@ -1319,5 +1965,90 @@ int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
 		rc = store_tx_end(db, rc);
 	if (rc == CAIRN_OK && floor_out)
 		*floor_out = f;
+	return rc;
+}
+
+/*
+ * The cosine floor: the highest cosine any probe reaches with any record
+ * (every status), for the configured vector identity. *has = 0 when no
+ * model is configured or no record has a vector.
+ */
+static int calibrate_cosine(cairn_db *db, const char *const *probes, size_t n,
+			    cairn_calibration *out)
+{
+	cairn_recall_opts o;
+	struct dense d;
+	double max = -1;
+	char val[32];
+	size_t i;
+	int rc = CAIRN_OK, any = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.statuses = "all";
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < n && rc == CAIRN_OK; i++) {
+		rc = dense_pool(db, probes[i], &o, &d);
+		if (rc == CAIRN_OK && d.n > 0) {
+			any = 1;
+			if (d.hits[0].cos > max)
+				max = d.hits[0].cos;
+		}
+		if (rc == CAIRN_OK && i + 1 == n && any)
+			snprintf(out->identity, sizeof(out->identity), "%s",
+				 d.identity);
+		dense_release(&d);
+	}
+	if (rc || !any)
+		return rc;
+	out->has_cosine = 1;
+	out->cosine_floor = round_floor(max);
+	snprintf(val, sizeof(val), "%.2f", out->cosine_floor);
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	{
+		sqlite3_stmt *st = NULL;
+		int src = sqlite3_prepare_v2(
+			db->sql,
+			"INSERT OR REPLACE INTO main.meta (k, v) VALUES "
+			"('cosine_floor', ?1), ('cosine_floor_identity', ?2)",
+			-1, &st, NULL);
+
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, out->identity, -1,
+					  SQLITE_STATIC);
+			src = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+		if (src != SQLITE_DONE)
+			rc = store_sql_error(db, src, "storing the cosine floor");
+	}
+	return store_tx_end(db, rc);
+}
+
+int cairn_calibrate_ex(cairn_db *db, const char *const *probes, size_t n,
+		       cairn_calibration *out)
+{
+	cairn_calibration c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = calibrate_lexical(db, probes, n, &c.lexical_floor);
+	if (rc == CAIRN_OK)
+		rc = calibrate_cosine(db, probes, n, &c);
+	if (rc == CAIRN_OK && out)
+		*out = c;
+	return rc;
+}
+
+int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
+		    double *floor_out)
+{
+	cairn_calibration c;
+	int rc = cairn_calibrate_ex(db, probes, n, &c);
+
+	if (rc == CAIRN_OK && floor_out)
+		*floor_out = c.lexical_floor;
 	return rc;
 }

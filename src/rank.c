@@ -1,0 +1,464 @@
+/*
+ * rank.c -- the hybrid ranking pipeline's steps (SPEC 5.2, issue 5) over a
+ * candidate list that recall.c has filled from the BM25 and dense pools.
+ *
+ * Layer: bottom (internal.h only). Above it: recall.c.
+ * Holds: the step functions, the configuration table and its defaults.
+ * Must never: run SQL, read the clock or the environment, or allocate
+ *   beyond qsort's stack (every step works in place on the caller's array).
+ *
+ * Steps (docs/RANKING.md): 1 exact key first (rank_order), 2 weighted RRF
+ * (rank_rrf), 3 overwhelming BM25 hit (rank_pin), 4 floors, relevance and
+ * weight (rank_floor), 5 decay and de-duplication (rank_decay, rank_dedup),
+ * 6 rerank hook (rank_rerank).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rank.h"
+
+#define DAY_SECONDS 86400.0
+
+/* Kind names the tables may hold (SPEC 3); the config keeps these pointers. */
+static const char *const kinds[] = {
+	"decision", "adr", "fact", "rule", "procedure", "capability",
+	"finding", "history", "event", "note",
+};
+
+static const char *known_kind(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strlen(kinds[i]) == len && memcmp(kinds[i], s, len) == 0)
+			return kinds[i];
+	return NULL;
+}
+
+void rank_config_default(struct rank_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->rrf_k = RANK_RRF_K;
+	cfg->w_bm25 = 1.0;
+	cfg->w_dense = 1.0;
+	cfg->pin_dense_rank = RANK_PIN_DENSE;
+	cfg->pin_ratio = RANK_PIN_RATIO;
+	cfg->cos_floor = 0.0; /* recall sets the calibrated one */
+	cfg->lex_floor = 0.05;
+	cfg->per_source = RANK_PER_SOURCE;
+	cfg->order = RANK_ORDER_FUSED;
+	cfg->verified_fact = 1.7;
+	cfg->candidate_factor = 0.8;
+	cfg->weights[0] = (struct rank_weight){ "decision", 2.0 };
+	cfg->weights[1] = (struct rank_weight){ "adr", 2.0 };
+	/*
+	 * SPEC 5.2: events and facts decay after a window, advice less,
+	 * decisions, rules, procedures and capabilities not at all (SPEC 5.5:
+	 * they never decay); undated records never (rank_decay).
+	 */
+	cfg->decay[0] = (struct rank_decay){ "event", 30, 90 };
+	cfg->decay[1] = (struct rank_decay){ "fact", 180, 365 };
+	cfg->decay[2] = (struct rank_decay){ "note", 90, 365 };
+	cfg->decay[3] = (struct rank_decay){ "history", 365, 730 };
+	cfg->decay[4] = (struct rank_decay){ "finding", 180, 730 };
+}
+
+static int parse_num(const char *v, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	double d;
+
+	if (!v || !*v)
+		return -1;
+	d = strtod(v, &end);
+	if (!end || *end || !(d >= lo && d <= hi))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int rank_config_set(struct rank_config *cfg, const char *name,
+		    const char *value)
+{
+	double d, d2;
+	size_t i;
+
+	if (strcmp(name, "w_bm25") == 0 || strcmp(name, "w_dense") == 0) {
+		if (parse_num(value, 0, 100, &d))
+			return -1;
+		*(name[2] == 'b' ? &cfg->w_bm25 : &cfg->w_dense) = d;
+		return 0;
+	}
+	if (strcmp(name, "rrf_k") == 0)
+		return parse_num(value, 0, 10000, &cfg->rrf_k);
+	if (strcmp(name, "pin_ratio") == 0)
+		return parse_num(value, 1, 1000, &cfg->pin_ratio);
+	if (strcmp(name, "pin_dense_rank") == 0 ||
+	    strcmp(name, "per_source") == 0) {
+		if (parse_num(value, 0, RANK_POOL, &d) || d != floor(d))
+			return -1;
+		*(name[0] == 'p' && name[1] == 'i' ? &cfg->pin_dense_rank
+						   : &cfg->per_source) = (int)d;
+		return 0;
+	}
+	if (strcmp(name, "order") == 0) {
+		if (value && strcmp(value, "fused") == 0)
+			cfg->order = RANK_ORDER_FUSED;
+		else if (value && strcmp(value, "relevance") == 0)
+			cfg->order = RANK_ORDER_RELEVANCE;
+		else
+			return -1;
+		return 0;
+	}
+	if (strncmp(name, "weight.", 7) == 0) {
+		const char *k = known_kind(name + 7, strlen(name + 7));
+
+		if (!k || parse_num(value, 0, 100, &d))
+			return -1;
+		for (i = 0; i < RANK_MAX_KINDS; i++) {
+			if (!cfg->weights[i].kind || cfg->weights[i].kind == k) {
+				cfg->weights[i] = (struct rank_weight){ k, d };
+				return 0;
+			}
+		}
+		return -1;
+	}
+	if (strncmp(name, "decay.", 6) == 0) {
+		const char *k = known_kind(name + 6, strlen(name + 6));
+		const char *comma = value ? strchr(value, ',') : NULL;
+		char a[32];
+
+		if (!k || !comma || (size_t)(comma - value) >= sizeof(a))
+			return -1;
+		memcpy(a, value, (size_t)(comma - value));
+		a[comma - value] = '\0';
+		if (parse_num(a, 0, 1e6, &d) || parse_num(comma + 1, 0, 1e6, &d2))
+			return -1;
+		for (i = 0; i < RANK_MAX_KINDS; i++) {
+			if (!cfg->decay[i].kind || cfg->decay[i].kind == k) {
+				cfg->decay[i] = (struct rank_decay){ k, d, d2 };
+				return 0;
+			}
+		}
+		return -1;
+	}
+	return -1;
+}
+
+double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c)
+{
+	double w = 1.0;
+	size_t i;
+
+	for (i = 0; i < RANK_MAX_KINDS && cfg->weights[i].kind; i++)
+		if (c->kind && strcmp(c->kind, cfg->weights[i].kind) == 0)
+			w = cfg->weights[i].weight;
+	if (c->kind && strcmp(c->kind, "fact") == 0 && c->confidence >= 1.0 &&
+	    w == 1.0)
+		w = cfg->verified_fact;
+	if (c->status && strcmp(c->status, "candidate") == 0)
+		w *= cfg->candidate_factor;
+	return w;
+}
+
+/* ------------------------------------------------------------ step 2: RRF */
+
+void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].rrf_bm25 = c[i].bm25_rank > 0
+					? cfg->w_bm25 / (cfg->rrf_k + c[i].bm25_rank)
+					: 0;
+		c[i].rrf_dense =
+			c[i].dense_rank > 0
+				? cfg->w_dense / (cfg->rrf_k + c[i].dense_rank)
+				: 0;
+		c[i].rrf = c[i].rrf_bm25 + c[i].rrf_dense;
+	}
+}
+
+/* ------------------------------------------------ step 3: overwhelming BM25 */
+
+long rank_pin(struct rank_cand *c, size_t n, const struct rank_config *cfg)
+{
+	long first = -1, second = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].pinned = 0;
+		if (c[i].bm25_rank == 1)
+			first = (long)i;
+		else if (c[i].bm25_rank == 2)
+			second = (long)i;
+	}
+	if (first < 0)
+		return -1;
+#ifndef CAIRN_MUTATE_NO_PIN_RANK
+	/* the dense RANK decides; absent from the dense pool is worse than any */
+	if (c[first].dense_rank > 0 && c[first].dense_rank <= cfg->pin_dense_rank)
+		return -1;
+#else
+	/* negative control: pool membership instead of the dense rank */
+	if (c[first].dense_rank > 0)
+		return -1;
+#endif
+	if (second >= 0 && !(c[first].bm25 >= cfg->pin_ratio * c[second].bm25))
+		return -1;
+	c[first].pinned = 1;
+	return first;
+}
+
+/* ------------------------------------------- step 4: floors, relevance, weight */
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
+{
+	size_t i, dropped = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rank_cand *x = &c[i];
+		double s, f;
+
+		x->weight = rank_weight_of(cfg, x);
+		x->dropped = RANK_KEPT;
+		if (x->exact_key) {
+			x->basis = RANK_BASIS_KEY;
+			x->relevance = 1;
+			continue;
+		}
+		if (x->has_vector && !x->pinned) {
+			x->basis = RANK_BASIS_COSINE;
+			s = x->cosine;
+			f = cfg->cos_floor;
+		} else {
+			x->basis = RANK_BASIS_LEXICAL;
+			s = x->lexical;
+			f = cfg->lex_floor;
+		}
+		x->relevance = f < 1 ? clamp01((s - f) / (1 - f)) : 0;
+#ifndef CAIRN_MUTATE_NO_COSINE_FLOOR
+		if (s <= f && !cfg->no_floor) {
+#else
+		if (s <= f && !cfg->no_floor &&
+		    x->basis != RANK_BASIS_COSINE) { /* negative control */
+#endif
+			x->dropped = x->basis == RANK_BASIS_COSINE
+					     ? RANK_DROP_COSINE
+					     : RANK_DROP_LEXICAL;
+			dropped++;
+		}
+	}
+	return dropped;
+}
+
+/* ------------------------------------------------------- step 5a: decay */
+
+void rank_decay(struct rank_cand *c, size_t n, const struct rank_config *cfg,
+		long long now)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct rank_decay *d = NULL;
+		long long t;
+		double age;
+
+		c[i].decay = 1;
+		if (!c[i].time || !c[i].kind)
+			continue; /* undated records never decay */
+		for (j = 0; j < RANK_MAX_KINDS && cfg->decay[j].kind; j++)
+			if (strcmp(cfg->decay[j].kind, c[i].kind) == 0)
+				d = &cfg->decay[j];
+		if (!d || d->half_life_days <= 0)
+			continue;
+		t = util_parse_iso(c[i].time);
+		if (t < 0)
+			continue;
+		age = (double)(now - t) / DAY_SECONDS;
+		if (age > d->window_days)
+			c[i].decay = pow(0.5, (age - d->window_days) /
+						      d->half_life_days);
+	}
+}
+
+/* ---------------------------------------------------------- final order */
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct rank_cand *x = a, *y = b;
+
+	if ((x->dropped != 0) != (y->dropped != 0))
+		return x->dropped ? 1 : -1;
+	if (x->exact_key != y->exact_key)
+		return x->exact_key ? -1 : 1;
+	if (x->pinned != y->pinned)
+		return x->pinned ? -1 : 1;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->rrf != y->rrf)
+		return x->rrf > y->rrf ? -1 : 1;
+	if (x->bm25 != y->bm25)
+		return x->bm25 > y->bm25 ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void rank_order(struct rank_cand *c, size_t n, const struct rank_config *cfg)
+{
+	double best = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!c[i].dropped && c[i].rrf > best)
+			best = c[i].rrf;
+	for (i = 0; i < n; i++) {
+		c[i].fused = best > 0 ? c[i].rrf / best : 0;
+		c[i].score = c[i].weight * c[i].decay *
+			     (cfg->order == RANK_ORDER_RELEVANCE ? c[i].relevance
+								 : c[i].fused);
+	}
+	if (n > 1)
+		qsort(c, n, sizeof(*c), order_cmp);
+}
+
+size_t rank_kept(const struct rank_cand *c, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !c[i].dropped)
+		i++;
+	return i;
+}
+
+/* ------------------------------------------------ step 5b: de-duplication */
+
+size_t rank_dedup(struct rank_cand *c, size_t n, const struct rank_config *cfg)
+{
+	size_t i, j, kept = rank_kept(c, n), dropped = 0, w;
+	struct rank_cand tmp;
+
+	if (cfg->per_source <= 0)
+		return 0;
+	for (i = 0; i < kept; i++) {
+		int seen = 0;
+
+		if (!c[i].source || !*c[i].source)
+			continue;
+		for (j = 0; j < i; j++)
+			if (!c[j].dropped && c[j].source &&
+			    strcmp(c[j].source, c[i].source) == 0)
+				seen++;
+		if (seen >= cfg->per_source) {
+			c[i].dropped = RANK_DROP_DUP;
+			dropped++;
+		}
+	}
+	/* stable partition: kept first, in order; then the dropped, in order */
+	for (i = 0; i < kept; i++) {
+		if (!c[i].dropped)
+			continue;
+		for (w = i + 1; w < kept && c[w].dropped; w++)
+			;
+		if (w == kept)
+			break;
+		tmp = c[w];
+		memmove(&c[i + 1], &c[i], (w - i) * sizeof(*c));
+		c[i] = tmp;
+	}
+	return dropped;
+}
+
+/* -------------------------------------------------------- step 6: rerank */
+
+struct rr {
+	size_t pos;   /* position in the current order */
+	double score; /* cross-encoder */
+	double fused; /* 1:1 RRF */
+};
+
+static int rr_by_score(const void *a, const void *b)
+{
+	const struct rr *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int rr_by_fused(const void *a, const void *b)
+{
+	const struct rr *x = a, *y = b;
+
+	if (x->fused != y->fused)
+		return x->fused > y->fused ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+int rank_rerank(struct rank_cand *c, size_t n, size_t top,
+		const struct rank_config *cfg, rank_score_fn fn, void *user)
+{
+	struct rr r[RANK_RERANK_TOP];
+	struct rank_cand tmp[RANK_RERANK_TOP];
+	size_t i, m = rank_kept(c, n), first = 0;
+	int rc;
+
+	if (!fn)
+		return 0;
+	/* exact key hits and the pinned hit keep their places */
+	while (first < m && (c[first].exact_key || c[first].pinned))
+		first++;
+	if (top > RANK_RERANK_TOP)
+		top = RANK_RERANK_TOP;
+	m -= first;
+	if (m > top)
+		m = top;
+	if (m < 2)
+		return 0;
+	for (i = 0; i < m; i++) {
+		r[i].pos = i;
+		rc = fn(user, c[first + i].id, &r[i].score);
+		if (rc)
+			return rc;
+	}
+	qsort(r, m, sizeof(r[0]), rr_by_score);
+	for (i = 0; i < m; i++) {
+		c[first + r[i].pos].rerank = r[i].score;
+		c[first + r[i].pos].rerank_rank = (int)i + 1;
+		r[i].fused = 1.0 / (cfg->rrf_k + (double)r[i].pos + 1) +
+			     1.0 / (cfg->rrf_k + (double)i + 1);
+	}
+	qsort(r, m, sizeof(r[0]), rr_by_fused);
+	for (i = 0; i < m; i++)
+		tmp[i] = c[first + r[i].pos];
+	memcpy(&c[first], tmp, m * sizeof(tmp[0]));
+	return 0;
+}
+
+/* ------------------------------------------------------------ the pipeline */
+
+int rank_run(struct rank_cand *c, size_t n, const struct rank_config *cfg,
+	     long long now, rank_score_fn fn, void *user,
+	     struct rank_counts *counts)
+{
+	struct rank_counts k = { 0, 0, 0 };
+	int rc;
+
+	rank_rrf(c, n, cfg);
+	k.pinned = rank_pin(c, n, cfg) >= 0;
+	k.floor = rank_floor(c, n, cfg);
+	rank_decay(c, n, cfg, now);
+	rank_order(c, n, cfg);
+	k.dup = rank_dedup(c, n, cfg);
+	rc = rank_rerank(c, n, RANK_RERANK_TOP, cfg, fn, user);
+	if (counts)
+		*counts = k;
+	return rc;
+}
