@@ -55,6 +55,7 @@ int cmd_reindex(int argc, char **argv);   /* cli_embed.c */
 int cmd_model(int argc, char **argv);     /* cli_embed.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
 int cmd_supersede(int argc, char **argv); /* cli_gc.c */
+int cmd_mcp(int argc, char **argv);
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 
@@ -71,5 +72,6 @@ int cli_hook_stats(int json);
 	{ "eval", cmd_eval, "measure recall on a question set" },     \
 	{ "gc", cmd_gc, "age records now (stale, retired)" },                  \
 	{ "supersede", cmd_supersede, "link a record to its replacement" },    \
+	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
 
 #endif /* CAIRN_CLI_H */

@@ -1,0 +1,90 @@
+/*
+ * cli_mcp.c -- `cairn mcp`: the MCP server on stdin/stdout (SPEC 7).
+ *
+ * Layer: top (the cairn command). Opens the workspace store once, like
+ * every command, and hands stdin and stdout to mcp_serve() until the
+ * client closes stdin.
+ *
+ * Must never: print anything but JSON-RPC messages on stdout; diagnostics
+ * go to stderr.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mcp.h"
+
+#define EXIT_OK 0
+#define EXIT_ERR 1
+
+static const char mcp_help[] =
+	"usage: cairn mcp [--session ID]\n"
+	"\n"
+	"Serve this workspace's memory to an MCP client (Claude Code, or any\n"
+	"client of the Model Context Protocol) over standard input and output:\n"
+	"JSON-RPC 2.0, one message per line, protocol revision 2025-06-18\n"
+	"(2025-03-26 and 2024-11-05 when the client asks for them). The client\n"
+	"starts this command; it serves until its standard input ends, then\n"
+	"exits 0. Standard output carries only protocol messages; errors go to\n"
+	"standard error.\n"
+	"\n"
+	"tools: memory_recall, memory_read, memory_write, memory_forget,\n"
+	"memory_candidates, find_precedents (docs/MCP.md describes each).\n"
+	"memory_write stores candidates with origin 'agent': a human approves\n"
+	"them with 'cairn approve ID'. No tool approves anything.\n"
+	"\n"
+	"options:\n"
+	"  --session ID   provenance of the records memory_write stores\n"
+	"                 (default: mcp- and 12 random hex digits per process)\n"
+	"\n"
+	"Register it in .mcp.json: {\"mcpServers\":{\"cairn\":{\"command\":\n"
+	"\"cairn\",\"args\":[\"mcp\"]}}}\n"
+	"\n"
+	"exit status: 0 end of input, 1 error (no workspace, output closed)\n";
+
+int cmd_mcp(int argc, char **argv)
+{
+	enum { O_SESSION = 256 };
+	static const struct option lo[] = { { "session", 1, 0, O_SESSION },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	struct mcp_opts o;
+	struct mcp_server *s = NULL;
+	cairn_db *db = NULL;
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+		if (c == 'h')
+			return cli_help(mcp_help);
+		if (c == O_SESSION)
+			o.session = optarg;
+		else
+			return cli_usage("mcp", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage("mcp", "unexpected argument '%s'",
+				 argv[optind]);
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	rc = mcp_server_new(db, &o, &s);
+	if (rc) {
+		cairn_db_close(db);
+		return cli_fail("cannot start the MCP server: %s",
+				cairn_errstr(rc));
+	}
+	/* a client that goes away makes write() fail with EPIPE instead of
+	 * killing the process */
+	signal(SIGPIPE, SIG_IGN);
+	rc = mcp_serve(s, STDIN_FILENO, STDOUT_FILENO);
+	mcp_server_free(s);
+	cairn_db_close(db);
+	if (rc)
+		return cli_fail("mcp: %s", rc == CAIRN_IO
+				? "standard input or output failed (client "
+				  "gone?)"
+				: cairn_errstr(rc));
+	return EXIT_OK;
+}
