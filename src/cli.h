@@ -53,6 +53,8 @@ int cmd_ingest(int argc, char **argv);
 int cmd_session(int argc, char **argv);
 int cmd_reindex(int argc, char **argv);   /* cli_embed.c */
 int cmd_model(int argc, char **argv);     /* cli_embed.c */
+int cmd_capture(int argc, char **argv);   /* cli_capture.c */
+int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
 int cmd_supersede(int argc, char **argv); /* cli_gc.c */
 int cmd_mcp(int argc, char **argv);
@@ -63,6 +65,8 @@ int cli_hook_stats(int json);
 	{ "seed", cmd_seed, "file-backed records from Markdown (ADRs, facts)" }, \
 	{ "ingest", cmd_ingest, "transcripts (JSONL) as event records" },     \
 	{ "session", cmd_session, "a session's events in their order" },      \
+	{ "capture", cmd_capture, "propose candidates from command transcripts" }, \
+	{ "reflect", cmd_reflect, "propose rules, decisions, facts from a session" }, \
 	{ "recall", cmd_recall, "find the records that answer a question" },  \
 	{ "hook", cmd_hook, "the Claude Code hook (reads hook JSON)" },      \
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \

@@ -45,7 +45,6 @@
 #include "secret.h"
 #include "store.h"
 
-#define INGEST_READ_CHUNK 65536          /* bytes read from the file at a time */
 #define INGEST_PROGRESS_STEP ((size_t)1 << 20) /* report progress every MiB */
 #define INGEST_MAX_UID 256               /* bytes of a line's uuid or id */
 #define INGEST_MAX_MSG 512               /* bytes of one parse error message */
@@ -170,8 +169,8 @@ int ingest_time_norm(const char *s, char out[32])
 	return format_utc((long long)timegm(&tm) - off, ms, out);
 }
 
-/* A number time: seconds since the epoch, or milliseconds when over 1e11. */
-static int time_from_number(double v, char out[32])
+/* A number time: seconds since the epoch, or milliseconds when over 1e11 (ingest.h). */
+int ingest_time_from_number(double v, char out[32])
 {
 	long long ms;
 
@@ -338,7 +337,7 @@ static int get_time(const struct json *j, const char *key, char buf[32],
 	if (!t || t->type == JSON_NULL)
 		return CAIRN_OK;
 	if ((t->type == JSON_STRING && ingest_time_norm(t->str, buf) == 0) ||
-	    (t->type == JSON_NUMBER && time_from_number(t->num, buf) == 0)) {
+	    (t->type == JSON_NUMBER && ingest_time_from_number(t->num, buf) == 0)) {
 		*out = buf;
 		return CAIRN_OK;
 	}
@@ -663,21 +662,8 @@ void ingest_event_id(const struct ingest_event *ev, long line, size_t ordinal,
 
 /* ============================================================== reading */
 
-/* A buffered line reader that never holds more than the line limit. */
-struct reader {
-	FILE *f;                       /* the file */
-	char buf[INGEST_READ_CHUNK];   /* bytes read ahead */
-	size_t pos;                    /* next unread byte in buf */
-	size_t len;                    /* bytes in buf */
-	size_t consumed;               /* bytes of the file consumed so far */
-};
-
-/*
- * Read one line into sb, without its newline. Returns 1 when a line was
- * read, 0 at end of file, -1 on a read error. A line longer than
- * INGEST_MAX_LINE is read to its end but not kept: *toolong is set.
- */
-static int read_line(struct reader *rd, struct sbuf *sb, int *toolong)
+/* Read one line of a transcript, bounded (ingest.h). */
+int ingest_read_line(struct ingest_reader *rd, struct sbuf *sb, int *toolong)
 {
 	int got = 0;
 
@@ -930,7 +916,7 @@ int cairn_ingest_file(cairn_db *db, const char *path,
 		      const cairn_ingest_opts *opts, cairn_ingest_report *rep)
 {
 	struct ingest_ctx cx;
-	struct reader *rd = NULL;
+	struct ingest_reader *rd = NULL;
 	struct sbuf line = SBUF_INIT;
 	char *src_path = NULL, *stem = NULL, msg[STORE_ERRMSG];
 	struct stat st;
@@ -988,7 +974,7 @@ int cairn_ingest_file(cairn_db *db, const char *path,
 		const char *s;
 		size_t len;
 
-		got = read_line(rd, &line, &toolong);
+		got = ingest_read_line(rd, &line, &toolong);
 		if (got < 0) {
 			rc = store_error(db, CAIRN_IO, "cannot read '%s': %s",
 					 path, strerror(errno));

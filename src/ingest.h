@@ -17,8 +17,10 @@
 #define CAIRN_INGEST_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cairn.h"
+#include "internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,6 +151,29 @@ int ingest_text_cut(char **text);
  * +HH:MM / +HHMM / +HH offset optional). Returns 0, or -1 if unparseable.
  */
 int ingest_time_norm(const char *s, char out[32]);
+
+/* A number of seconds since the epoch (milliseconds when over 1e11) as
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ" into out[32]. 0, or -1 when out of range. */
+int ingest_time_from_number(double v, char out[32]);
+
+#define INGEST_READ_CHUNK 65536 /* bytes read from the file at a time */
+
+/* A buffered line reader that never holds more than INGEST_MAX_LINE of a
+ * line (shared with capture). Zero it and set f. */
+struct ingest_reader {
+	FILE *f;                     /* the file (the caller opens and closes it) */
+	char buf[INGEST_READ_CHUNK]; /* bytes read ahead */
+	size_t pos;                  /* next unread byte in buf */
+	size_t len;                  /* bytes in buf */
+	size_t consumed;             /* bytes of the file consumed so far */
+};
+
+/*
+ * Read one line into sb, without its newline. Returns 1 when a line was
+ * read, 0 at end of file, -1 on a read error. A line longer than
+ * INGEST_MAX_LINE is read to its end but not kept: *toolong is set.
+ */
+int ingest_read_line(struct ingest_reader *rd, struct sbuf *sb, int *toolong);
 
 /*
  * The id of an event: "e" + 15 hex digits of SHA-256 over session, "\n",
