@@ -817,7 +817,8 @@ static const char stats_help[] =
 	"check the database and its full-text index instead and print 'ok'\n"
 	"(exit 0) or what is damaged (exit 1). With --hook, summarise\n"
 	".cairn/hook.log: calls, latency p50/p90/max, and how many were\n"
-	"injected, empty, timeouts, errors or ignored.\n";
+	"injected, empty, captured (Stop/SessionEnd), timeouts, errors or\n"
+	"ignored.\n";
 
 static int cmd_stats(int argc, char **argv)
 {

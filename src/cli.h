@@ -58,6 +58,7 @@ int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
 int cmd_supersede(int argc, char **argv); /* cli_gc.c */
 int cmd_mcp(int argc, char **argv);
+int cmd_setup(int argc, char **argv);      /* cli_setup.c */
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 
@@ -77,5 +78,6 @@ int cli_hook_stats(int json);
 	{ "gc", cmd_gc, "age records now (stale, retired)" },                  \
 	{ "supersede", cmd_supersede, "link a record to its replacement" },    \
 	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
+	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" },
 
 #endif /* CAIRN_CLI_H */

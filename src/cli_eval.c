@@ -30,7 +30,8 @@
 
 static const char eval_help[] =
 	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
-	"                      [--no-floor] [--seed] [--misses FILE] [--quiet]\n"
+	"                      [--no-floor] [--seed] [--hook [--budget N]]\n"
+	"                      [--misses FILE] [--quiet]\n"
 	"\n"
 	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
 	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
@@ -60,15 +61,20 @@ static const char eval_help[] =
 	"  nDCG@10     binary relevance: sum of 1/log2(i+1) over answer\n"
 	"              positions i <= 10, divided by the ideal for\n"
 	"              min(answers, 10) answers\n"
-	"  inject      injection hit rate: share of queries with an answer among\n"
-	"              the 3 hits the hook would inject (top 3 after the floor)\n"
+	"  inject      with --hook: injection hit rate, the share of queries\n"
+	"              with an answer among the entries of the block the hook\n"
+	"              would print (its own recall and rendering: budget,\n"
+	"              floor, one entry per source); \"-\" without --hook\n"
 	"  empty       no-answer queries for which recall returned nothing, of all\n"
 	"              no-answer queries (higher is better)\n"
+	"  quiet       with --hook: no-answer queries for which the hook would\n"
+	"              inject nothing, of all no-answer queries\n"
 	"\n"
 	"options:\n"
 	"      --json          one JSON object: recall@1 recall@3 recall@5\n"
 	"                      recall@10 mrr ndcg@10 answerable no_answer\n"
-	"                      no_answer_empty injection_hit_rate, by_category\n"
+	"                      no_answer_empty injection_hit_rate\n"
+	"                      no_answer_nothing_injected, by_category\n"
 	"                      (the same keys per category), dataset corpus\n"
 	"                      queries floor redacted elapsed_s (seeded: seed\n"
 	"                      {files records seconds}); 4 decimals;\n"
@@ -82,6 +88,10 @@ static const char eval_help[] =
 	"      --k N           hits asked per query, 1..100 (default 10)\n"
 	"      --no-floor      keep hits below the no-match floor; no calibration\n"
 	"      --seed          seed DIR/docs even when DIR has corpus.jsonl\n"
+	"      --hook          also render every query as `cairn hook` would\n"
+	"                      for a UserPromptSubmit and score that block\n"
+	"                      (inject, quiet; --misses lines get \"injected\")\n"
+	"      --budget N      the hook's character budget (default 4000)\n"
 	"      --misses FILE   write one JSON line per answerable query whose\n"
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
@@ -190,6 +200,12 @@ static void put_row(const char *name, int namew, const struct eval_metrics *m)
 			 m->no_answer);
 	else
 		snprintf(empty, sizeof(empty), "-");
+	printf(" %9s", empty);
+	if (m->no_answer > 0 && m->hooked > 0)
+		snprintf(empty, sizeof(empty), "%zu/%zu", m->nothing_injected,
+			 m->no_answer);
+	else
+		snprintf(empty, sizeof(empty), "-");
 	printf(" %9s\n", empty);
 }
 
@@ -238,9 +254,13 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		printf("redacted %zu corpus rows held a secret (stored "
 		       "masked)\n",
 		       r->redacted);
-	printf("\n%-*s %5s %6s %6s %6s %6s %6s %7s %6s %9s\n", namew,
+	if (r->hooked)
+		printf("hook     %d entries, budget %zu characters, as "
+		       "`cairn hook` renders them\n",
+		       r->hook_k, r->hook_budget);
+	printf("\n%-*s %5s %6s %6s %6s %6s %6s %7s %6s %9s %9s\n", namew,
 	       "category", "n", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10",
-	       "inject", "empty");
+	       "inject", "empty", "quiet");
 	put_row("all", namew, &r->all);
 	if (r->ncats > 1 || (r->ncats == 1 && *r->cats[0].name))
 		for (i = 0; i < r->ncats; i++)
@@ -270,7 +290,7 @@ static int write_misses(const struct eval_report *r, const char *path,
 		const struct eval_qresult *q = &r->q[i];
 
 		if (q->nanswers == 0 ||
-		    (q->score.rank >= 1 && q->score.rank <= EVAL_INJECT_K))
+		    (q->score.rank >= 1 && q->score.rank <= EVAL_MISS_K))
 			continue;
 		sbuf_reset(&sb);
 		eval_qresult_json(&sb, q);
@@ -297,12 +317,13 @@ out:
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES, O_SEED };
+	       O_MISSES, O_SEED, O_HOOK, O_BUDGET };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
 		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
 		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
+		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
@@ -341,6 +362,16 @@ int cmd_eval(int argc, char **argv)
 			opts.k = (int)k;
 			break;
 		case O_MISSES: misses = optarg; break;
+		case O_HOOK: opts.hook = 1; break;
+		case O_BUDGET:
+			errno = 0;
+			k = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || k < 1 ||
+			    k > 1000000)
+				return cli_usage("eval", "--budget must be a "
+						 "number in 1..1000000");
+			opts.hook_budget = (size_t)k;
+			break;
 		case 'h': return cli_help(eval_help);
 		default: return cli_usage("eval", "unknown option");
 		}
@@ -349,6 +380,11 @@ int cmd_eval(int argc, char **argv)
 		return cli_usage("eval", "expected a dataset directory DIR");
 	if (optind + 1 < argc)
 		return cli_usage("eval", "expected exactly one DIR");
+	if (opts.hook_budget && !opts.hook)
+		return cli_usage("eval", "--budget applies to --hook");
+	if (opts.hook && opts.no_floor)
+		return cli_usage("eval", "--hook and --no-floor exclude each "
+				 "other: the hook always applies the floor");
 	if (opts.split && !*opts.split)
 		return cli_usage("eval", "--split needs a non-empty NAME");
 	prog.tty = isatty(2);

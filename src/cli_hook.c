@@ -1,15 +1,19 @@
 /*
  * cli_hook.c -- `cairn hook`: the Claude Code hook process (SPEC 5.4).
  *
- * Layer: top. Reads the hook JSON on stdin, renders the block (hook.c),
- * prints Claude Code's hook output object, and appends one line per call
- * to .cairn/hook.log: time, event, outcome (injected / empty / timeout /
- * error / ignored), latency, counts, receipt. `cairn stats --hook` reads
- * that log.
+ * Layer: top. Reads the hook JSON on stdin; for UserPromptSubmit and
+ * SessionStart renders the block (hook.c) and prints Claude Code's hook
+ * output object; for Stop and SessionEnd runs capture and reflection
+ * (capture.h) on the transcript and prints nothing. Appends one line per
+ * call to .cairn/hook.log: time, event, outcome (injected / empty /
+ * captured / timeout / error / ignored), latency, counts, receipt.
+ * `cairn stats --hook` reads that log.
  *
- * Must never: block or fail the user's prompt. Every path exits 0 (exit
- * code 2 would block a UserPromptSubmit); on any error or past the
- * deadline it prints nothing. Never logs the prompt text.
+ * Must never: block or fail the user's prompt or the end of a turn. Every
+ * path exits 0 (exit code 2 would block a UserPromptSubmit or keep a Stop
+ * going); on any error or past the deadline it prints nothing, and a Stop
+ * or SessionEnd prints nothing at all (a Stop's JSON output could block
+ * stopping). Never logs the prompt text.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cli.h"
 #include "hook.h"
 #include "json.h"
@@ -31,6 +36,7 @@
 #define HOOK_DEFAULT_DEADLINE_MS 1500      /* then print nothing */
 #define HOOK_LOG_MAX ((off_t)1 << 20)      /* rotate hook.log past 1 MiB */
 #define HOOK_LOG_LINES 100000              /* lines read by stats --hook */
+#define HOOK_STOP_TAIL ((size_t)4 << 20)   /* a Stop reads the last 4 MiB of the transcript */
 
 static int log_fd = -1;        /* .cairn/hook.log, opened early */
 static double t_start;         /* monotonic ms at start */
@@ -90,29 +96,87 @@ static const char hook_help[] =
 	"\n"
 	"The Claude Code hook. Reads the hook's JSON on standard input and\n"
 	"prints the context to add, as Claude Code's hook output object:\n"
-	"  UserPromptSubmit  recall for the prompt: past records, each with\n"
-	"                    date, kind, source, relevance and the first lines\n"
-	"                    of its body; nothing when nothing is relevant\n"
+	"  UserPromptSubmit  recall for the prompt: past records, one per\n"
+	"                    source, each with date, kind, source, relevance\n"
+	"                    and the first lines of its body, and how to read\n"
+	"                    one in full (MCP memory_read, cairn get ID);\n"
+	"                    nothing when nothing is relevant\n"
 	"  SessionStart      the standing rules and capabilities, and how many\n"
 	"                    candidates wait for approval\n"
+	"  Stop, SessionEnd  capture and reflection on the session transcript\n"
+	"                    (\"transcript_path\"): what it finds is written as\n"
+	"                    candidates for a human to approve; prints nothing\n"
 	"Other events print nothing. The workspace is found from the JSON's\n"
-	"\"cwd\" (or CAIRN_DIR).\n"
+	"\"cwd\" (or CAIRN_DIR, or the current directory).\n"
 	"\n"
-	"It never blocks the prompt: it always exits 0, and on any error, or\n"
-	"past the deadline, it prints nothing. Each call appends its event,\n"
-	"outcome (injected, empty, timeout, error, ignored) and latency to\n"
-	".cairn/hook.log; 'cairn stats --hook' summarises that log.\n"
+	"It never blocks the prompt or the end of a turn: it always exits 0,\n"
+	"and on any error, or past the deadline, it prints nothing. Each call\n"
+	"appends its event, outcome (injected, empty, captured, timeout,\n"
+	"error, ignored), latency and counts to .cairn/hook.log; 'cairn stats\n"
+	"--hook' summarises that log. 'cairn setup claude-code' installs it.\n"
 	"\n"
 	"options:\n"
 	"  --budget N       at most N characters of context (default 4000)\n"
-	"  --deadline-ms N  print nothing after N ms (default 1500)\n"
-	"  -k N             records recalled for a prompt (default 5)\n"
-	"\n"
-	"In .claude/settings.json:\n"
-	"  \"hooks\": {\"UserPromptSubmit\": [{\"hooks\": [{\"type\": \"command\",\n"
-	"             \"command\": \"cairn hook\"}]}],\n"
-	"           \"SessionStart\": [{\"hooks\": [{\"type\": \"command\",\n"
-	"             \"command\": \"cairn hook\"}]}]}\n";
+	"  --deadline-ms N  print nothing after N ms (default 1500); capture\n"
+	"                   stops reading the transcript at two thirds of it\n"
+	"  -k N             entries for a prompt, 1..20 (default 5)\n";
+
+/* Copy msg into out without tabs and newlines (one log line per call). */
+static void log_clean(char *out, size_t size, const char *msg)
+{
+	size_t i;
+
+	snprintf(out, size, "%s", msg ? msg : "");
+	for (i = 0; out[i]; i++)
+		if (out[i] == '\t' || out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+}
+
+/* Find the workspace from the hook's cwd, else CAIRN_DIR or ".". */
+static int find_workspace(const char *cwd, char **dir)
+{
+	if (cwd && *cwd && chdir(cwd) != 0)
+		return CAIRN_NOTFOUND;
+	return cairn_workspace_find(NULL, dir);
+}
+
+/*
+ * Stop / SessionEnd: capture and reflection on the transcript. A Stop
+ * comes after every turn, so only the transcript's tail is read then
+ * (what was captured before is found again as a duplicate, not written
+ * twice); a SessionEnd reads it whole. Reading stops at two thirds of
+ * the deadline so that writing what was found fits before it.
+ */
+static int hook_capture(cairn_db *db, const char *event, const char *path,
+			const char *session, long deadline, char *extra,
+			size_t size)
+{
+	struct capture_opts co;
+	struct capture_stats st;
+	char err[256];
+	int rc;
+
+	memset(&co, 0, sizeof(co));
+	co.what = CAPTURE_ALL;
+	co.session_id = session;
+	if (strcmp(event, "Stop") == 0)
+		co.max_bytes = HOOK_STOP_TAIL;
+	if (deadline > 0)
+		co.deadline_ms = t_start + (double)deadline * 2.0 / 3.0;
+	err[0] = '\0';
+	rc = capture_transcript(db, path, &co, &st, err, sizeof(err));
+	if (rc) {
+		log_clean(extra, size, err[0] ? err : cairn_errstr(rc));
+		return rc;
+	}
+	snprintf(extra, size,
+		 "lines=%zu commands=%zu proposed=%zu added=%zu updated=%zu "
+		 "duplicates=%zu known=%zu errors=%zu%s%s",
+		 st.lines, st.commands, st.proposed, st.added, st.updated,
+		 st.duplicates, st.known, st.errors,
+		 st.truncated ? " tail" : "", st.timed_out ? " partial" : "");
+	return CAIRN_OK;
+}
 
 int cmd_hook(int argc, char **argv)
 {
@@ -129,13 +193,15 @@ int cmd_hook(int argc, char **argv)
 	cairn_db *db = NULL;
 	struct itimerval it;
 	sigset_t block;
-	const char *event, *cwd, *prompt;
-	char *in = NULL, *dir = NULL, err[256], extra[160];
+	const char *event = NULL, *cwd = NULL, *prompt = NULL, *problem = NULL;
+	const char *transcript = NULL, *session = NULL;
+	char *in = NULL, *dir = NULL, err[256], extra[256];
 	long deadline = HOOK_DEFAULT_DEADLINE_MS;
-	int c, rc;
+	int c, rc, capture = 0;
 
 	t_start = now_ms();
 	memset(&o, 0, sizeof(o));
+	memset(&res, 0, sizeof(res));
 	o.budget = HOOK_DEFAULT_BUDGET;
 	while ((c = cli_getopt(argc, argv, "k:h", lo)) != -1) {
 		switch (c) {
@@ -143,11 +209,13 @@ int cmd_hook(int argc, char **argv)
 		case O_DEADLINE: deadline = strtol(optarg, NULL, 10); break;
 		case 'k': o.k = atoi(optarg); break;
 		case 'h': return cli_help(hook_help);
-		default: return 0; /* never block a prompt, even on bad usage */
+		default: problem = "bad options"; break; /* never block a prompt */
 		}
 	}
 	if (o.budget == 0)
 		o.budget = HOOK_DEFAULT_BUDGET;
+	if (o.k < 0 || o.k > HOOK_MAX_K)
+		o.k = 0;
 	if (deadline > 0) {
 		signal(SIGALRM, on_deadline);
 		memset(&it, 0, sizeof(it));
@@ -156,41 +224,70 @@ int cmd_hook(int argc, char **argv)
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	in = cli_read_stdin();
-	if (!in || json_parse(in, strlen(in), &j, err, sizeof(err)) != CAIRN_OK ||
-	    j->type != JSON_OBJECT)
-		goto out; /* no workspace known yet: nothing to log to */
-	event = json_get_str(j, "hook_event_name");
-	cwd = json_get_str(j, "cwd");
-	prompt = json_get_str(j, "prompt");
+	if (!in)
+		problem = "hook input too large or unreadable";
+	else if (json_parse(in, strlen(in), &j, err, sizeof(err)) != CAIRN_OK ||
+		 j->type != JSON_OBJECT)
+		problem = "hook input is not a JSON object";
+	if (j && j->type == JSON_OBJECT) {
+		event = json_get_str(j, "hook_event_name");
+		cwd = json_get_str(j, "cwd");
+		prompt = json_get_str(j, "prompt");
+		transcript = json_get_str(j, "transcript_path");
+		session = json_get_str(j, "session_id");
+	}
 	log_event = event ? event : "unknown";
-	if (cwd && *cwd && chdir(cwd) != 0)
-		goto out;
-	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
-		goto out; /* not a cairn workspace: stay silent */
+	if (find_workspace(cwd, &dir) != CAIRN_OK)
+		goto out; /* not a cairn workspace: nowhere to log, stay silent */
 	open_log(dir);
-	if (!event || (strcmp(event, "UserPromptSubmit") != 0 &&
-		       strcmp(event, "SessionStart") != 0)) {
+	if (problem) {
+		log_line("error", problem);
+		goto out;
+	}
+	if (!event) {
+		log_line("error", "no hook_event_name in hook input");
+		goto out;
+	}
+	if (strcmp(event, "Stop") == 0 || strcmp(event, "SessionEnd") == 0)
+		capture = 1;
+	else if (strcmp(event, "UserPromptSubmit") != 0 &&
+		 strcmp(event, "SessionStart") != 0) {
 		log_line("ignored", "");
+		goto out;
+	}
+	if (strcmp(event, "UserPromptSubmit") == 0 && (!prompt || !*prompt)) {
+		log_line("error", "no prompt in hook input");
+		goto out;
+	}
+	if (capture && (!transcript || !*transcript)) {
+		log_line("error", "no transcript_path in hook input");
 		goto out;
 	}
 	memset(&oo, 0, sizeof(oo));
 	oo.busy_timeout_ms = 200; /* a locked store must not eat the deadline */
 	rc = cairn_db_open(dir, &oo, &db);
-	if (rc == CAIRN_OK) {
-		if (strcmp(event, "UserPromptSubmit") == 0)
-			rc = prompt ? hook_prompt_block(db, prompt, &o, &text,
-							&res)
-				    : CAIRN_INVALID;
-		else
-			rc = hook_session_block(db, &o, &text, &res);
-	}
 	if (rc) {
-		snprintf(extra, sizeof(extra), "%s",
-			 db ? cairn_errmsg(db) : cairn_errstr(rc));
-		/* one line per call: tabs and newlines out of the message */
-		for (c = 0; extra[c]; c++)
-			if (extra[c] == '\t' || extra[c] == '\n')
-				extra[c] = ' ';
+		log_clean(extra, sizeof(extra),
+			  db ? cairn_errmsg(db) : cairn_errstr(rc));
+		log_line("error", extra);
+		goto out;
+	}
+	hook_db_tune(db);
+	if (capture) {
+		rc = hook_capture(db, event, transcript, session, deadline,
+				  extra, sizeof(extra));
+		sigemptyset(&block);
+		sigaddset(&block, SIGALRM);
+		sigprocmask(SIG_BLOCK, &block, NULL);
+		log_line(rc ? "error" : "captured", extra);
+		goto out; /* Stop and SessionEnd print nothing */
+	}
+	if (strcmp(event, "UserPromptSubmit") == 0)
+		rc = hook_prompt_block(db, prompt, &o, &text, &res);
+	else
+		rc = hook_session_block(db, &o, &text, &res);
+	if (rc) {
+		log_clean(extra, sizeof(extra), cairn_errmsg(db));
 		log_line("error", extra);
 		goto out;
 	}
@@ -234,9 +331,9 @@ static int dbl_cmp(const void *a, const void *b)
 /* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
 int cli_hook_stats(int json)
 {
-	static const char *const outcomes[] = { "injected", "empty", "timeout",
-						"error", "ignored" };
-	size_t counts[5] = { 0 }, n = 0, cap = 0, i;
+	static const char *const outcomes[] = { "injected", "empty", "captured",
+						"timeout", "error", "ignored" };
+	size_t counts[6] = { 0 }, n = 0, cap = 0, i;
 	double *lat = NULL, p50 = 0, p90 = 0, max = 0;
 	char path[4200], *line = NULL, *dir = NULL;
 	size_t lcap = 0;
@@ -259,7 +356,7 @@ int cli_hook_stats(int json)
 		}
 		if (!fields[3])
 			continue;
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 6; k++)
 			if (fields[2] && strcmp(fields[2], outcomes[k]) == 0)
 				counts[k]++;
 		if (n == cap) {
@@ -287,7 +384,7 @@ int cli_hook_stats(int json)
 		printf("{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
 		       "\"max_ms\":%.1f",
 		       n, p50, p90, max);
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < 6; i++)
 			printf(",\"%s\":%zu", outcomes[i], counts[i]);
 		printf("}\n");
 		return 0;
@@ -300,7 +397,7 @@ int cli_hook_stats(int json)
 	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", p50, p90,
 	       max);
 	printf("outcomes:  ");
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		printf(" %s=%zu", outcomes[i], counts[i]);
 	printf("\n");
 	return 0;

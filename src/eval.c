@@ -19,6 +19,8 @@
  *   4. ask cairn_recall() every query (no receipt, no last_seen) and score
  *      the returned ids with eval_score_query(); seeded, the ids are the
  *      hits' src_path, each file kept once, at its first (best) chunk;
+ *      with opts->hook, also recall and render the query as the hook
+ *      does (hook.h) and keep the ids of the block's entries;
  *   5. remove the directory, whatever happened.
  *
  * Must never: open the user's stores (cairn_db_open gets an explicit
@@ -39,6 +41,7 @@
 
 #include "cairn.h"
 #include "eval.h"
+#include "hook.h"
 #include "internal.h"
 #include "json.h"
 #include "seed.h"
@@ -135,23 +138,36 @@ void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
 	m->hit3 += s->rank <= 3;
 	m->hit5 += s->rank <= 5;
 	m->hit10 += s->rank <= 10;
-	/*
-	 * The injection hit rate (SPEC 8): the hook injects the top
-	 * EVAL_INJECT_K hits that survive the no-match floor, and recall has
-	 * already applied the floor, so a query counts when an answer is
-	 * among its first EVAL_INJECT_K returned hits.
-	 */
-	m->injected += s->rank <= EVAL_INJECT_K;
 	m->rr_sum += s->rr;
 	m->ndcg_sum += s->ndcg;
 }
 
-/* One rate of m, or -1 when m has no answerable query (see eval.h). */
+/*
+ * Add one query's hook outcome (see eval.h). The injection hit rate
+ * (SPEC 8) is measured on the block the hook's own functions rendered,
+ * not on ranks: budget, floor and one entry per source all count.
+ */
+void eval_metrics_add_hook(struct eval_metrics *m, size_t na,
+			   size_t ninjected, int hit)
+{
+	m->hooked++;
+	if (na == 0)
+		m->nothing_injected += ninjected == 0;
+	else
+		m->injected += hit != 0;
+}
+
+/* One rate of m, or -1 when it is undefined (see eval.h). */
 double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind)
 {
 	double num = 0;
 
-	if (m->answerable == 0)
+	if (kind == EVAL_NOTHING_INJECTED)
+		return m->hooked == 0 || m->no_answer == 0
+			       ? -1
+			       : (double)m->nothing_injected /
+					 (double)m->no_answer;
+	if (m->answerable == 0 || (kind == EVAL_INJECTION && m->hooked == 0))
 		return -1;
 	switch (kind) {
 	case EVAL_R1: num = (double)m->hit1; break;
@@ -161,6 +177,7 @@ double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind)
 	case EVAL_MRR: num = m->rr_sum; break;
 	case EVAL_NDCG10: num = m->ndcg_sum; break;
 	case EVAL_INJECTION: num = (double)m->injected; break;
+	case EVAL_NOTHING_INJECTED: break; /* handled above */
 	}
 	return num / (double)m->answerable;
 }
@@ -911,6 +928,66 @@ static int seen_in(char *const *list, size_t n, const char *id)
 }
 
 /*
+ * Render query qi's block exactly as the hook would (hook.h: the hook's
+ * recall, budget, floor, one entry per source) and keep the ids of its
+ * entries; seeded, their files. Writes no receipt (the hook would).
+ */
+static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
+{
+	struct eval_qresult *q = &c->r->q[qi];
+	struct hook_opts ho;
+	struct hook_result hr;
+	struct sbuf block = SBUF_INIT;
+	cairn_result *res = NULL;
+	size_t i;
+	int rc;
+
+	memset(&ho, 0, sizeof(ho));
+	ho.budget = c->r->hook_budget;
+	ho.k = c->r->hook_k;
+	ho.no_receipt = 1;
+	rc = hook_prompt_recall(db, q->text, &ho, &res);
+	if (rc) {
+		rc = fail(c, rc, "%s:%zu: query '%s' (hook): %s",
+			  c->queries_path, c->qline[qi], q->id,
+			  cairn_errmsg(db));
+		goto out;
+	}
+	rc = hook_prompt_render(res, &ho, &block, &hr);
+	q->hooked = 1;
+	if (rc) {
+		rc = fail(c, rc, "out of memory");
+		goto out;
+	}
+	if (hr.injected > 0) {
+		q->injected = util_calloc(hr.injected, sizeof(char *));
+		if (!q->injected) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (i = 0; i < hr.injected; i++) {
+		const cairn_record *r = res->hits[hr.shown[i]].rec;
+		const char *id = c->r->seeded && r->src_path ? r->src_path
+							      : r->id;
+
+		q->injected[i] = util_strdup(id);
+		if (!q->injected[i]) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		q->ninjected++;
+		if (is_answer(id, (const char *const *)q->answers,
+			      q->nanswers))
+			q->hook_hit = 1;
+	}
+out:
+	sbuf_release(&block);
+	cairn_result_free(res);
+	return rc;
+}
+
+/*
  * Ask recall one query and keep the ids it returned, at most k. Seeded:
  * the hits' src_paths, each file once at its first (best) position, so
  * ranks count distinct files, not chunks.
@@ -969,6 +1046,8 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 	eval_score_query((const char *const *)q->returned, q->nreturned,
 			 (const char *const *)q->answers, q->nanswers,
 			 &q->score);
+	if (c->opts->hook)
+		rc = hook_query(c, db, qi);
 out:
 	cairn_result_free(res);
 	return rc;
@@ -1204,6 +1283,12 @@ static int tally(struct eval_ctx *c)
 				 &q->score);
 		eval_metrics_add(&r->cats[k].m, q->nanswers, q->nreturned,
 				 &q->score);
+		if (r->hooked) {
+			eval_metrics_add_hook(&r->all, q->nanswers,
+					      q->ninjected, q->hook_hit);
+			eval_metrics_add_hook(&r->cats[k].m, q->nanswers,
+					      q->ninjected, q->hook_hit);
+		}
 	}
 	return CAIRN_OK;
 }
@@ -1256,6 +1341,21 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 		goto out;
 	}
 	c.r->k = c.opts->k ? c.opts->k : EVAL_DEFAULT_K;
+	c.r->hooked = c.opts->hook != 0;
+	c.r->hook_budget = c.opts->hook_budget ? c.opts->hook_budget
+					       : HOOK_DEFAULT_BUDGET;
+	c.r->hook_k = c.opts->hook_k ? c.opts->hook_k : HOOK_DEFAULT_K;
+	if (c.r->hook_k < 1 || c.r->hook_k > HOOK_MAX_K) {
+		rc = fail(&c, CAIRN_INVALID, "the hook's k must be 1..%d",
+			  HOOK_MAX_K);
+		goto out;
+	}
+	if (c.opts->hook && c.opts->no_floor) {
+		rc = fail(&c, CAIRN_INVALID,
+			  "the hook always applies the no-match floor: "
+			  "--hook and --no-floor exclude each other");
+		goto out;
+	}
 	if (c.r->k < 1 || c.r->k > EVAL_MAX_K) {
 		rc = fail(&c, CAIRN_INVALID, "k must be 1..%d", EVAL_MAX_K);
 		goto out;
@@ -1370,6 +1470,9 @@ void eval_report_free(struct eval_report *r)
 		for (k = 0; k < q->nreturned; k++)
 			cairn_free(q->returned[k]);
 		cairn_free(q->returned);
+		for (k = 0; k < q->ninjected; k++)
+			cairn_free(q->injected[k]);
+		cairn_free(q->injected);
 	}
 	cairn_free(r->q);
 	for (i = 0; i < r->ncats; i++)
@@ -1441,6 +1544,8 @@ static void add_metrics(struct sbuf *sb, const struct eval_metrics *m)
 		  m->answerable, m->no_answer, m->no_answer_empty);
 	sbuf_adds(sb, ",\"injection_hit_rate\":");
 	add_rate(sb, m, EVAL_INJECTION);
+	sbuf_adds(sb, ",\"no_answer_nothing_injected\":");
+	add_rate(sb, m, EVAL_NOTHING_INJECTED);
 }
 
 /* The report as one JSON object (see eval.h). */
@@ -1478,6 +1583,9 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		eval_add_num4(sb, r->seed_s);
 		sbuf_addc(sb, '}');
 	}
+	if (r->hooked)
+		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d}",
+			  r->hook_budget, r->hook_k);
 	sbuf_addc(sb, '}');
 }
 
@@ -1504,5 +1612,15 @@ void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
 			sbuf_addc(sb, ',');
 		json_add_strz(sb, q->returned[i]);
 	}
-	sbuf_adds(sb, "]}\n");
+	sbuf_addc(sb, ']');
+	if (q->hooked) {
+		sbuf_adds(sb, ",\"injected\":[");
+		for (i = 0; i < q->ninjected; i++) {
+			if (i)
+				sbuf_addc(sb, ',');
+			json_add_strz(sb, q->injected[i]);
+		}
+		sbuf_addc(sb, ']');
+	}
+	sbuf_adds(sb, "}\n");
 }

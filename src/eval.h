@@ -6,7 +6,11 @@
  * a temporary store of its own, optionally calibrates the no-match floor
  * from the probes, runs every query through cairn_recall() and scores the
  * hits against the labelled answers: recall@1/3/5/10, MRR, nDCG@10, the
- * no-answer empty rate and the hook's injection hit rate.
+ * no-answer empty rate and, with eval_opts.hook, the hook's injection hit
+ * rate: each query is also recalled and rendered by the hook's own
+ * functions (hook.h: hook_prompt_recall, hook_prompt_render: budget,
+ * floor, one entry per source), and a query counts when an answer is among
+ * the entries of that block.
  *
  * A seeded workspace (a folder with docs/ and no corpus.jsonl, or any
  * folder with docs/ under eval_opts.seed) is measured seeding included: a
@@ -36,7 +40,7 @@
 #define EVAL_MAX_ANSWERS 10000          /* answer ids of one query */
 #define EVAL_DEFAULT_K 10               /* hits asked of recall per query */
 #define EVAL_MAX_K 100                  /* cairn_recall's own limit */
-#define EVAL_INJECT_K 3                 /* hits the hook injects (SPEC 5.4) */
+#define EVAL_MISS_K 3                   /* --misses: queries without an answer in the top this many */
 #define EVAL_BATCH 1000                 /* corpus rows per transaction */
 #define EVAL_SEED_ASK 3                 /* seeded: hits asked = k x this (chunks per file) */
 #define EVAL_COPY_DEPTH 32              /* seeded: folder levels of docs/ copied (as seed walks) */
@@ -79,7 +83,9 @@ struct eval_metrics {
 	size_t hit3;            /* ... within the top 3 */
 	size_t hit5;            /* ... within the top 5 */
 	size_t hit10;           /* ... within the top 10 */
-	size_t injected;        /* ... with an answer among the hook's injected hits */
+	size_t hooked;          /* queries rendered as the hook would (eval_opts.hook) */
+	size_t injected;        /* answerable ones with an answer in the hook's block */
+	size_t nothing_injected; /* no-answer ones for which the hook injected nothing */
 	double rr_sum;          /* sum of reciprocal ranks (MRR@10 numerator) */
 	double ndcg_sum;        /* sum of nDCG@10 */
 };
@@ -92,18 +98,28 @@ enum eval_metric_kind {
 	EVAL_R10,       /* recall@10 */
 	EVAL_MRR,       /* mean reciprocal rank (@10) */
 	EVAL_NDCG10,    /* mean nDCG@10 */
-	EVAL_INJECTION, /* injection hit rate */
+	EVAL_INJECTION, /* injection hit rate (needs hooked queries) */
+	EVAL_NOTHING_INJECTED, /* no-answer queries with nothing injected, of all no-answer ones */
 };
 
 /*
- * One rate of m: the sum over answerable queries divided by their number.
- * Returns a negative number when m has no answerable query (undefined).
+ * One rate of m: the sum over answerable queries divided by their number
+ * (EVAL_NOTHING_INJECTED: over no-answer queries). Returns a negative
+ * number when undefined: no answerable (no-answer) query, or an injection
+ * figure without hooked queries.
  */
 double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind);
 
 /* Add one query's outcome to m: na answers, nreturned hits, its score. */
 void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
 		      const struct eval_qscore *s);
+
+/*
+ * Add one query's hook outcome to m: na answers, ninjected entries in the
+ * block the hook rendered, hit 1 when one of them is an answer.
+ */
+void eval_metrics_add_hook(struct eval_metrics *m, size_t na,
+			   size_t ninjected, int hit);
 
 /* ------------------------------------------------------------------ run */
 
@@ -120,6 +136,9 @@ struct eval_opts {
 	int no_floor;      /* 1: recall with no_floor, and no calibration */
 	int seed;          /* 1: seed DIR/docs even when corpus.jsonl exists */
 	int k;             /* hits asked per query; 0: EVAL_DEFAULT_K; 1..EVAL_MAX_K */
+	int hook;          /* 1: also render each query's hook block (injection figures) */
+	size_t hook_budget; /* the hook's character budget; 0: HOOK_DEFAULT_BUDGET */
+	int hook_k;        /* the hook's entries per prompt; 0: HOOK_DEFAULT_K */
 	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
 			size_t total); /* after every row and query, or NULL; non-zero stops the run */
@@ -137,6 +156,10 @@ struct eval_qresult {
 	char **returned;     /* the ids recall returned, best first (seeded: distinct file paths) */
 	size_t nreturned;    /* how many */
 	size_t nhits;        /* records recall returned (seeded: chunks, before de-duplication) */
+	char **injected;     /* with eval_opts.hook: the ids (seeded: files) of the block's entries */
+	size_t ninjected;    /* how many (0: the hook would print nothing) */
+	int hook_hit;        /* 1: an answer is among them */
+	int hooked;          /* 1: the hook block was rendered for this query */
 	struct eval_qscore score; /* zero for a no-answer query */
 };
 
@@ -168,6 +191,9 @@ struct eval_report {
 	double floor_min;            /* lowest floor over stores */
 	double floor_max;            /* highest floor over stores */
 	int k;                       /* hits asked per query */
+	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
+	size_t hook_budget;          /* the budget they were rendered with */
+	int hook_k;                  /* the hook's entries per prompt */
 	double load_s;               /* seconds spent loading and calibrating */
 	double query_s;              /* seconds spent answering queries */
 	double elapsed_s;            /* seconds for the whole run */
@@ -197,18 +223,21 @@ void eval_report_free(struct eval_report *r);
 /*
  * Append the report as one JSON object (the `cairn eval --json` format):
  * recall@1, recall@3, recall@5, recall@10, mrr, ndcg@10, answerable,
- * no_answer, no_answer_empty, injection_hit_rate, by_category (category ->
- * the same keys), dataset, corpus, queries, floor, redacted, elapsed_s, and
- * for a seeded store "seed": {"files", "records", "seconds"}.
- * Rates are rounded to 4 decimals; a rate with no answerable query, and the
- * floor with no_floor, are null.
+ * no_answer, no_answer_empty, injection_hit_rate, no_answer_nothing_injected,
+ * by_category (category -> the same keys), dataset, corpus, queries, floor,
+ * redacted, elapsed_s, for a seeded store "seed": {"files", "records",
+ * "seconds"}, and with the hook "hook": {"budget", "k"}.
+ * Rates are rounded to 4 decimals; a rate with no query to divide by, the
+ * injection figures without eval_opts.hook, and the floor with no_floor,
+ * are null.
  */
 void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		      const char *dataset);
 
 /*
  * Append one JSON line (with its newline) for query q:
- * {"id","text","category","answers":[...],"rank","returned":[...]}.
+ * {"id","text","category","answers":[...],"rank","returned":[...]}, and
+ * with the hook "injected":[...].
  */
 void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q);
 

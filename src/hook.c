@@ -3,16 +3,20 @@
  * records for a prompt, and the always-on drawer for a session start.
  *
  * Layer: on recall and store. The process side (stdin, deadline, log,
- * exit codes) is cli_hook.c; this file only renders text, so that
- * `cairn eval` can later render exactly what the hook would inject.
+ * exit codes) is cli_hook.c; this file only recalls and renders text, so
+ * that `cairn eval --hook` scores exactly what the hook would inject.
  *
- * The block says these are past project records, not the conversation;
- * each entry carries date · kind · source · relevance and the first lines
- * of the real body (never keywords), and the whole block stays within a
- * character budget: entries that do not fit are left out whole.
+ * Holds: the block's header (past project records, not the conversation);
+ * per entry date · kind · source · relevance and the first lines of the
+ * real body (never keywords); one entry per source (the chunks of one
+ * seeded file collapse into its best chunk); the character budget
+ * (entries that do not fit are left out whole); the footer naming how to
+ * read a record in full: the MCP tool memory_read (mcp.c) and `cairn get
+ * ID` (cli.c).
  *
  * Must never: inject records the caller's default filters exclude, cut a
- * UTF-8 sequence, or claim a way to read records that does not exist.
+ * UTF-8 sequence, or claim a way to read records that does not exist
+ * (tests/contract/hook.t calls both ways the footer names).
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +28,7 @@
 #define HOOK_LINES 3       /* body lines per entry */
 #define HOOK_LINE_CHARS 200 /* characters per body line */
 #define HOOK_DRAWER_MAX 20 /* rules + capabilities at session start */
+#define HOOK_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
 
 /* Characters (code points) in s[0..n). */
 static size_t u8chars(const char *s, size_t n)
@@ -51,7 +56,21 @@ static size_t u8prefix(const char *s, size_t chars)
 	return i;
 }
 
-/* One entry: header line and the first lines of the body. */
+/*
+ * Is this body line a Markdown heading ("# Title", "## Context")? The
+ * title line already names the record, and section names say nothing of
+ * it: the entry shows the first lines of text instead.
+ */
+static int md_heading(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && n < 7 && s[n] == '#')
+		n++;
+	return n >= 1 && n <= 6 && (n == len || s[n] == ' ' || s[n] == '\t');
+}
+
+/* One entry: header line and the first lines of the body (not headings). */
 static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 			 double relevance, int show_relevance)
 {
@@ -80,7 +99,7 @@ static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 	while (*b && lines < HOOK_LINES) {
 		size_t len = strcspn(b, "\n"), keep;
 
-		if (len > 0 && strspn(b, " \t\r") < len) {
+		if (len > 0 && strspn(b, " \t\r") < len && !md_heading(b, len)) {
 			keep = u8prefix(b, HOOK_LINE_CHARS);
 			sbuf_addf(e, "    %.*s%s\n", (int)keep, b,
 				  keep < len ? " …" : "");
@@ -104,55 +123,98 @@ static int fits(struct sbuf *out, const struct sbuf *e, size_t budget,
 	return 1;
 }
 
-static const char read_hint[] =
-	"Read a record in full with `cairn get ID`.\n";
+const char hook_read_hint[] =
+	"Full text of a record: the MCP tool memory_read with its id, or "
+	"`cairn get ID` in a shell.\n";
 
-int hook_prompt_block(cairn_db *db, const char *prompt,
-		      const struct hook_opts *o, struct sbuf *out,
-		      struct hook_result *res)
+int hook_prompt_recall(cairn_db *db, const char *prompt,
+		       const struct hook_opts *o, cairn_result **out)
 {
 	cairn_recall_opts ro;
-	cairn_result *rr = NULL;
+	int k = o->k > 0 && o->k <= HOOK_MAX_K ? o->k : HOOK_DEFAULT_K;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.k = k * HOOK_ASK;
+	ro.no_receipt = o->no_receipt;
+	return cairn_recall(db, prompt, &ro, out);
+}
+
+/* Was the source of hit i (its file, else the record) shown already? */
+static int source_shown(const cairn_result *rr, const struct hook_result *res,
+			size_t i)
+{
+	const cairn_record *r = rr->hits[i].rec;
+	size_t j;
+
+	for (j = 0; j < res->injected; j++) {
+		const cairn_record *s = rr->hits[res->shown[j]].rec;
+
+		if (r->src_path && s->src_path &&
+		    strcmp(r->src_path, s->src_path) == 0)
+			return 1;
+		if (strcmp(r->id, s->id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
+		       struct sbuf *out, struct hook_result *res)
+{
 	struct sbuf e = SBUF_INIT;
-	size_t i, footer = u8chars(read_hint, strlen(read_hint));
-	int rc;
+	size_t i, budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
+	size_t k = o->k > 0 && o->k <= HOOK_MAX_K ? (size_t)o->k
+						   : HOOK_DEFAULT_K;
+	int rc = CAIRN_OK;
 
 	memset(res, 0, sizeof(*res));
-	memset(&ro, 0, sizeof(ro));
-	ro.k = o->k > 0 ? o->k : HOOK_DEFAULT_K;
-	rc = cairn_recall(db, prompt, &ro, &rr);
-	if (rc)
-		return rc;
 	snprintf(res->receipt, sizeof(res->receipt), "%s", rr->receipt_id);
 	res->found = rr->n;
 	if (rr->n == 0)
-		goto out; /* nothing relevant: inject nothing */
+		return CAIRN_OK; /* nothing relevant: inject nothing */
 	sbuf_adds(out, "Past project records from cairn's memory, recalled for "
 		       "this prompt. They are not part of the current "
 		       "conversation and may be out of date; check before "
 		       "relying on them.\n");
-	for (i = 0; i < rr->n; i++) {
+	for (i = 0; i < rr->n && res->injected < k; i++) {
 		const cairn_hit *h = &rr->hits[i];
 
+		if (source_shown(rr, res, i))
+			continue; /* another chunk of a file already shown */
 		sbuf_reset(&e);
 		render_entry(&e, res->injected + 1, h->rec, h->relevance, 1);
 		if (e.err) {
 			rc = e.err;
 			goto out;
 		}
-		if (!fits(out, &e, o->budget, footer))
+		if (!fits(out, &e, budget, footer))
 			break;
-		res->injected++;
+		res->shown[res->injected++] = i;
 	}
 	if (res->injected == 0) {
 		sbuf_reset(out); /* not even one entry fits: say nothing */
 		goto out;
 	}
-	sbuf_adds(out, read_hint);
+	sbuf_adds(out, hook_read_hint);
 	if (out->err)
 		rc = out->err;
 out:
 	sbuf_release(&e);
+	return rc;
+}
+
+int hook_prompt_block(cairn_db *db, const char *prompt,
+		      const struct hook_opts *o, struct sbuf *out,
+		      struct hook_result *res)
+{
+	cairn_result *rr = NULL;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = hook_prompt_recall(db, prompt, o, &rr);
+	if (rc == CAIRN_OK)
+		rc = hook_prompt_render(rr, o, out, res);
 	cairn_result_free(rr);
 	return rc;
 }
@@ -164,7 +226,8 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 	cairn_record **v = NULL, **cand = NULL;
 	size_t n = 0, nc = 0, i;
 	struct sbuf e = SBUF_INIT;
-	size_t footer = u8chars(read_hint, strlen(read_hint));
+	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
+	size_t budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -196,7 +259,7 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 			rc = e.err;
 			goto out;
 		}
-		if (!fits(out, &e, o->budget, footer + 80))
+		if (!fits(out, &e, budget, footer + 80))
 			break;
 		res->injected++;
 	}
@@ -205,7 +268,7 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 			  "approve or reject (`cairn candidates`).\n",
 			  nc, nc == 1 ? "" : "s", nc == 1 ? "s" : "");
 	if (res->injected > 0)
-		sbuf_adds(out, read_hint);
+		sbuf_adds(out, hook_read_hint);
 	if (out->err)
 		rc = out->err;
 out:
@@ -213,6 +276,22 @@ out:
 	cairn_record_list_free(v, n);
 	cairn_record_list_free(cand, nc);
 	return rc;
+}
+
+void hook_db_tune(cairn_db *db)
+{
+	/* every attached schema (workspace and global store) */
+	sqlite3_exec(db->sql, "PRAGMA mmap_size=" HOOK_MMAP_BYTES, NULL, NULL,
+		     NULL);
+	/*
+	 * The hook is usually the only connection, so its close would be the
+	 * last one: SQLite would then copy the WAL into the database, fsync
+	 * both and the folder, and delete the WAL -- four fsyncs per prompt
+	 * for one receipt. Leave that to SQLite's automatic checkpoint
+	 * (every ~1000 WAL pages, in whichever connection commits then); the
+	 * WAL is as durable as the database file (synchronous=NORMAL).
+	 */
+	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 }
 
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,

@@ -1,5 +1,9 @@
 /*
  * hook.h -- rendering what the agent hook injects (SPEC 5.4).
+ *
+ * Layer: on recall and store. The process (stdin, deadline, log, exit
+ * code) is cli_hook.c; `cairn eval --hook` (eval.c) calls the same recall
+ * and rendering functions, so that what it scores is what the hook prints.
  */
 #ifndef CAIRN_HOOK_H
 #define CAIRN_HOOK_H
@@ -7,35 +11,70 @@
 #include "internal.h"
 
 #define HOOK_DEFAULT_BUDGET 4000 /* characters of injected text */
-#define HOOK_DEFAULT_K 5         /* records recalled for a prompt */
+#define HOOK_DEFAULT_K 5         /* entries (distinct sources) for a prompt */
+#define HOOK_MAX_K 20            /* most entries a block may hold */
+#define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
 
 struct hook_opts {
-	size_t budget; /* at most this many characters injected */
-	int k;         /* records recalled for a prompt (0: HOOK_DEFAULT_K) */
+	size_t budget;  /* at most this many characters injected (0: HOOK_DEFAULT_BUDGET) */
+	int k;          /* entries for a prompt, 1..HOOK_MAX_K (0: HOOK_DEFAULT_K) */
+	int no_receipt; /* 1: recall writes no receipt and no last_seen (eval) */
 };
 
 struct hook_result {
-	size_t found;      /* records recalled (or listed) */
-	size_t injected;   /* entries that fit the budget */
-	char receipt[32];  /* the recall's receipt id ("" for a session start) */
+	size_t found;             /* hits recall returned (or records listed) */
+	size_t injected;          /* entries that fit the budget */
+	size_t shown[HOOK_MAX_K]; /* prompt: index into the recall's hits of each entry */
+	char receipt[32];         /* the recall's receipt id ("" for a session start or no_receipt) */
 };
 
 /*
- * The block for a prompt: recall (with its receipt), then a header saying
- * these are past records, one entry per hit while the budget holds, and
- * how to read a record in full. Nothing relevant (or nothing fits): out
- * stays empty. Returns a cairn error code from recall.
+ * Recall for a prompt as the hook does: k x HOOK_ASK hits, default kinds
+ * and statuses, the store's no-match floor. *out: free with
+ * cairn_result_free(). Errors: those of cairn_recall().
  */
+int hook_prompt_recall(cairn_db *db, const char *prompt,
+		       const struct hook_opts *o, cairn_result **out /* OUT */);
+
+/*
+ * Render the block for a recall result: a header saying these are past
+ * records, not the conversation; one entry per source (a file-backed
+ * record's file, else the record) in rank order, at most k, while the
+ * budget holds (the first entry that does not fit ends the block); a
+ * footer naming how to read a record in full (MCP memory_read, `cairn get
+ * ID`). No hit, or not even one entry fits: out stays empty. res->shown
+ * lists the hits rendered. Returns CAIRN_OK or CAIRN_NOMEM.
+ */
+int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
+		       struct sbuf *out /* OUT */,
+		       struct hook_result *res /* OUT */);
+
+/* hook_prompt_recall() then hook_prompt_render(). */
 int hook_prompt_block(cairn_db *db, const char *prompt,
-		      const struct hook_opts *o, struct sbuf *out,
-		      struct hook_result *res);
+		      const struct hook_opts *o, struct sbuf *out /* OUT */,
+		      struct hook_result *res /* OUT */);
 
 /*
  * The always-on drawer for a session start: accepted/unverified rules and
  * capabilities, and the number of candidates waiting for approval.
  */
 int hook_session_block(cairn_db *db, const struct hook_opts *o,
-		       struct sbuf *out, struct hook_result *res);
+		       struct sbuf *out /* OUT */,
+		       struct hook_result *res /* OUT */);
+
+/*
+ * Set up db's connection for one short-lived hook process: the store's
+ * pages are read through a memory map (PRAGMA mmap_size) instead of a
+ * read() and a malloc'd copy per page; recall touches thousands of pages
+ * of the records table per prompt, and a fresh process has no page cache
+ * of its own to amortise them over. Its close does not checkpoint the
+ * WAL (SQLite's automatic checkpoint still does, every ~1000 pages).
+ * Failures are harmless (reads and closes stay ordinary) and ignored.
+ */
+void hook_db_tune(cairn_db *db);
+
+/* The line every non-empty block ends with: how to read a record in full. */
+extern const char hook_read_hint[];
 
 /* Append Claude Code's hook output object for `event` carrying text. */
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,

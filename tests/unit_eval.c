@@ -168,7 +168,7 @@ static void test_metrics(void)
 	eval_metrics_add(&m, 1, 5, &s);
 	eval_score_query(ret, 5, y, 1, &s); /* rank 2 */
 	eval_metrics_add(&m, 1, 5, &s);
-	eval_score_query(ret, 5, a, 1, &s); /* rank 4: not injected */
+	eval_score_query(ret, 5, a, 1, &s); /* rank 4 */
 	eval_metrics_add(&m, 1, 5, &s);
 	eval_score_query(ret, 5, q, 1, &s); /* not found */
 	eval_metrics_add(&m, 1, 5, &s);
@@ -187,7 +187,17 @@ static void test_metrics(void)
 	CHECK_NEAR(eval_metric(&m, EVAL_MRR), (1 + 0.5 + 0.25 + 0) / 4);
 	CHECK_NEAR(eval_metric(&m, EVAL_NDCG10),
 		   (1 + gain(2) + gain(4) + 0) / 4);
+	/* injection figures exist only where the hook's block was rendered */
+	CHECK(eval_metric(&m, EVAL_INJECTION) < 0);
+	CHECK(eval_metric(&m, EVAL_NOTHING_INJECTED) < 0);
+	eval_metrics_add_hook(&m, 1, 2, 1);
+	eval_metrics_add_hook(&m, 1, 3, 0);
+	eval_metrics_add_hook(&m, 1, 0, 0);
+	eval_metrics_add_hook(&m, 1, 1, 1);
+	eval_metrics_add_hook(&m, 0, 0, 0);
+	eval_metrics_add_hook(&m, 0, 1, 0);
 	CHECK_NEAR(eval_metric(&m, EVAL_INJECTION), 2.0 / 4);
+	CHECK_NEAR(eval_metric(&m, EVAL_NOTHING_INJECTED), 1.0 / 2);
 }
 
 static void num4(double v, const char *want)
@@ -300,6 +310,7 @@ static void test_end_to_end(void)
 	put_file(ds, "queries.jsonl", queries4);
 	memset(&o, 0, sizeof(o));
 	o.tmpdir = tmp;
+	o.hook = 1;
 	rc = eval_run(ds, &o, &r, err, sizeof(err));
 	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
 	if (!r)
@@ -316,6 +327,7 @@ static void test_end_to_end(void)
 	CHECK_NEAR(eval_metric(&r->all, EVAL_R1), 1.0);
 	CHECK_NEAR(eval_metric(&r->all, EVAL_MRR), 1.0);
 	CHECK_NEAR(eval_metric(&r->all, EVAL_INJECTION), 1.0);
+	CHECK_NEAR(eval_metric(&r->all, EVAL_NOTHING_INJECTED), 1.0);
 	CHECK(r->floor_known);
 	/* categories in order of first appearance */
 	CHECK_INT(r->ncats, 3);
@@ -338,9 +350,47 @@ static void test_end_to_end(void)
 	CHECK(strstr(sbuf_str(&sb), "\"dataset\":\"tiny\"") != NULL);
 	CHECK(strstr(sbuf_str(&sb), "\"none\":{\"recall@1\":null") != NULL);
 	CHECK(strstr(sbuf_str(&sb), "\"redacted\":1,") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"injection_hit_rate\":1,"
+			 "\"no_answer_nothing_injected\":1") != NULL);
+	CHECK(strstr(sbuf_str(&sb), "\"hook\":{\"budget\":4000,\"k\":5}") !=
+	      NULL);
 	sbuf_release(&sb);
+	/* the block's entries are the hook's: r1 for "pgbackrest glacier" */
+	CHECK_INT(r->q[0].ninjected, 1);
+	if (r->q[0].ninjected == 1)
+		CHECK_STR(r->q[0].injected[0], "r1");
+	CHECK_INT(r->q[3].ninjected, 0);
 	eval_report_free(r);
 	r = NULL;
+
+	/*
+	 * Negative control: the hook's budget counts. With 60 characters no
+	 * entry fits, so nothing is injected although recall@1 stays 1 (a
+	 * rank-based proxy would still say 1).
+	 */
+	o.hook_budget = 60;
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK_NEAR(eval_metric(&r->all, EVAL_R1), 1.0);
+		CHECK_NEAR(eval_metric(&r->all, EVAL_INJECTION), 0.0);
+		eval_report_free(r);
+		r = NULL;
+	}
+	o.hook_budget = 0;
+	o.hook = 0;
+	/* without the hook, no injection figure is claimed */
+	rc = eval_run(ds, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (r) {
+		CHECK(eval_metric(&r->all, EVAL_INJECTION) < 0);
+		eval_report_json(&sb, r, "tiny");
+		CHECK(strstr(sbuf_str(&sb), "\"injection_hit_rate\":null")
+		      != NULL);
+		sbuf_release(&sb);
+		eval_report_free(r);
+		r = NULL;
+	}
 
 	/* --split by id prefix */
 	o.split = "dev";

@@ -1,0 +1,614 @@
+/*
+ * hook_bench.c -- `cairn hook` as a whole process (issue 7: "benchmark the
+ * hook as a whole process on a 10k-record workspace").
+ *
+ * Data (fixed seed; hashed): --n records (default 10 000) of engineering
+ * notes written with cairn_record_write into a fresh workspace: words drawn
+ * with a Zipf distribution (s = 1.05) from ~120 real engineering words
+ * followed by generated English-like words (4 000 in all), about 10%
+ * Chinese records from a small word list, titles 3-8 words, bodies 20-100
+ * words; kinds 75% note, 10% decision, 5% fact, 5% rule, 5% capability (so
+ * a session start has a drawer to print); every record dated 2026-01-01 so
+ * the output does not change with the day; ids h0000000... so that it
+ * does not change between runs. --q prompts (default 200): four
+ * in five are 3-6 words of one record, one in five random words.
+ *
+ * Candidate: for each prompt, the cairn binary given with --cairn is run
+ * as Claude Code runs a command hook: fork + exec `cairn hook`, the hook
+ * JSON (UserPromptSubmit, cwd = the workspace) written to its stdin, its
+ * stdout read to the end, waitpid. The wall time from fork to waitpid is
+ * one sample. Also --sessions SessionStart calls.
+ *
+ * Baseline, in the same run and interleaved call by call (so that a busy
+ * machine slows both alike): the same binary as `cairn --version`, through
+ * the same pipes: the cost of starting this executable (loading its shared
+ * libraries, relocations) with no work. ratio = hook / baseline; hook -
+ * baseline is what the hook itself spends (open, recall, render, log).
+ *
+ * With --compare PATH a second cairn binary (e.g. the build before a
+ * change) is timed on the same prompts, interleaved call by call with the
+ * first, against the same store: "compare_prompt" and the ratio
+ * "prompt_p50_vs_compare" (first / second) come out of one run.
+ *
+ * Untimed warm-up calls come first (page cache, tokenizer cache), so these
+ * are warm numbers. Outputs are hashed (SHA-256 of every hook output, in
+ * order): a faster hook that prints something else shows up as a changed
+ * hash, and `injected_share` (prompts that got a block) must not drop.
+ *
+ *   hook_bench --cairn build/cairn [--compare OTHER_CAIRN] [--n N] [--q N]
+ *              [--sessions N] [--seed S] [--out FILE] [--keep]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "cairn.h"
+
+#define VOCAB 4000      /* words drawn from */
+#define WARMUP 20       /* untimed calls of each kind */
+#define MAX_OUT (1 << 20) /* bytes of hook output kept */
+
+static const char *const real_words[] = {
+	"deploy", "staging", "production", "database", "orders", "postgres",
+	"redis", "cache", "queue", "kafka", "worker", "retry", "timeout",
+	"auth", "token", "login", "session", "api", "gateway", "service",
+	"metrics", "logging", "alert", "latency", "index", "schema",
+	"migration", "backup", "restore", "cluster", "node", "pod",
+	"container", "image", "build", "test", "release", "version", "branch",
+	"merge", "review", "rollback", "config", "secret", "vault", "network",
+	"dns", "certificate", "tls", "proxy", "balancer", "storage", "bucket",
+	"upload", "download", "billing", "invoice", "customer", "report",
+	"dashboard", "search", "query", "ranking", "terraform", "kubernetes",
+	"helm", "docker", "nginx", "webhook", "cron", "scheduler", "replica",
+	"shard", "partition", "snapshot", "ledger", "payment", "refund",
+	"currency", "tax", "email", "notification", "template", "frontend",
+	"bundler", "esbuild", "typescript", "python", "golang", "rust",
+	"compiler", "linker", "benchmark", "profile", "memory", "leak",
+	"thread", "lock", "mutex", "deadlock", "socket", "http", "grpc",
+	"protobuf", "json", "yaml", "csv", "parquet", "warehouse", "etl",
+	"airflow", "spark", "flink", "s3", "gcs", "azure", "aws", "iam",
+	"role", "policy", "audit", "compliance", "gdpr", "encryption",
+};
+static const char *const zh_words[] = {
+	"部署", "数据库", "订单", "缓存", "队列", "服务", "日志", "告警",
+	"延迟", "索引", "迁移", "备份", "恢复", "集群", "节点", "容器",
+	"镜像", "构建", "测试", "发布", "版本", "分支", "合并", "回滚",
+	"配置", "密钥", "网络", "证书", "代理", "存储", "上传", "下载",
+	"账单", "发票", "客户", "报表", "搜索", "查询", "排序", "生产环境",
+};
+#define NREAL (sizeof(real_words) / sizeof(real_words[0]))
+#define NZH (sizeof(zh_words) / sizeof(zh_words[0]))
+
+static char *vocab[VOCAB];
+static double zipf[VOCAB];
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static size_t below(size_t n)
+{
+	return (size_t)(rnd() % n);
+}
+
+/* A word index with the Zipf distribution. */
+static size_t zipf_word(void)
+{
+	double u = (double)(rnd() >> 11) / 9007199254740992.0;
+	size_t lo = 0, hi = VOCAB - 1;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (zipf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int vocab_init(void)
+{
+	static const char *const cons[] = { "b", "c", "d", "f", "g", "k",
+					    "l", "m", "n", "p", "r", "s",
+					    "t", "v", "z", "st", "tr", "pl" };
+	static const char *const vow[] = { "a", "e", "i", "o", "u", "ai",
+					   "ou", "ea" };
+	double sum = 0, acc = 0;
+	size_t i, k;
+
+	for (i = 0; i < VOCAB; i++) {
+		char w[32] = "";
+		size_t syl = 2 + below(2);
+
+		if (i < NREAL) {
+			vocab[i] = strdup(real_words[i]);
+		} else {
+			for (k = 0; k < syl; k++) {
+				strcat(w, cons[below(18)]);
+				strcat(w, vow[below(8)]);
+			}
+			strcat(w, cons[below(18)]);
+			vocab[i] = strdup(w);
+		}
+		if (!vocab[i])
+			return -1;
+		sum += 1.0 / pow((double)(i + 1), 1.05);
+	}
+	for (i = 0; i < VOCAB; i++) {
+		acc += 1.0 / pow((double)(i + 1), 1.05) / sum;
+		zipf[i] = acc;
+	}
+	zipf[VOCAB - 1] = 1.0;
+	return 0;
+}
+
+/* Append n words (Chinese words run together, as Chinese is written). */
+static void words(char *buf, size_t size, size_t n, int zh, size_t *picked,
+		  size_t *npicked)
+{
+	size_t i, len = strlen(buf);
+
+	for (i = 0; i < n && len + 32 < size; i++) {
+		const char *w;
+
+		if (zh && below(3) != 0) {
+			w = zh_words[below(NZH)];
+			len += (size_t)snprintf(buf + len, size - len, "%s", w);
+			continue;
+		}
+		{
+			size_t id = zipf_word();
+
+			w = vocab[id];
+			if (picked && *npicked < 64)
+				picked[(*npicked)++] = id;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					len && buf[len - 1] != ' ' ? " " : "",
+					w);
+	}
+	if (len + 1 < size && len && buf[len - 1] != ' ') {
+		buf[len++] = ' ';
+		buf[len] = '\0';
+	}
+}
+
+struct corpus {
+	char **prompt;  /* q prompts */
+	size_t q;
+};
+
+static const char *pick_kind(void)
+{
+	size_t r = below(100);
+
+	if (r < 75)
+		return "note";
+	if (r < 85)
+		return "decision";
+	if (r < 90)
+		return "fact";
+	if (r < 95)
+		return "rule";
+	return "capability";
+}
+
+/* Write n records into a fresh store at ws/.cairn; make the prompts. */
+static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
+{
+	char dir[4200], title[1024], body[8192], err[256];
+	cairn_open_opts oo;
+	cairn_db *db = NULL;
+	size_t i, qi = 0;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/.cairn", ws);
+	memset(&oo, 0, sizeof(oo));
+	oo.create = 1;
+	oo.no_global = 1;
+	rc = cairn_db_open(dir, &oo, &db);
+	if (rc) {
+		fprintf(stderr, "hook_bench: cannot create %s: %s\n", dir,
+			cairn_errmsg(db));
+		cairn_db_close(db);
+		return -1;
+	}
+	(void)err;
+	for (i = 0; i < n && rc == CAIRN_OK; i++) {
+		cairn_record r;
+		char id[32];
+		size_t picked[64], np = 0;
+		int zh = below(10) == 0;
+
+		if (i % 5000 == 0 && (rc = cairn_begin(db)) != CAIRN_OK)
+			break;
+		title[0] = body[0] = '\0';
+		words(title, sizeof(title), 3 + below(6), zh, picked, &np);
+		words(body, sizeof(body), 20 + below(81), zh, picked, &np);
+		memset(&r, 0, sizeof(r));
+		snprintf(id, sizeof(id), "h%07zu", i); /* fixed ids: hashable output */
+		r.id = id;
+		r.kind = (char *)pick_kind();
+		r.title = title;
+		r.body = body;
+		r.origin = (char *)"human";
+		r.status = (char *)"accepted";
+		r.confidence = -1;
+		r.time = (char *)"2026-01-01";
+		EVP_DigestUpdate(h, title, strlen(title));
+		EVP_DigestUpdate(h, body, strlen(body));
+		rc = cairn_record_write(db, &r, 0, NULL);
+		/* one prompt every n/q records: 4 in 5 from this record */
+		if (rc == CAIRN_OK && qi < c->q && i % (n / c->q) == 0) {
+			char p[512] = "";
+			size_t k, m = 3 + below(4);
+
+			if (below(5) == 0 || np == 0) {
+				words(p, sizeof(p), m, 0, NULL, NULL);
+			} else {
+				for (k = 0; k < m; k++) {
+					size_t len = strlen(p);
+
+					snprintf(p + len, sizeof(p) - len,
+						 "%s%s", k ? " " : "",
+						 vocab[picked[below(np)]]);
+				}
+			}
+			c->prompt[qi++] = strdup(p);
+		}
+		if (rc == CAIRN_OK && (i % 5000 == 4999 || i == n - 1))
+			rc = cairn_commit(db);
+	}
+	if (rc)
+		fprintf(stderr, "hook_bench: write: %s\n", cairn_errmsg(db));
+	c->q = qi;
+	cairn_db_close(db);
+	return rc ? -1 : 0;
+}
+
+/*
+ * Run argv with `in` on stdin; read its stdout into out (at most
+ * MAX_OUT bytes, NUL-terminated). Returns the wall milliseconds from
+ * fork to waitpid, or -1.
+ */
+static double run(char *const argv[], const char *in, char *out,
+		  size_t *outlen)
+{
+	int pin[2], pout[2], status;
+	double t0 = bench_now_s();
+	size_t len = 0, inlen = strlen(in);
+	pid_t pid;
+
+	if (pipe(pin) != 0 || pipe(pout) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	if (write(pin[1], in, inlen) != (ssize_t)inlen)
+		len = 0;
+	close(pin[1]);
+	for (;;) {
+		ssize_t r = read(pout[0], out + len, MAX_OUT - 1 - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == MAX_OUT - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(pout[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return -1;
+	*outlen = len;
+	return (bench_now_s() - t0) * 1000.0;
+}
+
+/* The 1-minute load average (/proc/loadavg), or -1. */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stats {
+	double p50, p90, mean, min;
+};
+
+static struct stats summarise(double *v, size_t n)
+{
+	struct stats s = { 0, 0, 0, 0 };
+	size_t i;
+
+	if (n == 0)
+		return s;
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	for (i = 0; i < n; i++)
+		s.mean += v[i];
+	s.mean /= (double)n;
+	s.p50 = v[(n - 1) / 2];
+	s.p90 = v[(size_t)ceil(0.9 * (double)n) - 1];
+	s.min = v[0];
+	return s;
+}
+
+static void put_stats(FILE *f, const char *name, struct stats s, int last)
+{
+	fprintf(f, "  \"%s\": {\"p50_ms\": %.2f, \"p90_ms\": %.2f, "
+		"\"mean_ms\": %.2f, \"min_ms\": %.2f}%s\n",
+		name, s.p50, s.p90, s.mean, s.min, last ? "" : ",");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cairn = NULL, *outpath = "bench/results/hook.json";
+	const char *compare = NULL;
+	char compare_abs[4096] = "";
+	double *tc = NULL;
+	struct stats sc = { 0, 0, 0, 0 };
+	size_t n = 10000, q = 200, sessions = 50, i, injected = 0;
+	unsigned long long seed = 42;
+	int keep = 0;
+	char ws[] = "/tmp/cairn-hook-bench-XXXXXX", *out = NULL;
+	char cairn_abs[4096], cpu[256], corpus_hex[65], out_hex[65];
+	double *th = NULL, *tb = NULL, *ts = NULL, t0, load_before, load_after;
+	struct corpus c;
+	EVP_MD_CTX *hc = EVP_MD_CTX_new(), *ho = EVP_MD_CTX_new();
+	struct stats sh, sb, ss;
+	FILE *f;
+
+	for (i = 1; i < (size_t)argc; i++) {
+		const char *a = argv[i], *v = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--keep") == 0) {
+			keep = 1;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "hook_bench: %s needs a value\n", a);
+			return 2;
+		}
+		if (strcmp(a, "--cairn") == 0)
+			cairn = v;
+		else if (strcmp(a, "--compare") == 0)
+			compare = v;
+		else if (strcmp(a, "--n") == 0)
+			n = strtoul(v, NULL, 10);
+		else if (strcmp(a, "--q") == 0)
+			q = strtoul(v, NULL, 10);
+		else if (strcmp(a, "--sessions") == 0)
+			sessions = strtoul(v, NULL, 10);
+		else if (strcmp(a, "--seed") == 0)
+			seed = strtoull(v, NULL, 10);
+		else if (strcmp(a, "--out") == 0)
+			outpath = v;
+		else {
+			fprintf(stderr, "usage: hook_bench --cairn PATH "
+				"[--compare PATH] [--n N] "
+				"[--q N] [--sessions N] [--seed S] [--out FILE] "
+				"[--keep]\n");
+			return 2;
+		}
+		i++;
+	}
+	if (!cairn || !realpath(cairn, cairn_abs) || n < q || q == 0 ||
+	    !hc || !ho || (compare && !realpath(compare, compare_abs))) {
+		fprintf(stderr, "hook_bench: --cairn PATH (an executable) "
+			"is required; --n must be >= --q > 0\n");
+		return 2;
+	}
+	rng = seed;
+	EVP_DigestInit_ex(hc, EVP_sha256(), NULL);
+	EVP_DigestInit_ex(ho, EVP_sha256(), NULL);
+	c.q = q;
+	c.prompt = calloc(q, sizeof(char *));
+	out = malloc(MAX_OUT);
+	th = calloc(q, sizeof(double));
+	tb = calloc(q + sessions, sizeof(double));
+	ts = calloc(sessions + 1, sizeof(double));
+	tc = calloc(q, sizeof(double));
+	if (!c.prompt || !out || !th || !tb || !ts || !tc || vocab_init() != 0 ||
+	    !mkdtemp(ws)) {
+		fprintf(stderr, "hook_bench: out of memory or no temp dir\n");
+		return 1;
+	}
+	t0 = bench_now_s();
+	load_before = loadavg();
+	if (load(ws, n, &c, hc) != 0)
+		return 1;
+	fprintf(stderr, "hook_bench: %zu records in %.1f s (%s), %zu prompts\n",
+		n, bench_now_s() - t0, ws, c.q);
+	{
+		char *hook_argv[] = { cairn_abs, (char *)"hook", NULL };
+		char *ver_argv[] = { cairn_abs, (char *)"--version", NULL };
+		char *cmp_argv[] = { compare_abs, (char *)"hook", NULL };
+		char json[1024];
+		size_t len, nb = 0, k;
+		double ms;
+
+		/* warm-up: page cache, the tokenizer's table cache */
+		for (k = 0; k < WARMUP; k++) {
+			snprintf(json, sizeof(json),
+				 "{\"hook_event_name\":\"UserPromptSubmit\","
+				 "\"cwd\":\"%s\",\"session_id\":\"warm\","
+				 "\"prompt\":\"%s\"}",
+				 ws, c.prompt[k % c.q]);
+			run(hook_argv, json, out, &len);
+			run(ver_argv, "", out, &len);
+			if (compare)
+				run(cmp_argv, json, out, &len);
+		}
+		for (k = 0; k < c.q; k++) {
+			EVP_DigestUpdate(hc, c.prompt[k], strlen(c.prompt[k]) + 1);
+			snprintf(json, sizeof(json),
+				 "{\"hook_event_name\":\"UserPromptSubmit\","
+				 "\"cwd\":\"%s\",\"session_id\":\"bench\","
+				 "\"prompt\":\"%s\"}",
+				 ws, c.prompt[k]);
+			ms = run(hook_argv, json, out, &len);
+			if (ms < 0) {
+				fprintf(stderr, "hook_bench: cairn hook failed\n");
+				return 1;
+			}
+			th[k] = ms;
+			injected += len > 0;
+			EVP_DigestUpdate(ho, out, len + 1);
+			ms = run(ver_argv, "", out, &len);
+			if (ms < 0) {
+				fprintf(stderr, "hook_bench: cairn --version "
+					"failed\n");
+				return 1;
+			}
+			tb[nb++] = ms;
+			if (compare) {
+				snprintf(json, sizeof(json),
+					 "{\"hook_event_name\":"
+					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
+					 "\"session_id\":\"bench\","
+					 "\"prompt\":\"%s\"}",
+					 ws, c.prompt[k]);
+				ms = run(cmp_argv, json, out, &len);
+				if (ms < 0) {
+					fprintf(stderr, "hook_bench: the "
+						"--compare hook failed\n");
+					return 1;
+				}
+				tc[k] = ms;
+			}
+		}
+		snprintf(json, sizeof(json),
+			 "{\"hook_event_name\":\"SessionStart\",\"cwd\":\"%s\","
+			 "\"session_id\":\"bench\",\"source\":\"startup\"}", ws);
+		for (k = 0; k < sessions; k++) {
+			ms = run(hook_argv, json, out, &len);
+			if (ms < 0)
+				return 1;
+			ts[k] = ms;
+			EVP_DigestUpdate(ho, out, len + 1);
+			ms = run(ver_argv, "", out, &len);
+			if (ms < 0)
+				return 1;
+			tb[nb++] = ms;
+		}
+		sh = summarise(th, c.q);
+		ss = summarise(ts, sessions);
+		sb = summarise(tb, nb);
+		if (compare)
+			sc = summarise(tc, c.q);
+	}
+	load_after = loadavg();
+	bench_sha_hex(hc, corpus_hex);
+	bench_sha_hex(ho, out_hex);
+	bench_cpu_model(cpu, sizeof(cpu));
+	f = fopen(outpath, "w");
+	if (!f) {
+		fprintf(stderr, "hook_bench: cannot write %s\n", outpath);
+		return 1;
+	}
+	fprintf(f, "{\n  \"benchmark\": \"hook_bench\",\n  \"records\": %zu,\n"
+		"  \"prompts\": %zu,\n  \"sessions\": %zu,\n  \"seed\": %llu,\n",
+		n, c.q, sessions, seed);
+	fprintf(f, "  \"machine\": ");
+	bench_json_str(f, cpu);
+	fprintf(f, ",\n  \"load_average\": {\"before\": %.2f, \"after\": %.2f}",
+		load_before, load_after);
+	fprintf(f, ",\n  \"cairn\": ");
+	bench_json_str(f, cairn_abs);
+	fprintf(f, ",\n");
+	put_stats(f, "hook_prompt", sh, 0);
+	put_stats(f, "hook_session_start", ss, 0);
+	put_stats(f, "baseline_version", sb, 0);
+	if (compare) {
+		fprintf(f, "  \"compare\": ");
+		bench_json_str(f, compare_abs);
+		fprintf(f, ",\n");
+		put_stats(f, "compare_prompt", sc, 0);
+		fprintf(f, "  \"prompt_p50_vs_compare\": %.2f,\n",
+			sc.p50 > 0 ? sh.p50 / sc.p50 : 0);
+	}
+	fprintf(f, "  \"ratios\": {\"prompt_p50\": %.2f, \"prompt_p90\": %.2f, "
+		"\"session_start_p50\": %.2f},\n",
+		sb.p50 > 0 ? sh.p50 / sb.p50 : 0, sb.p90 > 0 ? sh.p90 / sb.p90 : 0,
+		sb.p50 > 0 ? ss.p50 / sb.p50 : 0);
+	fprintf(f, "  \"hook_minus_baseline_p50_ms\": %.2f,\n",
+		sh.p50 - sb.p50);
+	fprintf(f, "  \"injected_share\": %.3f,\n",
+		c.q ? (double)injected / (double)c.q : 0);
+	fprintf(f, "  \"hashes\": {\"corpus\": \"%s\", \"outputs\": \"%s\"}\n}\n",
+		corpus_hex, out_hex);
+	fclose(f);
+	printf("hook (UserPromptSubmit) p50 %.2f ms  p90 %.2f ms | "
+	       "SessionStart p50 %.2f ms | cairn --version p50 %.2f ms | "
+	       "ratio p50 %.2f | injected %zu/%zu\nresults: %s\n",
+	       sh.p50, sh.p90, ss.p50, sb.p50,
+	       sb.p50 > 0 ? sh.p50 / sb.p50 : 0, injected, c.q, outpath);
+	if (compare)
+		printf("compare (%s) p50 %.2f ms  p90 %.2f ms | this / compare "
+		       "p50 %.2f\n",
+		       compare_abs, sc.p50, sc.p90,
+		       sc.p50 > 0 ? sh.p50 / sc.p50 : 0);
+	if (keep)
+		fprintf(stderr, "hook_bench: kept %s\n", ws);
+	else
+		nftw(ws, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	for (i = 0; i < c.q; i++)
+		free(c.prompt[i]);
+	for (i = 0; i < VOCAB; i++)
+		free(vocab[i]);
+	free(c.prompt);
+	free(out);
+	free(th);
+	free(tb);
+	free(ts);
+	free(tc);
+	EVP_MD_CTX_free(hc);
+	EVP_MD_CTX_free(ho);
+	return 0;
+}
