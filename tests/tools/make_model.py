@@ -64,7 +64,7 @@ at from or an have not but they his her she he we you i my your can will one
 all would there their what so up out if about who get which go me when make
 memory agent note decision fact procedure recall store record token model
 vector search query answer cache file code test build run bug fix error
-database index sqlite search hello world fox dog quick brown jumps over lazy
+database index sqlite lookup hello world fox dog quick brown jumps over lazy
 . , ! ? ' " - ( ) : ; 0 1 2 3 4 5 6 7 8 9 caf é 中 文 日 本""".split()
 BERT_SUBWORDS = """##s ##ed ##ing ##er ##ly ##es ##ion ##al ##e ##a ##o ##i
 ##n ##t ##r ##d ##l ##y ##ment ##ness""".split()
@@ -162,13 +162,15 @@ def matrix_type(mix, role, index):
     """The GGUF type of a 2-D tensor of this role (index: a running count)."""
     if mix == 'kmix':
         return KMIX.get(role, 'q8_0')
+    if role == 'token_types':
+        return 'f32'  # as llama.cpp's quantize leaves it (its CPU add needs f32)
     if mix == 'legacy':
-        if role in ('position_embd', 'token_types'):
+        if role == 'position_embd':
             return 'f16'
         return LEGACY[index % len(LEGACY)]
     if mix in ('q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1'):
         # the embedding tables as llama.cpp's quantize leaves them
-        if role in ('position_embd', 'token_types'):
+        if role == 'position_embd':
             return 'f16'
         if role == 'token_embd':
             return 'q8_0'
