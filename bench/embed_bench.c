@@ -25,7 +25,22 @@
  *   4. latency:   one 16-token query per call, 5 untimed then 40 timed:
  *                 p50, p95, mean milliseconds.
  *   5. peak RSS:  getrusage(RUSAGE_SELF).ru_maxrss at the end.
+ *   6. fresh:     what a hook pays per prompt: a new process (fork +
+ *                 exec of this program with --one) that loads the model,
+ *                 gets its SHA-256 and embeds one 16-token query, then
+ *                 exits; --fresh N (default 15) timed runs after one
+ *                 untimed, alternating with the baseline, the previous
+ *                 runtime's path in the same run: CAIRN_BERT_KERNELS=0
+ *                 (f32 copies made at load, OpenBLAS) and
+ *                 CAIRN_CACHE_DIR="" (the whole file hashed). Per variant:
+ *                 wall and CPU (user + sys, from wait4) p50 and the
+ *                 child's peak RSS; the two variants' vectors must agree.
+ *   --fresh-only: only step 6 (the rest is skipped).
  * JSON to --out (default bench/results/embed.json).
+ *
+ * embed_bench --one MODEL [OUT]: the fresh-process child (also handy under
+ * `valgrind --tool=callgrind` or `perf stat`): load, SHA-256, one query;
+ * prints "load_s sha_s query_s" and writes the vector to OUT if given.
  *
  * Must never: report a ratio from runs that embedded different sequences,
  * or write outside --out and its temporary files.
@@ -276,7 +291,7 @@ static int bench_model(const char *name, const char *path, int threads,
 	qsort(lat, LAT_RUNS, sizeof(double), cmp_d);
 	fprintf(f, "],\n  \"latency_16_tokens_ms\": {\"p50\": %.2f, "
 		   "\"p95\": %.2f, \"mean\": %.2f, \"runs\": %d},\n"
-		   "  \"peak_rss_mb\": %.1f}",
+		   "  \"peak_rss_mb\": %.1f",
 		lat[LAT_RUNS / 2], lat[(LAT_RUNS * 95) / 100], sum / LAT_RUNS,
 		LAT_RUNS, (double)peak_kb() / 1024.0);
 	rc = CAIRN_OK;
@@ -288,17 +303,220 @@ out:
 	return rc;
 }
 
+/* The fresh-process child: load, SHA-256, one 16-token query. */
+static int one_query(const char *path, const char *vec_out)
+{
+	struct bert_opts o = { -1, 0, 0 };
+	struct bert_model *m = NULL;
+	char err[256] = "";
+	int32_t ids[16];
+	const int32_t *p = ids;
+	size_t len = 16;
+	float v[4096];
+	double t0, t1, t2, t3;
+	uint32_t x = 99u * 2654435761u + 12345u;
+	int i, rc;
+
+	for (i = 0; i < 16; i++) {
+		x = x * 1664525u + 1013904223u;
+		ids[i] = (int32_t)(5 + (x >> 8) % (30522 - 5));
+	}
+	t0 = now_s();
+	rc = bert_load(path, &o, &m, err, sizeof(err));
+	t1 = now_s();
+	if (rc == 0 && bert_dim(m) > 4096)
+		rc = CAIRN_INVALID;
+	if (rc == 0)
+		(void)bert_sha256(m);
+	t2 = now_s();
+	if (rc == 0)
+		rc = bert_embed_ids(m, &p, &len, 1, v, err, sizeof(err));
+	t3 = now_s();
+	if (rc) {
+		fprintf(stderr, "embed_bench --one: %s: %s\n", path, err);
+		bert_free(m);
+		return 1;
+	}
+	printf("%.6f %.6f %.6f %d\n", t1 - t0, t2 - t1, t3 - t2,
+	       bert_kernels(m));
+	if (vec_out) {
+		FILE *f = fopen(vec_out, "wb");
+
+		if (!f || fwrite(v, sizeof(float), (size_t)bert_dim(m), f) !=
+				  (size_t)bert_dim(m)) {
+			if (f)
+				fclose(f);
+			bert_free(m);
+			return 1;
+		}
+		fclose(f);
+	}
+	bert_free(m);
+	return 0;
+}
+
+struct fresh_run {
+	double wall, cpu, load, sha, query; /* seconds */
+	long maxrss_kb;
+	int kernels;
+};
+
+/* One fresh child: exec self --one; baseline sets the old path's env. */
+static int fresh_once(const char *self, const char *path, int baseline,
+		      const char *vec, struct fresh_run *r)
+{
+	int fds[2], st;
+	pid_t pid;
+	struct rusage ru;
+	char line[256];
+	ssize_t got;
+	double t0;
+
+	if (pipe(fds) != 0)
+		return -1;
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], 1) < 0)
+			_exit(1);
+		if (baseline) {
+			setenv("CAIRN_BERT_KERNELS", "0", 1);
+			setenv("CAIRN_CACHE_DIR", "", 1);
+		}
+		execl(self, self, "--one", path, vec, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	got = read(fds[0], line, sizeof(line) - 1);
+	close(fds[0]);
+	if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0 || got <= 0)
+		return -1;
+	r->wall = now_s() - t0;
+	line[got] = '\0';
+	if (sscanf(line, "%lf %lf %lf %d", &r->load, &r->sha, &r->query,
+		   &r->kernels) != 4)
+		return -1;
+	r->cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+		 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	r->maxrss_kb = ru.ru_maxrss;
+	return 0;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define FRESH_MAX 200
+
+/* Step 6 for one model: JSON object members (no braces) to f. */
+static int bench_fresh(const char *self, const char *path, int runs,
+		       FILE *f)
+{
+	static double w[2][FRESH_MAX], c[2][FRESH_MAX], l[2][FRESH_MAX],
+		sh[2][FRESH_MAX], q[2][FRESH_MAX];
+	long rss[2] = { 0, 0 };
+	int kern[2] = { 0, 0 }, i, v;
+	char vec[2][64];
+	float a[4096], b[4096];
+	double worst = 0.0;
+	size_t n0, n1, j;
+	FILE *vf;
+
+	if (runs > FRESH_MAX)
+		runs = FRESH_MAX;
+	for (v = 0; v < 2; v++)
+		snprintf(vec[v], sizeof(vec[v]), "/tmp/embed-fresh-%d-%d.bin",
+			 (int)getpid(), v);
+	for (i = -1; i < runs; i++) {
+		for (v = 0; v < 2; v++) {
+			struct fresh_run r;
+
+			if (fresh_once(self, path, v, i < 0 ? vec[v] : NULL,
+				       &r) != 0) {
+				fprintf(stderr, "embed_bench: fresh run of %s "
+					"failed\n", path);
+				return 1;
+			}
+			if (i < 0)
+				continue; /* warm-up (page cache, sha cache) */
+			w[v][i] = r.wall * 1e3;
+			c[v][i] = r.cpu * 1e3;
+			l[v][i] = r.load * 1e3;
+			sh[v][i] = r.sha * 1e3;
+			q[v][i] = r.query * 1e3;
+			if (r.maxrss_kb > rss[v])
+				rss[v] = r.maxrss_kb;
+			kern[v] = r.kernels;
+		}
+	}
+	/* the two paths' vectors agree */
+	n0 = n1 = 0;
+	if ((vf = fopen(vec[0], "rb"))) {
+		n0 = fread(a, sizeof(float), 4096, vf);
+		fclose(vf);
+	}
+	if ((vf = fopen(vec[1], "rb"))) {
+		n1 = fread(b, sizeof(float), 4096, vf);
+		fclose(vf);
+	}
+	unlink(vec[0]);
+	unlink(vec[1]);
+	if (n0 == 0 || n0 != n1) {
+		fprintf(stderr, "embed_bench: fresh vectors missing\n");
+		return 1;
+	}
+	for (j = 0; j < n0; j++)
+		if (fabs(a[j] - b[j]) > worst)
+			worst = fabs(a[j] - b[j]);
+	fprintf(f, "  \"fresh_process_16_tokens\": {\"runs\": %d, "
+		   "\"max_abs_delta\": %.3g", runs, worst);
+	for (v = 0; v < 2; v++)
+		fprintf(f, ",\n    \"%s\": {\"kernels\": %d, \"wall_ms_p50\": %.2f, "
+			   "\"cpu_ms_p50\": %.2f, \"load_ms_p50\": %.2f, "
+			   "\"sha_ms_p50\": %.2f, \"query_ms_p50\": %.2f, "
+			   "\"peak_rss_mb\": %.1f}",
+			v ? "baseline_f32_openblas_full_hash" : "current",
+			kern[v], median(w[v], runs), median(c[v], runs),
+			median(l[v], runs), median(sh[v], runs),
+			median(q[v], runs), (double)rss[v] / 1024.0);
+	fprintf(f, ",\n    \"cpu_ratio_baseline_over_current\": %.2f}",
+		median(c[1], runs) / median(c[0], runs));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = "bench/results/embed.json";
 	const char *names[MAX_MODELS], *paths[MAX_MODELS];
-	int n = 0, threads = 0, i;
+	int n = 0, threads = 0, i, fresh = 15, fresh_only = 0;
+	char self[4096];
+	ssize_t sl;
 	double secs = 2.0;
 	char cpu[256], date[32], tmp[64];
 	FILE *f;
 
+	if (argc >= 3 && strcmp(argv[1], "--one") == 0)
+		return one_query(argv[2], argc > 3 ? argv[3] : NULL);
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl <= 0) {
+		fprintf(stderr, "embed_bench: cannot find /proc/self/exe\n");
+		return 1;
+	}
+	self[sl] = '\0';
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "--fresh") == 0 && i + 1 < argc) {
+			fresh = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--fresh-only") == 0) {
+			fresh_only = 1;
+		} else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
 			out = argv[++i];
 		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
 			threads = atoi(argv[++i]);
@@ -313,7 +531,10 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: embed_bench [--out FILE] "
 					"[--threads N] [--seconds S] "
-					"NAME=MODEL.gguf...\n");
+					"[--fresh N] [--fresh-only] "
+					"NAME=MODEL.gguf...\n"
+					"       embed_bench --one MODEL "
+					"[VECTOR_OUT]\n");
 			return 2;
 		}
 	}
@@ -346,7 +567,21 @@ int main(int argc, char **argv)
 			if (!pf)
 				_exit(1);
 			fprintf(stderr, "== %s (%s)\n", names[i], paths[i]);
-			rc = bench_model(names[i], paths[i], threads, secs, pf);
+			if (fresh_only) {
+				fprintf(pf, "{\"name\": ");
+				bench_json_str(pf, names[i]);
+				fprintf(pf, ", \"file\": ");
+				bench_json_str(pf, paths[i]);
+				rc = 0;
+			} else {
+				rc = bench_model(names[i], paths[i], threads,
+						 secs, pf);
+			}
+			if (!rc && fresh > 0) {
+				fprintf(pf, ",\n");
+				rc = bench_fresh(self, paths[i], fresh, pf);
+			}
+			fprintf(pf, "}");
 			fclose(pf);
 			_exit(rc ? 1 : 0);
 		}

@@ -7,8 +7,9 @@
  *
  * Holds: loading and validating the model (hyper-parameters from the
  * `bert.*` keys, every tensor's name, type and shape checked against them
- * before anything is allocated), dequantising the matrices into f32 once,
- * and the forward pass:
+ * before anything is allocated), the file's SHA-256 with its cache, the
+ * small-batch AVX2 kernels, f32 copies of the matrices for OpenBLAS (made
+ * only when a large batch needs them), and the forward pass:
  *
  *   x = LayerNorm(tok_embd[id] + pos_embd[position] + token_types[0])
  *   per layer (post-LN):
@@ -28,7 +29,15 @@
  * matrices are concatenated at load into one [3E x E] matrix so one GEMM
  * makes Q, K and V, as for a fused attn_qkv.
  *
- * Speed: several sequences are packed into one batch of at most
+ * Speed: a hook embeds one short query in a new process, so loading must
+ * copy nothing: a batch of at most BERT_SMALL_ROWS rows runs on AVX2/FMA
+ * kernels (chosen at run time; F16C widens f16) that read the matrices in
+ * their file type (F32, F16, BF16, Q8_0) straight from the mapping, one
+ * pass over the weights per layer, split by output columns over the team.
+ * Larger batches run through OpenBLAS on f32 copies, made the first time
+ * one is needed (at load when the kernels cannot run: another CPU, another
+ * type, CAIRN_BERT_KERNELS=0). Measured in bench/README.md.
+ * Several sequences are packed into one batch of at most
  * BERT_BATCH_TOKENS rows (no padding); the dense products run on the whole
  * batch, attention runs per (sequence, head) with its own block of the
  * packed Q/K/V, which is a block-diagonal mask without computing the
@@ -43,14 +52,20 @@
  * Must never: crash or read outside the mapping on a malformed file (every
  * shape is checked at load, every token id at embed), allocate in the
  * middle of the forward pass (each call allocates its scratch up front),
- * or write to the weights after load (concurrent calls share them).
+ * or write to the weights after load (concurrent calls share them; the f32
+ * copies are made once, under a mutex, and published with a release
+ * store before any call reads them), or hash the whole file on every open
+ * (bert_sha256 keeps the digest in the cache directory).
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -78,10 +93,32 @@
 #define BERT_BATCH_TOKENS 1024
 /* Query rows per block of attention scores (scratch: QCHUNK x seq len). */
 #define BERT_QCHUNK 64
+/* Batches of at most this many rows run on the small-batch kernels (one
+ * pass over the weights in their file type); larger ones through OpenBLAS
+ * on f32 copies. Chosen by bench/embed_bench (see bench/README.md). */
+#ifndef BERT_SMALL_ROWS
+#define BERT_SMALL_ROWS 96
+#endif
 /* Texts tokenised per forward group in bert_embed(). */
 #define BERT_TEXT_GROUP 64
 
+/*
+ * One weight matrix (or one part of the QKV matrix) in its file type inside
+ * the mapping: rows of row_bytes bytes, each `in` elements long.
+ */
+struct wmat {
+	uint32_t type;              /* F32, F16, BF16 or Q8_0 for the kernels */
+	const unsigned char *data;  /* first row */
+	size_t row_bytes;           /* bytes of one row */
+	size_t rows;                /* output columns of this part */
+};
+
 struct bert_layer {
+	/* the matrices in the file (the small-batch kernels read these);
+	 * QKV as three parts of E rows (split, or the fused tensor cut) */
+	struct wmat wqkv[3], wo, wup, wdown;
+	/* f32 copies for the OpenBLAS path: made at load when the kernels
+	 * cannot run, else on the first large batch (NULL until then) */
 	const float *qkv_w;  /* [3E][E]: Q rows, then K, then V */
 	const float *qkv_b;  /* [3E] */
 	const float *o_w;    /* [E][E] attn_output */
@@ -113,7 +150,8 @@ struct bert_model {
 	size_t max_tokens;         /* truncation length, <= n_ctx */
 	const struct gguf_tensor *tok_embd; /* in its file type, in the mapping */
 	uint64_t tok_row_bytes;    /* bytes of one token_embd row */
-	const float *pos_embd;     /* [n_ctx][E] */
+	const float *pos_embd;     /* [n_ctx][E] when f32 in the file, else NULL */
+	const struct gguf_tensor *pos_t; /* position_embd in its file type */
 	const float *type0;        /* [E]: token type 0, zeros when absent */
 	const float *embd_ln_w;    /* [E] token_embd_norm */
 	const float *embd_ln_b;    /* [E] */
@@ -128,6 +166,15 @@ struct bert_model {
 	float **owned;             /* f32 buffers this model allocated */
 	size_t n_owned;            /* used entries of owned */
 	size_t cap_owned;          /* capacity of owned */
+	int simd;                  /* the AVX2 kernels run on every matrix */
+	int f32_ready;             /* (atomic) the f32 copies exist */
+	pthread_mutex_t f32_mu;    /* guards making the f32 copies */
+	int mu_init;               /* f32_mu is initialised */
+	char *path;                /* the file, for the SHA-256 cache */
+	struct stat st;            /* its identity when opened */
+	int st_ok;                 /* st is valid (unchanged across open) */
+	char sha[65];              /* the file's SHA-256, "" until known */
+	pthread_mutex_t sha_mu;    /* guards sha */
 };
 
 /* ========================================================== load helpers */
@@ -380,6 +427,30 @@ static int find_layer(const struct bert_model *m, int il,
 	return rc;
 }
 
+static struct wmat wmat_of(const struct gguf_tensor *t, size_t row0,
+			   size_t rows)
+{
+	struct wmat w;
+	size_t rb = (size_t)quant_row_bytes(t->type, t->ne[0]);
+
+	w.type = t->type;
+	w.row_bytes = rb;
+	w.data = (const unsigned char *)t->data + row0 * rb;
+	w.rows = rows;
+	return w;
+}
+
+static int cpu_kernels(void);
+
+/* The types the small-batch kernels read straight from the file. */
+static int kernel_type(uint32_t type)
+{
+	return type == GGML_TYPE_F32 || type == GGML_TYPE_F16 ||
+	       type == GGML_TYPE_BF16 || type == GGML_TYPE_Q8_0;
+}
+
+/* Record the layer's matrices as they lie in the file, and its small
+ * vectors (biases, norms) as f32. */
 static int load_layer(struct bert_model *m, const struct layer_tensors *lt,
 		      struct bert_layer *L, char *err, size_t errsize)
 {
@@ -393,37 +464,108 @@ static int load_layer(struct bert_model *m, const struct layer_tensors *lt,
 			return rc;                                           \
 	} while (0)
 	if (lt->qkv_w) {
-		W(qkv_w, lt->qkv_w, 3 * E * E, 0);
+		L->wqkv[0] = wmat_of(lt->qkv_w, 0, E);
+		L->wqkv[1] = wmat_of(lt->qkv_w, E, E);
+		L->wqkv[2] = wmat_of(lt->qkv_w, 2 * E, E);
 		W(qkv_b, lt->qkv_b, 3 * E, 1);
 	} else {
-		float *w = owned_buf(m, 3 * E * E), *b = owned_buf(m, 3 * E);
+		float *b = owned_buf(m, 3 * E);
 
-		if (!w || !b) {
+		if (!b) {
 			set_err(err, errsize, "out of memory loading the model");
 			return CAIRN_NOMEM;
 		}
-		if ((rc = dequant_into(lt->q_w, w, err, errsize)) ||
-		    (rc = dequant_into(lt->k_w, w + E * E, err, errsize)) ||
-		    (rc = dequant_into(lt->v_w, w + 2 * E * E, err, errsize)) ||
-		    (rc = dequant_into(lt->q_b, b, err, errsize)) ||
+		L->wqkv[0] = wmat_of(lt->q_w, 0, E);
+		L->wqkv[1] = wmat_of(lt->k_w, 0, E);
+		L->wqkv[2] = wmat_of(lt->v_w, 0, E);
+		if ((rc = dequant_into(lt->q_b, b, err, errsize)) ||
 		    (rc = dequant_into(lt->k_b, b + E, err, errsize)) ||
 		    (rc = dequant_into(lt->v_b, b + 2 * E, err, errsize)))
 			return rc;
-		L->qkv_w = w;
 		L->qkv_b = b;
 	}
-	W(o_w, lt->o_w, E * E, 0);
+	L->wo = wmat_of(lt->o_w, 0, E);
+	L->wup = wmat_of(lt->up_w, 0, F);
+	L->wdown = wmat_of(lt->down_w, 0, E);
 	W(o_b, lt->o_b, E, 0);
 	W(ln1_w, lt->ln1_w, E, 0);
 	W(ln1_b, lt->ln1_b, E, 0);
-	W(up_w, lt->up_w, F * E, 0);
 	W(up_b, lt->up_b, F, 0);
-	W(down_w, lt->down_w, E * F, 0);
 	W(down_b, lt->down_b, E, 0);
 	W(ln2_w, lt->ln2_w, E, 0);
 	W(ln2_b, lt->ln2_b, E, 0);
 #undef W
 	return CAIRN_OK;
+}
+
+/* The f32 values of the np parts of one matrix (K inputs per row): the
+ * mapping itself for one aligned f32 part, else a new owned buffer. */
+static int mat_f32(struct bert_model *m, const struct wmat *parts, int np,
+		   size_t K, const float **out)
+{
+	size_t rows = 0, off = 0;
+	float *p;
+	int i;
+
+	if (np == 1 && parts[0].type == GGML_TYPE_F32 &&
+	    ((uintptr_t)parts[0].data & 3) == 0) {
+		*out = (const float *)(const void *)parts[0].data;
+		return CAIRN_OK;
+	}
+	for (i = 0; i < np; i++)
+		rows += parts[i].rows;
+	if (!(p = owned_buf(m, rows * K)))
+		return CAIRN_NOMEM;
+	for (i = 0; i < np; i++) {
+		if (quant_dequant(parts[i].type, parts[i].data, p + off * K,
+				  parts[i].rows * K) != 0)
+			return CAIRN_INVALID;
+		off += parts[i].rows;
+	}
+	*out = p;
+	return CAIRN_OK;
+}
+
+/*
+ * Make the f32 copies of every layer matrix (OpenBLAS path), once; later
+ * calls return at once. Thread-safe: concurrent calls wait on f32_mu, and
+ * a call that sees f32_ready also sees the copies.
+ */
+static int ensure_f32(struct bert_model *m, char *err, size_t errsize)
+{
+	size_t E = (size_t)m->n_embd, F = (size_t)m->n_ff;
+	int il, rc = CAIRN_OK;
+
+	if (__atomic_load_n(&m->f32_ready, __ATOMIC_ACQUIRE))
+		return CAIRN_OK;
+	if (m->mu_init)
+		pthread_mutex_lock(&m->f32_mu);
+	for (il = 0; il < m->n_layer && !m->f32_ready; il++) {
+		struct bert_layer *L = &m->layers[il];
+
+		if (!L->qkv_w && (rc = mat_f32(m, L->wqkv, 3, E, &L->qkv_w)))
+			break;
+		if (!L->o_w && (rc = mat_f32(m, &L->wo, 1, E, &L->o_w)))
+			break;
+		if (!L->up_w && (rc = mat_f32(m, &L->wup, 1, E, &L->up_w)))
+			break;
+		if (!L->down_w &&
+		    (rc = mat_f32(m, &L->wdown, 1, F, &L->down_w)))
+			break;
+	}
+	if (rc == CAIRN_OK && !m->f32_ready) {
+		/* every matrix now lives in its copy: give the file's pages
+		 * back (token rows fault in again as they are looked up) */
+		drop_pages(m);
+		__atomic_store_n(&m->f32_ready, 1, __ATOMIC_RELEASE);
+	}
+	if (m->mu_init)
+		pthread_mutex_unlock(&m->f32_mu);
+	if (rc == CAIRN_NOMEM)
+		set_err(err, errsize, "out of memory loading the model");
+	else if (rc)
+		set_err(err, errsize, "cannot dequantise the model's matrices");
+	return rc;
 }
 
 static int default_threads(void)
@@ -594,9 +736,12 @@ static int load_globals(struct bert_model *m, char *err, size_t errsize)
 		return CAIRN_INVALID;
 	}
 
-	if ((rc = weights(m, pos, (size_t)m->n_ctx * E, 0, &m->pos_embd, err,
-			  errsize)) ||
-	    (rc = weights(m, nw, E, 0, &m->embd_ln_w, err, errsize)) ||
+	/* the position table stays in the file (XLM-R's is 8k rows): the
+	 * rows in use are widened per call, as token rows are */
+	m->pos_t = pos;
+	if (pos->type == GGML_TYPE_F32 && ((uintptr_t)pos->data & 3) == 0)
+		m->pos_embd = pos->data;
+	if ((rc = weights(m, nw, E, 0, &m->embd_ln_w, err, errsize)) ||
 	    (rc = weights(m, nb, E, 0, &m->embd_ln_b, err, errsize)) ||
 	    (rc = weights(m, cw, E * E, 0, &m->cls_w, err, errsize)) ||
 	    (rc = weights(m, cw ? cb : NULL, E, cw != NULL, &m->cls_b, err,
@@ -637,8 +782,39 @@ int bert_load(const char *path, const struct bert_opts *opts,
 		set_err(err, errsize, "out of memory loading the model");
 		return CAIRN_NOMEM;
 	}
-	if ((rc = gguf_open(path, &m->g, err, errsize)))
+	{
+		struct stat before;
+
+		m->st_ok = stat(path, &before) == 0;
+		if ((rc = gguf_open(path, &m->g, err, errsize)))
+			goto out;
+		/* the identity of the file that was opened: unchanged
+		 * across the open, and of the mapped size */
+		m->st_ok = m->st_ok && stat(path, &m->st) == 0 &&
+			   before.st_dev == m->st.st_dev &&
+			   before.st_ino == m->st.st_ino &&
+			   before.st_size == m->st.st_size &&
+			   before.st_mtim.tv_sec == m->st.st_mtim.tv_sec &&
+			   before.st_mtim.tv_nsec == m->st.st_mtim.tv_nsec &&
+			   (uint64_t)m->st.st_size == gguf_file_size(m->g);
+	}
+	if (!(m->path = util_strdup(path))) {
+		set_err(err, errsize, "out of memory loading the model");
+		rc = CAIRN_NOMEM;
 		goto out;
+	}
+	if (pthread_mutex_init(&m->f32_mu, NULL) != 0) {
+		set_err(err, errsize, "cannot create a mutex");
+		rc = CAIRN_NOMEM;
+		goto out;
+	}
+	if (pthread_mutex_init(&m->sha_mu, NULL) != 0) {
+		pthread_mutex_destroy(&m->f32_mu);
+		set_err(err, errsize, "cannot create a mutex");
+		rc = CAIRN_NOMEM;
+		goto out;
+	}
+	m->mu_init = 1;
 	if ((rc = load_hparams(m, opts, err, errsize)))
 		goto out;
 	/* check every layer before allocating anything big */
@@ -658,6 +834,27 @@ int bert_load(const char *path, const struct bert_opts *opts,
 		if ((rc = load_layer(m, &lts[il], &m->layers[il], err,
 				     errsize)))
 			goto out;
+	data_span(m);
+	/* the kernels read every matrix in place; without them (another
+	 * CPU, a type they do not read, or CAIRN_BERT_KERNELS=0) the
+	 * matrices become f32 now, as OpenBLAS needs */
+	{
+		const char *env = getenv("CAIRN_BERT_KERNELS");
+
+		m->simd = cpu_kernels() && !(env && strcmp(env, "0") == 0);
+		for (il = 0; il < m->n_layer && m->simd; il++) {
+			const struct bert_layer *L = &m->layers[il];
+
+			m->simd = kernel_type(L->wqkv[0].type) &&
+				  kernel_type(L->wqkv[1].type) &&
+				  kernel_type(L->wqkv[2].type) &&
+				  kernel_type(L->wo.type) &&
+				  kernel_type(L->wup.type) &&
+				  kernel_type(L->wdown.type);
+		}
+		if (!m->simd && (rc = ensure_f32(m, err, errsize)))
+			goto out;
+	}
 	/* the tokeniser, when the file carries one */
 	if (gguf_find(m->g, "tokenizer.ggml.model") >= 0) {
 		if ((rc = vocab_load(m->g, &m->vocab, err, errsize)))
@@ -675,8 +872,6 @@ int bert_load(const char *path, const struct bert_opts *opts,
 	/* every call splits its work over its own team; OpenBLAS threads
 	 * on top of that would oversubscribe the cores */
 	openblas_set_num_threads(1);
-	data_span(m);
-	drop_pages(m);
 	*out = m;
 	m = NULL;
 	rc = CAIRN_OK;
@@ -696,6 +891,11 @@ void bert_free(struct bert_model *m)
 		cairn_free(m->owned[i]);
 	cairn_free(m->owned);
 	cairn_free(m->layers);
+	cairn_free(m->path);
+	if (m->mu_init) {
+		pthread_mutex_destroy(&m->f32_mu);
+		pthread_mutex_destroy(&m->sha_mu);
+	}
 	vocab_free(m->vocab);
 	gguf_close(m->g);
 	cairn_free(m);
@@ -726,13 +926,200 @@ const char *bert_name(const struct bert_model *m)
 	return m->name;
 }
 
+/*
+ * The SHA-256 cache: hashing a 130 MB model for every process that opens
+ * it (a hook runs once per prompt) costs far more than the rest of a
+ * query, so the digest is kept in the cache directory ($CAIRN_CACHE_DIR,
+ * else $XDG_CACHE_HOME/cairn, else $HOME/.cache/cairn; empty: no cache),
+ * one small text file per file identity. Its one line names the file's
+ * device, inode, size and mtime in nanoseconds and a probe (SHA-256 of
+ * the first and last 64 KiB of the tensor data and the layout numbers);
+ * a line that differs in any byte from what this file gives now is
+ * ignored, the whole file hashed again and the line rewritten (temporary
+ * file, mode 0600, renamed into place).
+ */
+#define SHA_PROBE_BYTES (64u * 1024u)
+#define SHA_LINE_MAX 512
+
+static int sha_cache_dir(char *buf, size_t size)
+{
+	const char *d = getenv("CAIRN_CACHE_DIR"), *x, *h;
+	int n;
+
+	x = getenv("XDG_CACHE_HOME");
+	h = getenv("HOME");
+	if (d)
+		n = *d ? snprintf(buf, size, "%s", d) : -1;
+	else if (x && x[0] == '/')
+		n = snprintf(buf, size, "%s/cairn", x);
+	else if (h && *h)
+		n = snprintf(buf, size, "%s/.cache/cairn", h);
+	else
+		n = -1;
+	return n > 0 && (size_t)n < size;
+}
+
+/* The cache file's name and the line it must hold, less the digest. 0
+ * when there is no cache or the identity is unknown. */
+static int sha_cache_key(const struct bert_model *m, char *file, size_t fsize,
+			 char *line, size_t lsize)
+{
+	char dir[4096], probe[65];
+	struct sbuf b = SBUF_INIT;
+	const unsigned char *lo = m->data_lo, *hi = m->data_hi;
+	size_t span, n;
+	int k;
+
+	if (!m->st_ok || !lo || hi <= lo || !sha_cache_dir(dir, sizeof(dir)))
+		return 0;
+	span = (size_t)(hi - lo);
+	n = span < SHA_PROBE_BYTES ? span : SHA_PROBE_BYTES;
+	sbuf_add(&b, lo, n);
+	sbuf_add(&b, hi - n, n);
+	sbuf_addf(&b, "|%llu|%llu|%zu|%ld",
+		  (unsigned long long)gguf_file_size(m->g),
+		  (unsigned long long)gguf_data_offset(m->g),
+		  gguf_n_tensors(m->g), gguf_n_kv(m->g));
+	if (b.err) {
+		sbuf_release(&b);
+		return 0;
+	}
+	util_sha256_hex(b.buf, b.len, probe);
+	sbuf_release(&b);
+	k = snprintf(file, fsize, "%s/gguf-sha256-%llx-%llx.txt", dir,
+		     (unsigned long long)m->st.st_dev,
+		     (unsigned long long)m->st.st_ino);
+	if (k < 0 || (size_t)k >= fsize)
+		return 0;
+	k = snprintf(line, lsize,
+		     "cairn gguf sha256 v1 dev=%llu ino=%llu size=%llu "
+		     "mtime=%lld.%09ld probe=%s sha256=",
+		     (unsigned long long)m->st.st_dev,
+		     (unsigned long long)m->st.st_ino,
+		     (unsigned long long)m->st.st_size,
+		     (long long)m->st.st_mtim.tv_sec,
+		     (long)m->st.st_mtim.tv_nsec, probe);
+	return k > 0 && (size_t)k < lsize;
+}
+
+/* The digest from the cache file into m->sha when its line is exactly
+ * the expected one; 0 otherwise (absent, stale, corrupt, truncated). */
+static int sha_cache_read(struct bert_model *m, const char *file,
+			  const char *line)
+{
+	char buf[SHA_LINE_MAX + 2];
+	size_t ll = strlen(line), i;
+	struct stat st;
+	ssize_t got;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)(ll + 65)) {
+		close(fd);
+		return 0;
+	}
+	got = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (got != (ssize_t)(ll + 65) || memcmp(buf, line, ll) != 0 ||
+	    buf[ll + 64] != '\n')
+		return 0;
+	for (i = ll; i < ll + 64; i++)
+		if (!((buf[i] >= '0' && buf[i] <= '9') ||
+		      (buf[i] >= 'a' && buf[i] <= 'f')))
+			return 0;
+	memcpy(m->sha, buf + ll, 64);
+	m->sha[64] = '\0';
+	return 1;
+}
+
+/* mkdir -p with mode 0700 for every missing component of dir. */
+static int make_dirs(const char *dir)
+{
+	char p[4096];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(p))
+		return -1;
+	memcpy(p, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			return -1;
+		p[i] = dir[i];
+	}
+	return 0;
+}
+
+/* Write line + m->sha to file atomically; failures leave no file. */
+static void sha_cache_write(const struct bert_model *m, const char *file,
+			    const char *line)
+{
+	char tmp[4200], dir[4096], *slash;
+	struct sbuf b = SBUF_INIT;
+	int fd, ok;
+
+	if (snprintf(dir, sizeof(dir), "%s", file) >= (int)sizeof(dir) ||
+	    !(slash = strrchr(dir, '/')))
+		return;
+	*slash = '\0';
+	if (make_dirs(dir) != 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
+		return;
+	sbuf_addf(&b, "%s%s\n", line, m->sha);
+	if (b.err) {
+		sbuf_release(&b);
+		return;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		sbuf_release(&b);
+		return;
+	}
+	ok = fchmod(fd, 0600) == 0 &&
+	     write(fd, b.buf, b.len) == (ssize_t)b.len && fsync(fd) == 0;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, file) != 0)
+		unlink(tmp);
+	sbuf_release(&b);
+}
+
 const char *bert_sha256(struct bert_model *m)
 {
-	const char *sha = gguf_sha256(m->g);
+	char file[4200], line[SHA_LINE_MAX];
+	int keyed;
 
-	/* hashing read the whole file into the resident set */
-	drop_pages(m);
-	return sha;
+	pthread_mutex_lock(&m->sha_mu);
+	if (m->sha[0]) {
+		pthread_mutex_unlock(&m->sha_mu);
+		return m->sha;
+	}
+	keyed = sha_cache_key(m, file, sizeof(file), line, sizeof(line));
+	if (!keyed || !sha_cache_read(m, file, line)) {
+		const char *sha = gguf_sha256(m->g);
+
+		snprintf(m->sha, sizeof(m->sha), "%s", sha ? sha : "");
+		/* hashing read the whole file into the resident set; the
+		 * kernels fault back in what they read */
+		drop_pages(m);
+		if (keyed && strlen(m->sha) == 64)
+			sha_cache_write(m, file, line);
+	}
+	pthread_mutex_unlock(&m->sha_mu);
+	return m->sha;
+}
+
+int bert_kernels(const struct bert_model *m)
+{
+	return m->simd;
+}
+
+int bert_f32_copies(const struct bert_model *m)
+{
+	return __atomic_load_n(&m->f32_ready, __ATOMIC_ACQUIRE);
 }
 
 const struct vocab *bert_vocab(const struct bert_model *m)
@@ -825,6 +1212,10 @@ struct run {
 	float *ff;     /* [Tm][F] */
 	float *scores; /* nth * QCHUNK * Lmax */
 	size_t lmax;   /* longest sequence */
+	int small;     /* the small-batch kernels do the dense products */
+	int f32;       /* the f32 copies exist (seen at the start)     */
+	float *wbuf;   /* nth * 2 * kmax floats: widened weight rows */
+	size_t kmax;   /* max(E, F) */
 };
 
 struct worker {
@@ -910,18 +1301,229 @@ static float exp_row(float *row, size_t n, float mx)
 }
 
 /*
+ * Small-batch kernels (x86-64 with AVX2, FMA and F16C, chosen at run time):
+ * C = X W^T + bias with W read straight from the file, one pass over the
+ * weights. A query of a few dozen tokens makes OpenBLAS pack (copy) every
+ * weight matrix for a handful of rows; here each weight row is widened to
+ * f32 once (exactly the value quant_dequant gives: f16/bf16 widen
+ * exactly, q8_0 is q * d with both exact in f32) and used against all
+ * rows of X, four rows by two columns at a time, f32 accumulation in FMA.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define BERT_AVX2 1
+#define BERT_TARGET __attribute__((target("avx2,fma,f16c")))
+
+static int cpu_kernels(void)
+{
+	unsigned a, b, c, d;
+
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+		return 0;
+	/* F16C: CPUID leaf 1, ECX bit 29 (avx2 implies the OS saves ymm) */
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	return (c >> 29) & 1u;
+}
+
+/* Row n of w as K floats: a pointer into the file for aligned f32, else
+ * widened into buf. */
+BERT_TARGET static const float *row_f32(const struct wmat *w, size_t n,
+					size_t K, float *buf)
+{
+	const unsigned char *src = w->data + n * w->row_bytes;
+	size_t k = 0, j;
+
+	switch (w->type) {
+	case GGML_TYPE_F32:
+		if (((uintptr_t)src & 3) == 0)
+			return (const float *)(const void *)src;
+		memcpy(buf, src, K * sizeof(float));
+		return buf;
+	case GGML_TYPE_F16:
+		for (; k + 8 <= K; k += 8)
+			_mm256_storeu_ps(buf + k, _mm256_cvtph_ps(_mm_loadu_si128(
+					(const __m128i *)(const void *)(src + 2 * k))));
+		break;
+	case GGML_TYPE_BF16:
+		for (; k + 8 <= K; k += 8) {
+			__m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128(
+				(const __m128i *)(const void *)(src + 2 * k)));
+
+			_mm256_storeu_ps(buf + k, _mm256_castsi256_ps(
+						    _mm256_slli_epi32(v, 16)));
+		}
+		break;
+	case GGML_TYPE_Q8_0:
+		/* rows are whole blocks of 32 (checked at load) */
+		for (; k + 32 <= K; k += 32) {
+			const unsigned char *blk = src + (k / 32) * 34;
+			uint16_t h;
+			__m256 d;
+
+			memcpy(&h, blk, 2);
+			d = _mm256_set1_ps(_mm_cvtss_f32(
+				_mm_cvtph_ps(_mm_cvtsi32_si128((int)h))));
+			for (j = 0; j < 32; j += 8) {
+				__m128i q = _mm_loadl_epi64(
+					(const __m128i *)(const void *)(blk + 2 + j));
+				__m256 f = _mm256_cvtepi32_ps(
+					_mm256_cvtepi8_epi32(q));
+
+				_mm256_storeu_ps(buf + k + j, _mm256_mul_ps(f, d));
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	if (k < K)
+		(void)quant_dequant(w->type,
+				    src + quant_row_bytes(w->type, k), buf + k,
+				    K - k);
+	return buf;
+}
+
+BERT_TARGET static inline float hsum8(__m256 v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+/*
+ * C[t][n] = bias[n] + X[t] . W[n] for t < T, n in [n0, n1); C has ldc
+ * floats a row; buf holds 2K floats.
+ */
+BERT_TARGET static void small_gemm(const float *X, size_t T, size_t K,
+				   const struct wmat *w, size_t n0, size_t n1,
+				   const float *bias, float *C, size_t ldc,
+				   float *buf)
+{
+	size_t n, t, k, K8 = K & ~(size_t)7;
+	int i;
+
+	for (n = n0; n < n1; n += 2) {
+		size_t n2 = n + 1 < n1 ? n + 1 : n;
+		const float *w0 = row_f32(w, n, K, buf);
+		const float *w1 = row_f32(w, n2, K, buf + K);
+
+		for (t = 0; t < T; t += 4) {
+			/* rows past T repeat the last one; not stored */
+			const float *x0 = X + t * K;
+			const float *x1 = X + (t + 1 < T ? t + 1 : T - 1) * K;
+			const float *x2 = X + (t + 2 < T ? t + 2 : T - 1) * K;
+			const float *x3 = X + (t + 3 < T ? t + 3 : T - 1) * K;
+			const float *x[4];
+			__m256 a00 = _mm256_setzero_ps(), a01 = a00, a02 = a00,
+			       a03 = a00, a10 = a00, a11 = a00, a12 = a00,
+			       a13 = a00;
+			float s0[4], s1[4];
+
+			for (k = 0; k < K8; k += 8) {
+				__m256 v0 = _mm256_loadu_ps(w0 + k);
+				__m256 v1 = _mm256_loadu_ps(w1 + k);
+				__m256 y;
+
+				y = _mm256_loadu_ps(x0 + k);
+				a00 = _mm256_fmadd_ps(v0, y, a00);
+				a10 = _mm256_fmadd_ps(v1, y, a10);
+				y = _mm256_loadu_ps(x1 + k);
+				a01 = _mm256_fmadd_ps(v0, y, a01);
+				a11 = _mm256_fmadd_ps(v1, y, a11);
+				y = _mm256_loadu_ps(x2 + k);
+				a02 = _mm256_fmadd_ps(v0, y, a02);
+				a12 = _mm256_fmadd_ps(v1, y, a12);
+				y = _mm256_loadu_ps(x3 + k);
+				a03 = _mm256_fmadd_ps(v0, y, a03);
+				a13 = _mm256_fmadd_ps(v1, y, a13);
+			}
+			s0[0] = hsum8(a00);
+			s0[1] = hsum8(a01);
+			s0[2] = hsum8(a02);
+			s0[3] = hsum8(a03);
+			s1[0] = hsum8(a10);
+			s1[1] = hsum8(a11);
+			s1[2] = hsum8(a12);
+			s1[3] = hsum8(a13);
+			x[0] = x0;
+			x[1] = x1;
+			x[2] = x2;
+			x[3] = x3;
+			for (i = 0; i < 4 && t + (size_t)i < T; i++) {
+				for (k = K8; k < K; k++) {
+					s0[i] += w0[k] * x[i][k];
+					s1[i] += w1[k] * x[i][k];
+				}
+				C[(t + (size_t)i) * ldc + n] = bias[n] + s0[i];
+				if (n2 != n)
+					C[(t + (size_t)i) * ldc + n2] =
+						bias[n2] + s1[i];
+			}
+		}
+	}
+}
+#else
+static int cpu_kernels(void)
+{
+	return 0;
+}
+#endif
+
+/*
  * C[T x N] = X[T x K] W^T + bias for this thread's columns, W [N x K]
- * row-major (ggml's {K, N}); then GELU on those columns when gelu.
+ * row-major (ggml's {K, N}): the file's np parts through the small-batch
+ * kernel (r->small), else the f32 copy W through OpenBLAS; then GELU on
+ * those columns when gelu.
  */
 static void linear(const struct run *r, int tid, const float *X, size_t T,
-		   size_t K, const float *W, const float *bias, size_t N,
-		   float *C, int gelu)
+		   size_t K, const struct wmat *parts, int np, const float *W,
+		   const float *bias, size_t N, float *C, int gelu)
 {
 	size_t a, b, t;
 
 	share(N, r->nth, tid, 16, &a, &b);
 	if (a >= b || T == 0)
 		return;
+#ifdef BERT_AVX2
+	if (r->small) {
+		float *buf = r->wbuf + (size_t)tid * 2 * r->kmax;
+		struct wmat w32;
+		size_t base = 0;
+		int p;
+
+		if (W) {
+			/* the f32 copies exist (the file's pages were given
+			 * back): read those */
+			w32.type = GGML_TYPE_F32;
+			w32.data = (const unsigned char *)W;
+			w32.row_bytes = K * sizeof(float);
+			w32.rows = N;
+			parts = &w32;
+			np = 1;
+		}
+		for (p = 0; p < np; p++) {
+			size_t lo = a > base ? a : base;
+			size_t hi = b < base + parts[p].rows ? b
+							     : base + parts[p].rows;
+
+			if (lo < hi)
+				small_gemm(X, T, K, &parts[p], lo - base,
+					   hi - base, bias + base, C + base, N,
+					   buf);
+			base += parts[p].rows;
+		}
+		goto act;
+	}
+#else
+	(void)parts;
+	(void)np;
+#endif
 	/* C starts as the bias and the product is added (beta = 1): no
 	 * separate bias pass, and OpenBLAS skips zeroing C */
 	for (t = 0; t < T; t++)
@@ -929,6 +1531,9 @@ static void linear(const struct run *r, int tid, const float *X, size_t T,
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)T,
 		    (int)(b - a), (int)K, 1.0f, X, (int)K, W + a * K, (int)K,
 		    1.0f, C + a, (int)N);
+#ifdef BERT_AVX2
+act:
+#endif
 	if (!gelu)
 		return;
 	for (t = 0; t < T; t++)
@@ -973,11 +1578,14 @@ static void norm_rows(const struct run *r, int tid, size_t T, const float *add,
 }
 
 /* Token, position and type embeddings, then token_embd_norm. */
-static void embed_rows(const struct run *r, int tid, const struct batch *bt)
+static void embed_rows(const struct run *r, int tid, const struct batch *bt,
+		       float *tmp)
 {
 	const struct bert_model *m = r->m;
 	size_t E = (size_t)m->n_embd, s, i;
 	const unsigned char *base = m->tok_embd->data;
+	const unsigned char *pbase = m->pos_t->data;
+	size_t prow = (size_t)quant_row_bytes(m->pos_t->type, E);
 
 	for (s = bt->s0; s < bt->s1; s++) {
 		size_t a, b;
@@ -986,8 +1594,14 @@ static void embed_rows(const struct run *r, int tid, const struct batch *bt)
 		share(r->lens[s], r->nth, tid, 1, &a, &b);
 		for (i = a; i < b; i++) {
 			float *x = r->x + (r->offs[s] + i) * E;
-			const float *p = m->pos_embd + i * E;
+			const float *p = tmp;
 			size_t j;
+
+			if (m->pos_embd)
+				p = m->pos_embd + i * E;
+			else
+				quant_dequant(m->pos_t->type, pbase + i * prow,
+					      tmp, E);
 
 			quant_dequant(m->tok_embd->type,
 				      base + (size_t)r->seqs[s][i] *
@@ -1123,29 +1737,29 @@ static void *work(void *arg)
 		const struct batch *bt = &r->batches[ib];
 		size_t T = bt->T, ntask = (bt->s1 - bt->s0) * (size_t)m->n_head;
 
-		embed_rows(r, w->tid, bt);
+		embed_rows(r, w->tid, bt, S);
 		team_wait(&r->team);
 		for (il = 0; il < m->n_layer; il++) {
 			const struct bert_layer *L = &m->layers[il];
 			size_t k;
 
-			linear(r, w->tid, r->x, T, E, L->qkv_w, L->qkv_b,
-			       3 * E, r->qkv, 0);
+			linear(r, w->tid, r->x, T, E, L->wqkv, 3, r->f32 ?
+			       L->qkv_w : NULL, L->qkv_b, 3 * E, r->qkv, 0);
 			team_wait(&r->team);
 			for (k = (size_t)w->tid; k < ntask; k += (size_t)r->nth)
 				attend(r, bt->s0 + k / (size_t)m->n_head,
 				       (int)(k % (size_t)m->n_head), S);
 			team_wait(&r->team);
-			linear(r, w->tid, r->ctx, T, E, L->o_w, L->o_b, E, r->h,
-			       0);
+			linear(r, w->tid, r->ctx, T, E, &L->wo, 1, r->f32 ?
+			       L->o_w : NULL, L->o_b, E, r->h, 0);
 			team_wait(&r->team);
 			norm_rows(r, w->tid, T, r->h, L->ln1_w, L->ln1_b);
 			team_wait(&r->team);
-			linear(r, w->tid, r->x, T, E, L->up_w, L->up_b, F,
-			       r->ff, 1);
+			linear(r, w->tid, r->x, T, E, &L->wup, 1, r->f32 ?
+			       L->up_w : NULL, L->up_b, F, r->ff, 1);
 			team_wait(&r->team);
-			linear(r, w->tid, r->ff, T, F, L->down_w, L->down_b, E,
-			       r->h, 0);
+			linear(r, w->tid, r->ff, T, F, &L->wdown, 1, r->f32 ?
+			       L->down_w : NULL, L->down_b, E, r->h, 0);
 			team_wait(&r->team);
 			norm_rows(r, w->tid, T, r->h, L->ln2_w, L->ln2_b);
 			team_wait(&r->team);
@@ -1218,6 +1832,13 @@ static int run_ids(struct bert_model *m, const int32_t *const *seqs,
 		if (bt->T > Tm)
 			Tm = bt->T;
 	}
+	/* a few short sequences: the kernels over the file's weights; a
+	 * large batch: OpenBLAS over the f32 copies (made now if needed) */
+	r.small = m->simd && Tm <= BERT_SMALL_ROWS;
+	if (!r.small && (rc = ensure_f32(m, err, errsize)))
+		goto out;
+	r.f32 = __atomic_load_n(&m->f32_ready, __ATOMIC_ACQUIRE);
+	r.kmax = E > F ? E : F;
 	r.m = m;
 	r.seqs = seqs;
 	r.lens = tl;
@@ -1236,7 +1857,10 @@ static int run_ids(struct bert_model *m, const int32_t *const *seqs,
 				       (r.lmax > E ? r.lmax : E),
 			       sizeof(float));
 	ws = util_calloc((size_t)r.nth, sizeof(*ws));
-	if (!r.x || !r.qkv || !r.ctx || !r.h || !r.ff || !r.scores || !ws)
+	if (r.small)
+		r.wbuf = util_calloc((size_t)r.nth * 2 * r.kmax, sizeof(float));
+	if (!r.x || !r.qkv || !r.ctx || !r.h || !r.ff || !r.scores || !ws ||
+	    (r.small && !r.wbuf))
 		goto nomem;
 	/* pool() borrows a score block of E floats for the tanh layer */
 	if (r.lmax < E)
@@ -1279,6 +1903,7 @@ out:
 		pthread_mutex_destroy(&r.team.mu);
 	}
 	cairn_free(ws);
+	cairn_free(r.wbuf);
 	cairn_free(r.scores);
 	cairn_free(r.ff);
 	cairn_free(r.h);

@@ -6,9 +6,13 @@
  * concurrent bert_embed() calls on one model (weights are read-only; each
  * call has its own scratch).
  *
- * Weights: matrices are dequantised once at load into f32 (GEMMs through
- * OpenBLAS); the token embedding table stays in its file type inside the
- * mapping and only looked-up rows are dequantised.
+ * Weights: a batch of a few short sequences (a query) runs on AVX2 kernels
+ * that read the matrices in their file type straight from the mapping, so
+ * loading copies nothing; a large batch runs through OpenBLAS on f32 copies
+ * made the first time one is needed (at load where the kernels cannot
+ * run). The token embedding table stays in its file type inside the
+ * mapping and only looked-up rows are dequantised. The file's SHA-256 is
+ * cached per file identity in the cache directory (see bert_sha256).
  */
 #ifndef CAIRN_BERT_H
 #define CAIRN_BERT_H
@@ -50,7 +54,11 @@ int bert_pooling(const struct bert_model *m);  /* effective enum bert_pooling */
 size_t bert_ctx(const struct bert_model *m);   /* context length in tokens */
 const char *bert_arch(const struct bert_model *m);  /* "bert" or the file's arch */
 const char *bert_name(const struct bert_model *m);  /* general.name or "" */
-const char *bert_sha256(struct bert_model *m);      /* the file's SHA-256 */
+/* The file's SHA-256: hashed once per file identity (device, inode,
+ * size, mtime and a probe of the data), then read from the cache
+ * directory ($CAIRN_CACHE_DIR, else $XDG_CACHE_HOME/cairn, else
+ * ~/.cache/cairn; "" turns the cache off). "" if it cannot be made. */
+const char *bert_sha256(struct bert_model *m);
 const struct vocab *bert_vocab(const struct bert_model *m);
 
 /*
@@ -82,6 +90,17 @@ int bert_rank_ids(struct bert_model *m, const int32_t *const *seqs,
 /* Threads one call uses, and the truncation length in tokens (<= ctx). */
 int bert_threads(const struct bert_model *m);
 size_t bert_max_tokens(const struct bert_model *m);
+
+/*
+ * How the dense products run (tests, benchmarks): bert_kernels() is 1 when
+ * batches of a few short sequences use the built-in AVX2 kernels straight
+ * on the file's weights (x86-64 with AVX2/FMA/F16C, every matrix F32, F16,
+ * BF16 or Q8_0, and $CAIRN_BERT_KERNELS not "0" at load); bert_f32_copies()
+ * is 1 once the f32 copies for OpenBLAS exist (at load without the kernels,
+ * else made by the first large batch).
+ */
+int bert_kernels(const struct bert_model *m);
+int bert_f32_copies(const struct bert_model *m);
 
 /* Cross-encoder scores of (query, docs[i]) pairs: n raw logits into scores. */
 int bert_rank(struct bert_model *m, const char *query,

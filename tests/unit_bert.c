@@ -14,11 +14,24 @@
  * truncated file) with their messages; 300 randomly corrupted files load
  * or fail cleanly. A negative control shows the comparison fails when the
  * pooling differs. Texts go through the file's tokeniser (vocab.h).
+ *
+ * Both matrix paths are checked against the reference: each short
+ * sequence alone on a fresh model runs the small-batch kernels on the
+ * file's own F32/F16/BF16/Q8_0 weights (and must make no f32 copy), the
+ * whole set at once runs OpenBLAS on the f32 copies, then the kernels on
+ * those copies; CAIRN_BERT_KERNELS=0 turns the kernels off. bert_sha256's
+ * cache (a private CAIRN_CACHE_DIR): equal to a full hash, read on a hit,
+ * rebuilt when the model changes (even in place with size and mtime kept)
+ * or when the cache file is truncated, garbage or over-long; off for "".
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "bert.h"
 #include "internal.h"
@@ -160,6 +173,69 @@ static struct bert_model *load(const char *name, int pooling, int threads,
 
 static const size_t LENS[] = { 1, 2, 3, 7, 16, 31, 64, 90, 5, 40, 64, 13 };
 
+/* at most BERT_SMALL_ROWS (96) in bert.c: the small-batch kernels */
+#define SMALL_ROWS 96
+
+/* Does this machine run the AVX2 kernels (as bert.c decides)? */
+static int cpu_kernels(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+	return 0;
+#endif
+}
+
+/* Should a model made with make_model.py ARGS run on the kernels? Only
+ * types f32, f16, bf16 and q8_0 (every matrix) are read in place. */
+static int expect_kernels(const char *args)
+{
+	static const char *const in_place[] = { "--types f32", "--types f16",
+						"--types bf16",
+						"--types q8_0" };
+	const char *e = getenv("CAIRN_BERT_KERNELS");
+	size_t i, n;
+
+	if (!cpu_kernels() || (e && strcmp(e, "0") == 0))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(in_place); i++) {
+		const char *p = strstr(args, in_place[i]);
+
+		n = strlen(in_place[i]);
+		if (p && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Each sequence of s of at most maxlen tokens alone (one call each)
+ * against ref; the max |delta|. */
+static double alone(struct bert_model *m, const struct seqs *s, int rank,
+		    int dim, const double *ref, size_t maxlen)
+{
+	static float one[MAX_DIM];
+	char err[256] = "";
+	double d, worst = 0.0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->lens[i] > maxlen)
+			continue;
+		rc = rank ? bert_rank_ids(m, &s->ptr[i], &s->lens[i], 1, one,
+					  err, sizeof(err))
+			  : bert_embed_ids(m, &s->ptr[i], &s->lens[i], 1, one,
+					   err, sizeof(err));
+		CHECK_MSG(rc == CAIRN_OK, "seq %zu alone: rc %d: %s", i, rc,
+			  err);
+		d = max_delta(one, ref + i * (size_t)dim, (size_t)dim);
+		if (!(d <= worst))
+			worst = d;
+	}
+	return worst;
+}
+
 /*
  * One variant: generate, run C (threads 2) and the reference on the same
  * sequences, compare. pooling/max_tokens go to bert_opts, ref_opts to
@@ -186,6 +262,25 @@ static void variant(const char *name, const char *args, int pooling,
 	rank = bert_pooling(m) == BERT_POOL_RANK;
 	dim = rank ? 1 : bert_dim(m);
 	make_seqs(&s, ARRAY_SIZE(LENS), LENS, ARRAY_SIZE(LENS), 7);
+	if (reference(name, &s, dim, ref_opts, ref) != 0) {
+		CHECK_MSG(0, "%s: no reference", name);
+		bert_free(m);
+		return;
+	}
+	/* the small-batch kernels straight on the file's weights: each
+	 * short sequence alone on the fresh model makes no f32 copy */
+	CHECK_MSG(bert_kernels(m) == expect_kernels(args),
+		  "%s: kernels %d, expected %d", name, bert_kernels(m),
+		  expect_kernels(args));
+	d = alone(m, &s, rank, dim, ref, SMALL_ROWS);
+	fprintf(stderr, "bert %-24s max|delta| %.2e alone (%s)", name, d,
+		bert_kernels(m) ? "kernels, file types" : "OpenBLAS");
+	CHECK_MSG(d <= TOL, "%s alone: max |delta| %.3e > %g", name, d, TOL);
+	CHECK_MSG(bert_f32_copies(m) == !bert_kernels(m),
+		  "%s: f32 copies %d after short calls", name,
+		  bert_f32_copies(m));
+	/* all at once: a large batch (OpenBLAS on the f32 copies) unless
+	 * truncation leaves it small */
 	if (rank)
 		rc = bert_rank_ids(m, s.ptr, s.lens, s.n, out, err,
 				   sizeof(err));
@@ -193,14 +288,29 @@ static void variant(const char *name, const char *args, int pooling,
 		rc = bert_embed_ids(m, s.ptr, s.lens, s.n, out, err,
 				    sizeof(err));
 	CHECK_MSG(rc == CAIRN_OK, "%s: rc %d: %s", name, rc, err);
-	if (rc == CAIRN_OK &&
-	    reference(name, &s, dim, ref_opts, ref) == 0) {
-		d = max_delta(out, ref, s.n * (size_t)dim);
-		fprintf(stderr, "bert %-24s max|delta| %.2e\n", name, d);
-		CHECK_MSG(d <= TOL, "%s: max |delta| %.3e > %g", name, d, TOL);
-	} else {
-		CHECK_MSG(0, "%s: no reference", name);
+	{
+		size_t rows = 0, i, cap = bert_max_tokens(m);
+
+		for (i = 0; i < s.n; i++)
+			rows += s.lens[i] < cap ? s.lens[i] : cap;
+		if (rows > SMALL_ROWS)
+			CHECK_MSG(bert_f32_copies(m), "%s: no f32 copies "
+				  "after a batch of %zu rows", name, rows);
+		else
+			CHECK_MSG(bert_f32_copies(m) == !bert_kernels(m),
+				  "%s: f32 copies %d after %zu rows", name,
+				  bert_f32_copies(m), rows);
 	}
+	if (rc == CAIRN_OK) {
+		d = max_delta(out, ref, s.n * (size_t)dim);
+		fprintf(stderr, ", %.2e batched", d);
+		CHECK_MSG(d <= TOL, "%s: max |delta| %.3e > %g", name, d, TOL);
+	}
+	/* alone again: the kernels now read the f32 copies */
+	d = alone(m, &s, rank, dim, ref, MAX_LEN);
+	fprintf(stderr, ", %.2e alone after\n", d);
+	CHECK_MSG(d <= TOL, "%s alone after: max |delta| %.3e > %g", name,
+		  d, TOL);
 	bert_free(m);
 }
 
@@ -212,6 +322,12 @@ static void test_variants(void)
 		-1, 0, NULL);
 	variant("bert_bf16_last", "--types bf16 --pool last --eps 1e-5", -1,
 		0, NULL);
+	/* widths that are not multiples of 8 (kernel tails) and odd column
+	 * counts */
+	variant("bert_f16_odd", "--types f16 --embd 45 --heads 3 --ff 75", -1,
+		0, NULL);
+	variant("bert_f32_odd", "--types f32 --embd 60 --heads 4 --ff 100 "
+		"--qkv fused", -1, 0, NULL);
 	variant("bert_q8_0_mean", "--types q8_0 --seed 3", -1, 0, NULL);
 	variant("bert_q4_0_absent", "--types q4_0 --pool absent", -1, 0,
 		NULL);
@@ -691,6 +807,217 @@ static void test_setup_failed(void)
 	CHECK_MSG(0, "cannot create %s", dir);
 }
 
+/* $CAIRN_BERT_KERNELS=0: no kernels, f32 copies at load, same numbers. */
+static void test_kernels_off(void)
+{
+	static struct seqs s;
+	static double ref[MAX_SEQ * MAX_DIM];
+	struct bert_model *m;
+	double d;
+
+	if (make_model("koff", "--types q8_0 --seed 12 --qkv fused")) {
+		CHECK_MSG(0, "make_model koff");
+		return;
+	}
+	make_seqs(&s, ARRAY_SIZE(LENS), LENS, ARRAY_SIZE(LENS), 8);
+	if (reference("koff", &s, 64, NULL, ref) != 0) {
+		CHECK_MSG(0, "koff: no reference");
+		return;
+	}
+	setenv("CAIRN_BERT_KERNELS", "0", 1);
+	m = load("koff", -1, 2, 0);
+	unsetenv("CAIRN_BERT_KERNELS");
+	if (!m)
+		return;
+	CHECK_INT(bert_dim(m), 64);
+	CHECK_INT(bert_kernels(m), 0);
+	CHECK_INT(bert_f32_copies(m), 1);
+	d = alone(m, &s, 0, 64, ref, MAX_LEN);
+	CHECK_MSG(d <= TOL, "kernels off: max |delta| %.3e", d);
+	bert_free(m);
+	/* and on again (where the CPU has them) */
+	m = load("koff", -1, 2, 0);
+	if (!m)
+		return;
+	CHECK_INT(bert_kernels(m), cpu_kernels());
+	CHECK_INT(bert_f32_copies(m), !cpu_kernels());
+	bert_free(m);
+}
+
+/* The one cache file in cdir: its path into out; 0 when exactly one. */
+static int cache_file(const char *cdir, char *out, size_t size)
+{
+	DIR *d = opendir(cdir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "gguf-sha256-", 12) == 0 && l > 4 &&
+		    strcmp(e->d_name + l - 4, ".txt") == 0) {
+			snprintf(out, size, "%s/%s", cdir, e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n == 1 ? 0 : -1;
+}
+
+/* The SHA-256 of model NAME, loaded afresh (NULL on a failed load). */
+static int sha_of(const char *name, char out[65])
+{
+	struct bert_model *m = load(name, -1, 1, 0);
+	const char *sha;
+
+	out[0] = '\0';
+	if (!m)
+		return -1;
+	sha = bert_sha256(m);
+	snprintf(out, 65, "%s", sha ? sha : "");
+	bert_free(m);
+	return 0;
+}
+
+static void write_text(const char *path, const char *text, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	CHECK_MSG(f != NULL, "cannot write %s", path);
+	if (!f)
+		return;
+	CHECK(fwrite(text, 1, n, f) == n);
+	fclose(f);
+}
+
+/*
+ * bert_sha256's cache: the digest equals a full hash; a later load reads
+ * it from the cache file (shown by planting a digest there); a changed
+ * model (new content, and a same-size same-mtime edit) is hashed again;
+ * a truncated, garbage or non-hex cache file is refused and rewritten; an
+ * empty CAIRN_CACHE_DIR writes nothing; an unusable one is no error.
+ */
+static void test_sha_cache(void)
+{
+	char cdir[700], path[600], file[1400], want[65], got[65], cmd[2000];
+	char *data = NULL, *old = NULL, *cf = NULL;
+	const char *saved = getenv("CAIRN_CACHE_DIR");
+	char saved_copy[1024] = "";
+	size_t len = 0, clen = 0;
+	struct timespec ts[2];
+	struct stat st;
+
+	if (saved)
+		snprintf(saved_copy, sizeof(saved_copy), "%s", saved);
+	snprintf(cdir, sizeof(cdir), "%s/sha-cache/sub", dir);
+	setenv("CAIRN_CACHE_DIR", cdir, 1);
+	if (make_model("sha", "--types f16 --seed 21")) {
+		CHECK_MSG(0, "make_model sha");
+		goto out;
+	}
+	model_path("sha", path, sizeof(path));
+	CHECK_INT(util_read_file(path, 1u << 28, &data, &len, NULL, 0), 0);
+	if (!data)
+		goto out;
+	util_sha256_hex(data, len, want);
+	/* first: hashed, the cache directory made, one file written 0600 */
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	CHECK_INT(cache_file(cdir, file, sizeof(file)), 0);
+	CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK_INT(util_read_file(file, 4096, &old, &clen, NULL, 0), 0);
+	if (!old || clen < 66)
+		goto out;
+	CHECK(memcmp(old + clen - 65, want, 64) == 0);
+	/* a hit is read, not hashed: plant another digest of the same form */
+	memset(old + clen - 65, 'a', 64);
+	write_text(file, old, clen);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	/* corrupt: truncated, upper-case hex, garbage, empty: refused,
+	 * hashed, rewritten whole */
+	write_text(file, old, clen / 2);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	CHECK(stat(file, &st) == 0 && (size_t)st.st_size == clen);
+	memset(old + clen - 65, 'A', 64);
+	write_text(file, old, clen);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	write_text(file, "\x01\xff garbage\n", 11);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	write_text(file, "", 0);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	/* a longer line with the right prefix (extra byte) */
+	cairn_free(old);
+	old = NULL;
+	CHECK_INT(util_read_file(file, 4096, &old, &clen, NULL, 0), 0);
+	if (!old)
+		goto out;
+	{
+		char *longer = util_calloc(clen + 2, 1);
+
+		if (longer) {
+			memcpy(longer, old, clen);
+			longer[clen] = 'x';
+			write_text(file, longer, clen + 1);
+			cairn_free(longer);
+			CHECK_INT(sha_of("sha", got), 0);
+			CHECK_STR(got, want);
+		}
+	}
+	/* stale: the same file edited in place inside the probed data,
+	 * size and mtime kept: the probe differs, so hashed again */
+	CHECK(stat(path, &st) == 0);
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	data[len - 10] ^= 0x5a; /* in the last tensor's data */
+	write_text(path, data, len);
+	CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+	util_sha256_hex(data, len, want);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	/* stale: a new model at the same path */
+	if (make_model("sha", "--types f16 --seed 22") == 0) {
+		cairn_free(data);
+		data = NULL;
+		CHECK_INT(util_read_file(path, 1u << 28, &data, &len, NULL, 0),
+			  0);
+		if (data) {
+			util_sha256_hex(data, len, want);
+			CHECK_INT(sha_of("sha", got), 0);
+			CHECK_STR(got, want);
+		}
+	}
+	/* "" turns the cache off: nothing written */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cdir);
+	CHECK_INT(sh(cmd), 0);
+	setenv("CAIRN_CACHE_DIR", "", 1);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+	CHECK(stat(cdir, &st) != 0);
+	/* a cache directory that cannot exist (under a regular file) */
+	snprintf(cmd, sizeof(cmd), "%s/sha-cache/plain/sub", dir);
+	write_text(path, data ? data : "", data ? len : 0);
+	snprintf(file, sizeof(file), "%s/sha-cache/plain", dir);
+	write_text(file, "x", 1);
+	setenv("CAIRN_CACHE_DIR", cmd, 1);
+	CHECK_INT(sha_of("sha", got), 0);
+	CHECK_STR(got, want);
+out:
+	if (saved)
+		setenv("CAIRN_CACHE_DIR", saved_copy, 1);
+	else
+		unsetenv("CAIRN_CACHE_DIR");
+	cairn_free(cf);
+	cairn_free(old);
+	cairn_free(data);
+}
+
 void unit_bert(void)
 {
 	char cmd[600];
@@ -703,6 +1030,8 @@ void unit_bert(void)
 	}
 	RUN(test_variants);
 	RUN(test_packing_threads);
+	RUN(test_kernels_off);
+	RUN(test_sha_cache);
 	RUN(test_negative_control);
 	RUN(test_malformed);
 	RUN(test_bad_input);
