@@ -21,8 +21,11 @@ WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread
+# libcurl: headers only; embed_http.c loads it with dlopen() when an HTTP
+# provider is used, so that no other command pays for its ~30 libraries
+LINK_PKGS  := $(filter-out libcurl,$(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
+LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = $(BASE) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
 
@@ -36,7 +39,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all demo check eval bench install uninstall clean fuzz deps lint
+.PHONY: all demo check eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -100,6 +103,18 @@ demo: deps all
 bench: deps all
 	@bench/run $(B)
 
+# cairn beside plain FTS5, qmd and the MCP memory server on $(EVAL_DIR);
+# installs the peers from npm into build/peers/ (docs/BENCHMARKS.md)
+bench-peers: deps $(B)/cairn
+	@bench/peers/bench-peers $(B)/cairn $(EVAL_DIR)
+
+# cairn's embedding runtime against node-llama-cpp's prebuilt libllama
+# (fetched once with npm into build/tools/llama/; not part of check), then
+# the throughput comparison to bench/results/embed-vs-llama.json
+# (docs/ORACLE.md)
+oracle: deps
+	@tests/oracle/run $(B)/oracle && bench/oracle_bench $(B)/oracle
+
 # ------------------------------------------------------------------ fuzz
 #
 # make fuzz [FUZZ_TIME=60] [FUZZ_CC=clang]: one libFuzzer binary per target
@@ -143,6 +158,18 @@ fuzz: deps
 			$(FZ)/corpus/$$t; \
 	done
 
+# make soak [SOAK_FUZZ_TIME=3600] [SOAK_KILLS=1000] [SOAK_SECONDS=3600]:
+# the long runs of docs/RELIABILITY.md: every fuzz target SOAK_FUZZ_TIME
+# seconds, the kill -9 loop (SOAK_KILLS kills over seed, write, import,
+# capture, reindex; bounded by SOAK_SECONDS) and a 60 s concurrency run.
+soak: deps
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(if $(SOAK_FUZZ_TIME),$(SOAK_FUZZ_TIME),3600)
+	@$(MAKE) --no-print-directory $(S)/cairn
+	@CRASH_KILLS=$(if $(SOAK_KILLS),$(SOAK_KILLS),1000) \
+		CRASH_SECONDS=$(if $(SOAK_SECONDS),$(SOAK_SECONDS),3600) \
+		CRASH_RECORDS=5000 tests/t_crash.sh $(S)/cairn
+	@CONC_SECONDS=60 tests/t_concurrency.sh $(S)/cairn
+
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude -Isrc src
 
@@ -156,7 +183,7 @@ install: all
 	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
 	install -m 0644 include/cairn.h $(DESTDIR)$(PREFIX)/include/cairn.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CAIRN_VERSION "\(.*\)"/\1/p' include/cairn.h)|g' \
-		-e 's|@PRIVATE@|$(PKGS)|g' cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
+		-e 's|@PRIVATE@|$(LINK_PKGS)|g' cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
 	install -m 0644 docs/cairn.1 $(DESTDIR)$(PREFIX)/share/man/man1/cairn.1
 
 uninstall:

@@ -13,6 +13,11 @@
  * API key is read from the environment variable the settings name (never
  * stored); the width is learned at open from one short request.
  *
+ * libcurl is loaded with dlopen() when the first HTTP provider opens, not
+ * linked: it pulls in some thirty libraries (TLS, Kerberos, LDAP, ...), and
+ * every `cairn` process -- the hook on each prompt above all -- would pay
+ * for loading them. A missing libcurl is a clear error, not a crash.
+ *
  * Must never: retry without bound, print the API key, or accept a reply
  * whose vectors do not match the inputs one for one.
  */
@@ -21,6 +26,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+
+#define CURL_DISABLE_TYPECHECK /* the calls below go through pointers */
 #include <curl/curl.h>
 
 #include "embed.h"
@@ -33,6 +42,81 @@
 #define HTTP_DEFAULT_TIMEOUT_MS 30000
 #define HTTP_MAX_REPLY ((size_t)64 << 20) /* 64 MiB */
 #define HTTP_URL_MAX 2048
+
+#define HTTP_LIBCURL "libcurl.so.4" /* Debian's libcurl4 (ABI 4) */
+
+/* The libcurl entry points this file uses, resolved once. */
+static struct {
+	CURL *(*easy_init)(void);
+	void (*easy_cleanup)(CURL *);
+	void (*easy_reset)(CURL *);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	CURLcode (*easy_perform)(CURL *);
+	const char *(*easy_strerror)(CURLcode);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	char why[256]; /* "" when loaded */
+} cu;
+static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
+
+static void cu_load(void)
+{
+	void *h = dlopen(HTTP_LIBCURL, RTLD_NOW | RTLD_LOCAL);
+	void **slot[9];
+	static const char *const names[9] = {
+		"curl_easy_init",    "curl_easy_cleanup",  "curl_easy_reset",
+		"curl_easy_setopt",  "curl_easy_getinfo",  "curl_easy_perform",
+		"curl_easy_strerror", "curl_slist_append", "curl_slist_free_all",
+	};
+	size_t i;
+
+	if (!h) {
+		snprintf(cu.why, sizeof(cu.why), "cannot load %s (install %s): %s",
+			 HTTP_LIBCURL, "Debian's libcurl4", dlerror());
+		return;
+	}
+	slot[0] = (void **)&cu.easy_init;
+	slot[1] = (void **)&cu.easy_cleanup;
+	slot[2] = (void **)&cu.easy_reset;
+	slot[3] = (void **)&cu.easy_setopt;
+	slot[4] = (void **)&cu.easy_getinfo;
+	slot[5] = (void **)&cu.easy_perform;
+	slot[6] = (void **)&cu.easy_strerror;
+	slot[7] = (void **)&cu.slist_append;
+	slot[8] = (void **)&cu.slist_free_all;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		*slot[i] = dlsym(h, names[i]);
+		if (!*slot[i]) {
+			snprintf(cu.why, sizeof(cu.why), "%s has no %s",
+				 HTTP_LIBCURL, names[i]);
+			return; /* the handle stays open: harmless */
+		}
+	}
+}
+
+/* Load libcurl once; 0, or -1 with the reason in err. */
+static int cu_ready(char *err, size_t errsize)
+{
+	pthread_once(&cu_once, cu_load);
+	if (cu.why[0]) {
+		snprintf(err, errsize, "HTTP embedding provider: %s", cu.why);
+		return -1;
+	}
+	return 0;
+}
+
+#define curl_easy_init cu.easy_init
+#define curl_easy_cleanup cu.easy_cleanup
+#define curl_easy_reset cu.easy_reset
+#undef curl_easy_setopt  /* curl.h maps these to themselves as macros */
+#undef curl_easy_getinfo
+#define curl_easy_setopt cu.easy_setopt
+#define curl_easy_getinfo cu.easy_getinfo
+#define curl_easy_perform cu.easy_perform
+#define curl_easy_strerror cu.easy_strerror
+#define curl_slist_append cu.slist_append
+#define curl_slist_free_all cu.slist_free_all
 
 struct http_model {
 	char url[HTTP_URL_MAX];
@@ -343,6 +427,8 @@ int embed_http_open(const struct embed_config *cfg, struct embed_provider *p,
 			 base);
 		return CAIRN_INVALID;
 	}
+	if (cu_ready(err, errsize) != 0)
+		return CAIRN_IO;
 	m = util_calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(err, errsize, "out of memory");
