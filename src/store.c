@@ -32,6 +32,7 @@
 #include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
+#include "lifecycle.h"
 #include "store.h"
 
 /* ------------------------------------------------------------ vocabularies */
@@ -1393,8 +1394,7 @@ int cairn_record_get(cairn_db *db, const char *id, cairn_record **out)
 	return find_by_id(db, id, out, NULL);
 }
 
-static int touch_seen(struct cairn_db *db, const char *schema, const char *id,
-		      int revive)
+static int touch_seen(struct cairn_db *db, const char *schema, const char *id)
 {
 	char sql[256], now[32];
 	sqlite3_stmt *st = NULL;
@@ -1402,11 +1402,7 @@ static int touch_seen(struct cairn_db *db, const char *schema, const char *id,
 
 	util_now_iso(now, sizeof(now));
 	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET last_seen = ?2%s WHERE id = ?1",
-		 schema,
-		 revive ? ", status = CASE status WHEN 'stale' THEN "
-			  "'accepted' ELSE status END"
-			: "");
+		 "UPDATE %s.records SET last_seen = ?2 WHERE id = ?1", schema);
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -1444,19 +1440,29 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (rc)
 			return rc;
-		/* SPEC 5.5: an explicit read revives a stale record */
-		rc = touch_seen(db, order[i], r->id, 1);
+		/*
+		 * SPEC 5.5: an explicit read revives a stale record, back to
+		 * the status it had before it went stale (lifecycle.c).
+		 */
+		rc = touch_seen(db, order[i], r->id);
+		if (!rc && strcmp(r->status, "stale") == 0) {
+			int revived = 0;
+
+			rc = lifecycle_revive(db, order[i], r->id, &revived);
+			if (!rc && revived) {
+				cairn_record *again = NULL;
+
+				rc = find_one(db, order[i], "key = ?1", key,
+					      &again);
+				if (!rc) {
+					cairn_record_free(r);
+					r = again;
+				}
+			}
+		}
 		if (rc) {
 			cairn_record_free(r);
 			return rc;
-		}
-		if (strcmp(r->status, "stale") == 0) {
-			char *s = util_strdup("accepted");
-
-			if (s) {
-				cairn_free(r->status);
-				r->status = s;
-			}
 		}
 		*out = r;
 		return CAIRN_OK;

@@ -21,19 +21,20 @@ $ cairn list --status all --json | jq -r '.[] | "\(.id) \(.status)"' | sort
 # clock: recall ages the records itself when the last run is a day old)
 $ CAIRN_NOW=2026-04-02T01:00:00Z cairn recall --json "Postgres orders" | jq -r '.hits[].record.id'
 >
-# an explicit read revives it (and marks it seen, by the system clock)
+# an explicit read revives it and marks it seen (by the lifecycle's clock)
 $ CAIRN_NOW=2026-04-02T01:00:00Z cairn read db:orders --json | jq -r .status
 > accepted
 $ cairn get dec --json | jq -r '.status, (.last_seen != null)'
 > accepted
 > true
 # 203 days after the fact was last seen: stale and retired in one run;
-# rules, capabilities, procedures (and notes) never decay; dec was just read
+# rules, capabilities, procedures (and notes) never decay; dec, read on
+# 04-02, is 171 days unseen: stale again, not retired
 $ CAIRN_NOW=2026-09-20T00:00:00Z cairn gc --json | jq -c '[.stale, .retired]'
-> [1,1]
+> [2,1]
 $ cairn list --status all --json | jq -r '.[] | "\(.id) \(.status)"' | sort
 > cap accepted
-> dec accepted
+> dec stale
 > fact retired
 > note accepted
 > proc accepted
@@ -83,3 +84,12 @@ $ cairn supersede onlyone
 ? 2
 $ cairn gc extra
 ? 2
+# a read revives a stale record to the status it had before: unverified
+# stays unverified (it is not promoted to accepted by being read)
+$ printf '%s\n' '{"id":"unv","kind":"fact","key":"env:node","status":"unverified","title":"Node version","body":"Node 20 is required.","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}' | cairn import >/dev/null
+$ CAIRN_NOW=2026-05-01T00:00:00Z cairn gc --json | jq -r .now
+> 2026-05-01T00:00:00Z
+$ cairn get unv --json | jq -r .status
+> stale
+$ CAIRN_NOW=2026-05-01T01:00:00Z cairn read env:node --json | jq -r .status
+> unverified
