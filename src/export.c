@@ -290,6 +290,10 @@ static int import_row(struct cairn_db *db, const char *schema,
 		sbuf_adds(&hb, v[4]);
 		sbuf_addc(&hb, '\0');
 		sbuf_adds(&hb, v[5]);
+		if (hb.err) {
+			rc = store_error(db, hb.err, "import: out of memory");
+			goto out;
+		}
 		util_sha256_hex(sbuf_str(&hb), hb.len, hash);
 		v[23] = hash;
 	}
@@ -300,6 +304,10 @@ static int import_row(struct cairn_db *db, const char *schema,
 	for (i = 0; i < ARRAY_SIZE(rec_cols); i++)
 		sbuf_addf(&sql, "%s?%zu", i ? "," : "", i + 1);
 	sbuf_addc(&sql, ')');
+	if (sql.err) { /* found by tests/unit_faults.c */
+		rc = store_error(db, sql.err, "import: out of memory");
+		goto out;
+	}
 	src = sqlite3_prepare_v2(db->sql, sbuf_str(&sql), -1, &st, NULL);
 	if (src != SQLITE_OK) {
 		rc = store_sql_error(db, src, "importing");
@@ -341,6 +349,10 @@ static int import_row(struct cairn_db *db, const char *schema,
 			  "title, body, status, confidence, proof, origin, "
 			  "updated, hash) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,"
 			  "?10)", schema);
+		if (sql.err) {
+			rc = store_error(db, sql.err, "import: out of memory");
+			goto out;
+		}
 		for (e = h && h->type == JSON_ARRAY ? h->child : NULL; e;
 		     e = e->next) {
 			const char *t = NULL, *b = NULL, *s = NULL, *p = NULL,

@@ -34,6 +34,7 @@ struct fts_reg {
 	struct tok_opts opts;        /* the options, pointing at the copies */
 	struct tok *tok;             /* loaded on first use; NULL until then */
 	char errmsg[FTS_ERRMSG_MAX]; /* why the last load or run failed */
+	int open_rc;                 /* tok_open's code when the load failed */
 };
 
 /* Adapts tok_emit_fn to FTS5's xToken. */
@@ -67,6 +68,7 @@ static struct tok *reg_tok(struct fts_reg *reg, char *err, size_t errsize)
 		      sizeof(reg->errmsg));
 	if (rc) {
 		reg->tok = NULL;
+		reg->open_rc = rc;
 		if (err && errsize)
 			snprintf(err, errsize, "%s", reg->errmsg);
 		return NULL;
@@ -119,8 +121,9 @@ static int fts_tokenize(Fts5Tokenizer *p, void *ctx, int flags,
 	int rc;
 
 	t = reg_tok(reg, NULL, 0);
-	if (!t)
-		return SQLITE_ERROR;
+	if (!t) /* out of memory is not a broken tokenizer (unit_faults) */
+		return reg->open_rc == CAIRN_NOMEM ? SQLITE_NOMEM
+						   : SQLITE_ERROR;
 	if (ntext <= 0)
 		return SQLITE_OK;
 	if (flags & FTS5_TOKENIZE_QUERY)

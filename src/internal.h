@@ -50,6 +50,8 @@ char *util_strndup(const char *s, size_t n);
  * 0 disables. Used by fault-injection tests only.
  */
 void util_fail_alloc_after(long n);
+/* Test hook: allocations left before the armed failure (0: it happened or none is armed). */
+long util_fail_alloc_pending(void);
 
 /* ----------------------------------------------------------- string buffer */
 

@@ -1927,7 +1927,10 @@ static int read_file(struct run *r, size_t fi)
 		if (rc == CAIRN_NOMEM)
 			goto out;
 		run_msg(r, 1, rc, f->rel, 0, "%s",
-			rc == CAIRN_TOOBIG ? "file is larger than 4 MiB" : err);
+			rc == CAIRN_TOOBIG
+				? "file is over the 4 MiB limit of a seeded "
+				  "file (SEED_MAX_FILE): split it"
+				: err);
 		rc = CAIRN_OK;
 		goto out;
 	}
@@ -1950,10 +1953,20 @@ static int read_file(struct run *r, size_t fi)
 	{
 		long bad = util_utf8_invalid_at(t, k);
 
+		const char *nul = memchr(t, '\0', k);
+
 		if (bad >= 0) {
 			run_msg(r, 1, CAIRN_INVALID, f->rel,
 				line_of(x.ls, x.nls, (size_t)bad),
 				"not valid UTF-8 (byte %ld)", bad);
+			goto out;
+		}
+		/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
+		if (nul) {
+			run_msg(r, 1, CAIRN_INVALID, f->rel,
+				line_of(x.ls, x.nls, (size_t)(nul - t)),
+				"holds a NUL byte (byte %ld): not a text file",
+				(long)(nul - t));
 			goto out;
 		}
 	}
@@ -2236,16 +2249,17 @@ static int walk(struct run *r, const char *rel)
 
 /* Lexically normalise a relative path: drop ".", empty parts, a final "/".
  * NULL for ".." or out of memory. */
-static char *norm_rel(const char *s)
+static int norm_rel(const char *s, char **out)
 {
 	struct sbuf sb = SBUF_INIT;
 
+	*out = NULL;
 	while (*s) {
 		size_t n = strcspn(s, "/");
 
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
 			sbuf_release(&sb);
-			return NULL;
+			return CAIRN_INVALID;
 		}
 		if (n > 0 && !(n == 1 && s[0] == '.')) {
 			if (sb.len)
@@ -2258,11 +2272,10 @@ static char *norm_rel(const char *s)
 	}
 	if (sb.err) {
 		sbuf_release(&sb);
-		return NULL;
+		return CAIRN_NOMEM;
 	}
-	if (!sb.buf)
-		return util_strdup("");
-	return sbuf_detach(&sb, NULL);
+	*out = sb.buf ? sbuf_detach(&sb, NULL) : util_strdup("");
+	return *out ? CAIRN_OK : CAIRN_NOMEM;
 }
 
 /*
@@ -2277,6 +2290,7 @@ static int resolve_path(struct run *r, const char *in, char **rel,
 	struct stat st;
 	size_t rl = strlen(r->root);
 	const char *p;
+	int rc = CAIRN_OK;
 
 	*rel = NULL;
 	*exists = 0;
@@ -2298,9 +2312,10 @@ static int resolve_path(struct run *r, const char *in, char **rel,
 	}
 	if (strcmp(p, r->root) == 0) {
 		*rel = util_strdup("");
+		rc = *rel ? CAIRN_OK : CAIRN_NOMEM;
 	} else if (strncmp(p, r->root, rl) == 0 &&
 		   (p[rl] == '/' || strcmp(r->root, "/") == 0)) {
-		*rel = norm_rel(p + rl + (p[rl] == '/'));
+		rc = norm_rel(p + rl + (p[rl] == '/'), rel);
 	} else {
 		sbuf_release(&sb);
 		return store_error(r->db, CAIRN_INVALID,
@@ -2308,7 +2323,9 @@ static int resolve_path(struct run *r, const char *in, char **rel,
 				   r->root);
 	}
 	sbuf_release(&sb);
-	if (!*rel)
+	if (rc == CAIRN_NOMEM) /* not "leaves the workspace" (unit_faults) */
+		return store_error(r->db, CAIRN_NOMEM, "out of memory");
+	if (rc)
 		return store_error(r->db, CAIRN_INVALID,
 				   "'%s' leaves the workspace", in);
 	return CAIRN_OK;
@@ -2795,9 +2812,14 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		/* KEEP_TIMES: store our hash and link; times are "now" */
 		rc = cairn_record_write(r->db, &rec, CAIRN_WRITE_KEEP_TIMES,
 					NULL);
-		if (rc)
+		if (rc) {
+			/* a copy: store_error writes the buffer it reads */
+			char why[STORE_ERRMSG];
+
+			snprintf(why, sizeof(why), "%s", cairn_errmsg(r->db));
 			store_error(r->db, rc, "%s:%ld: %s", f->rel, c->line,
-				    cairn_errmsg(r->db));
+				    why);
+		}
 	}
 out:
 	sqlite3_finalize(retire);

@@ -31,6 +31,16 @@ void util_fail_alloc_after(long n)
 	fail_countdown = n;
 }
 
+/*
+ * Allocations still to go before the injected failure (0: it happened, or
+ * injection is off). Test-only (tests/unit_faults.c): a run that ends with
+ * this above 0 never reached its N-th allocation.
+ */
+long util_fail_alloc_pending(void)
+{
+	return fail_countdown;
+}
+
 static int should_fail(void)
 {
 	if (fail_countdown <= 0)
