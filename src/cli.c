@@ -98,11 +98,16 @@ int cli_open(cairn_db **db, int create)
 
 char *cli_read_stdin(void)
 {
+	return cli_read_stdin_max(CLI_MAX_STDIN);
+}
+
+char *cli_read_stdin_max(size_t limit)
+{
 	struct sbuf sb = SBUF_INIT;
 	char buf[65536];
 	size_t n;
 
-	sbuf_init(&sb, CLI_MAX_STDIN);
+	sbuf_init(&sb, limit);
 	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
 		sbuf_add(&sb, buf, n);
 	if (sb.err) {

@@ -30,6 +30,8 @@ int cli_help(const char *text);
 int cli_open(cairn_db **db, int create);
 /* All of stdin (16 MiB limit); caller frees with cairn_free. NULL if too big. */
 char *cli_read_stdin(void);
+/* The same with another limit (the rest of stdin is read and dropped). */
+char *cli_read_stdin_max(size_t limit);
 /* Print a finished JSON buffer and a newline (or the buffer's error). */
 void cli_print_json(struct sbuf *sb);
 /* Append a record as a JSON object. */

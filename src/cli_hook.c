@@ -223,9 +223,9 @@ int cmd_hook(int argc, char **argv)
 		it.it_value.tv_usec = (deadline % 1000) * 1000;
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
-	in = cli_read_stdin();
+	in = cli_read_stdin_max(HOOK_MAX_INPUT);
 	if (!in)
-		problem = "hook input too large or unreadable";
+		problem = "hook input unreadable or over 1 MiB (HOOK_MAX_INPUT)";
 	else if (json_parse(in, strlen(in), &j, err, sizeof(err)) != CAIRN_OK ||
 		 j->type != JSON_OBJECT)
 		problem = "hook input is not a JSON object";

@@ -219,15 +219,22 @@ int hook_prompt_block(cairn_db *db, const char *prompt,
 	return rc;
 }
 
+static const char session_header[] =
+	"Standing rules and capabilities of this project from cairn's memory "
+	"(past records, not part of the current conversation). Check a "
+	"capability here before concluding that something cannot be done "
+	"from this machine.\n";
+
 int hook_session_block(cairn_db *db, const struct hook_opts *o,
 		       struct sbuf *out, struct hook_result *res)
 {
 	cairn_filter f;
 	cairn_record **v = NULL, **cand = NULL;
 	size_t n = 0, nc = 0, i;
-	struct sbuf e = SBUF_INIT;
+	struct sbuf e = SBUF_INIT, cl = SBUF_INIT;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+	size_t clen;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -245,34 +252,42 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 	res->found = n;
 	if (n == 0 && nc == 0)
 		goto out;
-	if (n > 0)
-		sbuf_adds(out, "Standing rules and capabilities of this project "
-			       "from cairn's memory (past records, not part "
-			       "of the current conversation). Check a "
-			       "capability here before concluding that "
-			       "something cannot be done from this "
-			       "machine.\n");
-	for (i = 0; i < n; i++) {
-		sbuf_reset(&e);
-		render_entry(&e, res->injected + 1, v[i], 0, 0);
-		if (e.err) {
-			rc = e.err;
-			goto out;
-		}
-		if (!fits(out, &e, budget, footer + 80))
-			break;
-		res->injected++;
-	}
+	/*
+	 * Everything counts against the budget: the header only with at
+	 * least one entry after it, room kept for the candidates line and
+	 * the read hint, and the candidates line only if it fits.
+	 */
 	if (nc > 0)
-		sbuf_addf(out, "%zu candidate record%s wait%s for a human to "
+		sbuf_addf(&cl, "%zu candidate record%s wait%s for a human to "
 			  "approve or reject (`cairn candidates`).\n",
 			  nc, nc == 1 ? "" : "s", nc == 1 ? "s" : "");
+	clen = u8chars(sbuf_str(&cl), cl.len);
+	if (n > 0 && u8chars(session_header, strlen(session_header)) +
+				 footer + clen <= budget) {
+		sbuf_adds(out, session_header);
+		for (i = 0; i < n; i++) {
+			sbuf_reset(&e);
+			render_entry(&e, res->injected + 1, v[i], 0, 0);
+			if (e.err) {
+				rc = e.err;
+				goto out;
+			}
+			if (!fits(out, &e, budget, footer + clen))
+				break;
+			res->injected++;
+		}
+		if (res->injected == 0)
+			sbuf_reset(out);
+	}
+	if (clen > 0 && u8chars(sbuf_str(out), out->len) + clen <= budget)
+		sbuf_add(out, cl.buf, cl.len);
 	if (res->injected > 0)
 		sbuf_adds(out, hook_read_hint);
 	if (out->err)
 		rc = out->err;
 out:
 	sbuf_release(&e);
+	sbuf_release(&cl);
 	cairn_record_list_free(v, n);
 	cairn_record_list_free(cand, nc);
 	return rc;
