@@ -29,6 +29,9 @@
  * kind or status the filter excludes, or keep a vector of a changed text
  * (the schema's triggers delete it; the cache reloads when rows change).
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -212,9 +215,14 @@ dots_i8_avx2(const signed char *rows, const float *scale, size_t n, int dim,
  * __builtin_cpu_init() here (it would run on every call) */
 static int cpu_has_avx2(void)
 {
-	return __builtin_cpu_supports("avx2") &&
-	       __builtin_cpu_supports("fma") &&
-	       __builtin_cpu_supports("f16c");
+	unsigned a, b, c, d;
+
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+		return 0;
+	/* F16C: CPUID leaf 1, ECX bit 29 (clang has no "f16c" feature name) */
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	return (c >> 29) & 1u;
 }
 #else
 #define VEC_HAVE_AVX2 0
