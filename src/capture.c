@@ -48,7 +48,9 @@
  * command makes a long title); utf8_tail() then drops a code point cut in
  * half, so the compiler's truncation warning is not an error here.
  */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 #define CMD_MAX_WORDS 64     /* words kept per command part */
 #define CMD_MAX_PARTS 16     /* parts (&& ; | ||) classified per command */
