@@ -1153,17 +1153,19 @@ static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 			     (const char *)sqlite3_column_text(st, 2));
 		t = index_of(statuses, ARRAY_SIZE(statuses),
 			     (const char *)sqlite3_column_text(st, 3));
-		if (bytes != s->dim * 2 || !b || !id || k < 0 || t < 0 ||
-		    strlen(id) >= VECTOR_ID_MAX) {
-			sqlite3_finalize(st);
+		if (id && strlen(id) >= VECTOR_ID_MAX)
+			continue; /* an id this long stays lexical-only */
+		if (bytes != s->dim * 2 || !b || !id || k < 0 || t < 0) {
+			long long bad = sqlite3_column_int64(st, 0);
+			int dim = s->dim;
+
+			sqlite3_finalize(st); /* after the last column read */
 			schema_clear(s);
 			return store_error(db, CAIRN_CORRUPT,
 					   "the %s store's vector of record "
 					   "%lld is damaged (%d bytes for %d "
 					   "dimensions): run 'cairn reindex'",
-					   schema,
-					   (long long)sqlite3_column_int64(st, 0),
-					   bytes, s->dim);
+					   schema, bad, bytes, dim);
 		}
 		row = s->mat + i * (size_t)s->dim;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -41,7 +41,8 @@ struct cairn_db;
 
 #define VECTOR_MAX_K 200    /* most hits one search returns */
 #define VECTOR_MAX_DIM 4096 /* widest vector stored or searched */
-#define VECTOR_ID_MAX 64    /* bytes of a record id, NUL included */
+#define VECTOR_ID_MAX 256   /* bytes of a record id, NUL included; records with
+				longer ids are searched lexically only */
 
 struct vector_hit {
 	char id[VECTOR_ID_MAX]; /* record id */

@@ -96,3 +96,7 @@ $ cairn model --help
 ~ ^usage: cairn model info FILE.gguf
 $ printf 'not a gguf' > x.gguf; cairn model info x.gguf
 ? 1
+# a record id longer than the vector cache keeps (255 bytes) is embedded
+# but searched lexically only: recall does not call the store damaged
+$ printf '{"id":"%s","kind":"fact","title":"Long id","body":"the cat with a long id"}\n' "$(printf 'x%.0s' $(seq 300))" | cairn import >/dev/null && cairn reindex --provider static --model a.cairnvec --yes >/dev/null 2>&1; cairn recall --json "kitten" 2>/dev/null | jq -r '.hits | length > 0'
+> true
