@@ -47,6 +47,12 @@ static const char eval_help[] =
 	"calibrated from the probes; then every query is asked with k hits and\n"
 	"no receipt.\n"
 	"\n"
+	"Hybrid recall: with an embedding provider in the environment\n"
+	"(CAIRN_EMBED_PROVIDER and CAIRN_EMBED_MODEL, as for `cairn reindex`),\n"
+	"the temporary store's records are embedded before calibration, the\n"
+	"cosine floor is calibrated from the probes too, and recall fuses BM25\n"
+	"and vectors; without one, recall is lexical only.\n"
+	"\n"
 	"A workspace folder (DIR with docs/ and no corpus.jsonl, or any DIR\n"
 	"with docs/ under --seed) is measured seeding included: a copy of\n"
 	"DIR/docs is seeded as `cairn seed --no-git docs` would, and answer ids\n"
@@ -244,6 +250,9 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		       "calibrated)\n",
 		       r->floor, r->floor_min, r->floor_max, r->calibrated,
 		       r->stores);
+	if (r->embed_identity[0])
+		printf("vectors  %zu records embedded (hybrid recall): %s\n",
+		       r->embedded, r->embed_identity);
 	if (r->seeded)
 		printf("seed     %zu files -> %zu records in %.3f s (%.0f "
 		       "records/s, no git)\n",

@@ -46,6 +46,8 @@
 #include "json.h"
 #include "seed.h"
 #include "store.h"
+#include "embed.h"
+#include "vector.h"
 
 /* ================================================================ scoring */
 
@@ -880,6 +882,35 @@ out:
 	return rc;
 }
 
+/*
+ * When an embedding provider is configured (CAIRN_EMBED_* in the
+ * environment: the temporary store has no settings of its own), embed the
+ * store's records so that its recall is hybrid, as a reindexed workspace's
+ * is. Lexical-only otherwise.
+ */
+static int embed_job(struct eval_ctx *c, cairn_db *db)
+{
+	struct embedder *e = NULL;
+	struct vector_reindex_result res;
+	int rc;
+
+	rc = vector_embedder(db, &e);
+	if (rc)
+		return fail(c, rc, "embedding provider: %s", cairn_errmsg(db));
+	if (!e)
+		return CAIRN_OK;
+	memset(&res, 0, sizeof(res));
+	rc = vector_reindex(db, e, 0, NULL, NULL, &res);
+	if (rc)
+		return fail(c, rc, "embedding the corpus: %s",
+			    cairn_errmsg(db));
+	c->r->embedded += (size_t)res.embedded;
+	if (!c->r->embed_identity[0])
+		embed_identity_string(embed_identity(e), c->r->embed_identity,
+				      sizeof(c->r->embed_identity));
+	return CAIRN_OK;
+}
+
 /* Calibrate db from the probes that apply to job j (its group, or none). */
 static int calibrate_job(struct eval_ctx *c, cairn_db *db,
 			 const struct eval_job *j, double *floor_out,
@@ -1110,6 +1141,9 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 		rc = seed_store(c, db, j);
 	else
 		rc = load_rows(c, db, j);
+	if (rc)
+		goto out;
+	rc = embed_job(c, db);
 	if (rc)
 		goto out;
 	rc = calibrate_job(c, db, j, &cal_floor, &calibrated);
@@ -1586,6 +1620,12 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 	if (r->hooked)
 		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d}",
 			  r->hook_budget, r->hook_k);
+	if (r->embed_identity[0]) {
+		sbuf_addf(sb, ",\"vectors\":{\"embedded\":%zu,\"identity\":",
+			  r->embedded);
+		json_add_strz(sb, r->embed_identity);
+		sbuf_addc(sb, '}');
+	}
 	sbuf_addc(sb, '}');
 }
 

@@ -194,7 +194,10 @@ struct eval_report {
 	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
 	size_t hook_budget;          /* the budget they were rendered with */
 	int hook_k;                  /* the hook's entries per prompt */
-	double load_s;               /* seconds spent loading and calibrating */
+	size_t embedded;             /* records given vectors (a provider is configured:
+					CAIRN_EMBED_*; recall is then hybrid) */
+	char embed_identity[1200];   /* the vector identity used, "" when lexical only */
+	double load_s;               /* seconds spent loading, embedding and calibrating */
 	double query_s;              /* seconds spent answering queries */
 	double elapsed_s;            /* seconds for the whole run */
 };

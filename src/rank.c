@@ -57,13 +57,16 @@ void rank_config_default(struct rank_config *cfg)
 	/*
 	 * SPEC 5.2: events and facts decay after a window, advice less,
 	 * decisions, rules, procedures and capabilities not at all (SPEC 5.5:
-	 * they never decay); undated records never (rank_decay).
+	 * they never decay); undated records never (rank_decay). Notes do not
+	 * decay by default either: a note's date says when it was written,
+	 * not that it has aged (with note decay, `cairn eval` -- whose corpus
+	 * rows are dated notes -- ranked by recency: adr-workspace R@3 fell
+	 * to 0.15).
 	 */
 	cfg->decay[0] = (struct rank_decay){ "event", 30, 90 };
 	cfg->decay[1] = (struct rank_decay){ "fact", 180, 365 };
-	cfg->decay[2] = (struct rank_decay){ "note", 90, 365 };
-	cfg->decay[3] = (struct rank_decay){ "history", 365, 730 };
-	cfg->decay[4] = (struct rank_decay){ "finding", 180, 730 };
+	cfg->decay[2] = (struct rank_decay){ "history", 365, 730 };
+	cfg->decay[3] = (struct rank_decay){ "finding", 180, 730 };
 }
 
 static int parse_num(const char *v, double lo, double hi, double *out)
