@@ -943,20 +943,7 @@ const char *bert_name(const struct bert_model *m)
 
 static int sha_cache_dir(char *buf, size_t size)
 {
-	const char *d = getenv("CAIRN_CACHE_DIR"), *x, *h;
-	int n;
-
-	x = getenv("XDG_CACHE_HOME");
-	h = getenv("HOME");
-	if (d)
-		n = *d ? snprintf(buf, size, "%s", d) : -1;
-	else if (x && x[0] == '/')
-		n = snprintf(buf, size, "%s/cairn", x);
-	else if (h && *h)
-		n = snprintf(buf, size, "%s/.cache/cairn", h);
-	else
-		n = -1;
-	return n > 0 && (size_t)n < size;
+	return util_cache_dir(NULL, buf, size);
 }
 
 /* The cache file's name and the line it must hold, less the digest. 0

@@ -100,6 +100,13 @@ void util_sha256_hex(const void *data, size_t len, char out[65]);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);
+/*
+ * The cache directory of compiled tables and digests: override if not NULL,
+ * else $CAIRN_CACHE_DIR, else $XDG_CACHE_HOME/cairn, else ~/.cache/cairn.
+ * An empty override or $CAIRN_CACHE_DIR turns caching off. 1 when buf holds
+ * a directory, 0 when there is none (or it does not fit).
+ */
+int util_cache_dir(const char *override, char *buf, size_t size);
 /* Byte length of the UTF-8 sequence whose lead byte is c (1 for a bad byte). */
 size_t util_u8len(unsigned char c);
 /* Validate UTF-8; returns -1 if valid, else the offset of the first bad byte. */

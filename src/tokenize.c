@@ -950,22 +950,7 @@ static int key_add_opencc(struct sbuf *key, const char *cfg)
  */
 static int cache_dir(const struct tok_opts *o, char *buf, size_t size)
 {
-	const char *d = o->cache_dir, *x, *h;
-	int n;
-
-	if (!d)
-		d = getenv("CAIRN_CACHE_DIR");
-	x = getenv("XDG_CACHE_HOME");
-	h = getenv("HOME");
-	if (d)
-		n = *d ? snprintf(buf, size, "%s", d) : -1;
-	else if (x && x[0] == '/')
-		n = snprintf(buf, size, "%s/cairn", x);
-	else if (h && *h)
-		n = snprintf(buf, size, "%s/.cache/cairn", h);
-	else
-		n = -1;
-	return n > 0 && (size_t)n < size;
+	return util_cache_dir(o->cache_dir, buf, size);
 }
 
 /*

@@ -389,3 +389,20 @@ int util_streq(const char *a, const char *b)
 		return a == b;
 	return strcmp(a, b) == 0;
 }
+
+int util_cache_dir(const char *override, char *buf, size_t size)
+{
+	const char *d = override ? override : getenv("CAIRN_CACHE_DIR");
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int n;
+
+	if (d)
+		n = *d ? snprintf(buf, size, "%s", d) : -1;
+	else if (x && x[0] == '/')
+		n = snprintf(buf, size, "%s/cairn", x);
+	else if (h && *h)
+		n = snprintf(buf, size, "%s/.cache/cairn", h);
+	else
+		n = -1;
+	return n > 0 && (size_t)n < size;
+}
