@@ -55,6 +55,23 @@ extern const char *test_tmpdir; /* a fresh private directory for this run */
 struct cairn_db;
 struct cairn_db *test_store(const char *name, char *root, size_t rootsize);
 
+/*
+ * Write text to the file ROOT/REL, making the folders of REL below ROOT;
+ * the full path goes to path, which holds 1024 bytes. A failure fails the
+ * current case.
+ */
+void test_write_file(const char *root, const char *rel, const char *text,
+		     char *path);
+
+/*
+ * Write one record with these fields (any may be NULL; confidence unset)
+ * and return its id (free with cairn_free), or NULL after failing the
+ * current case.
+ */
+char *test_write_record(struct cairn_db *db, const char *kind,
+			const char *status, const char *origin,
+			const char *key, const char *title, const char *body);
+
 /* Run one case: RUN(test_fn). Counts it as passed or failed. */
 void test_run(const char *name, void (*fn)(void));
 #define RUN(fn) test_run(#fn, fn)

@@ -5,7 +5,6 @@
  * capture_transcript on a store: candidates only, one per key, proof added
  * not duplicated, accepted keys left alone, secrets masked, bounded reads.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +26,6 @@ static cairn_db *ws_open(const char *name)
 
 	snprintf(full, sizeof(full), "capture-%s", name);
 	return test_store(full, ws_root, sizeof(ws_root));
-}
-
-static void put(const char *rel, const char *text, char *path)
-{
-	FILE *f;
-
-	snprintf(path, 1024, "%s/%s", ws_root, rel);
-	f = fopen(path, "w");
-	CHECK_MSG(f != NULL, "cannot write %s: %s", path, strerror(errno));
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
 }
 
 /* A Claude Code Bash call and its result as two JSONL lines. */
@@ -384,7 +370,7 @@ static void test_transcript_store(void)
 	add_call(&sb, "s1", 4, "\"ls -la\"", "\"total 0\"", 0);
 	add_call(&sb, "s1", 5, "\"gh auth status\"", "\"Logged in to github.com\"", 0);
 	sbuf_adds(&sb, "{not json\n");
-	put("t1.jsonl", sbuf_str(&sb), path);
+	test_write_file(ws_root, "t1.jsonl", sbuf_str(&sb), path);
 	/* the transcript really holds the secrets (so the checks below can fail) */
 	CHECK(strstr(sbuf_str(&sb), AWS_ID) && strstr(sbuf_str(&sb), GH_TOKEN));
 	sbuf_release(&sb);
@@ -454,7 +440,7 @@ static void test_transcript_store(void)
 	memset(&sb, 0, sizeof(sb));
 	add_call(&sb, "s2", 1, "\"aws s3 sync out s3://rel-bucket/\"", "\"upload: out/x to s3://rel-bucket/x\"", 0);
 	add_call(&sb, "s2", 2, "\"gh auth status\"", "\"Logged in to github.com\"", 0);
-	put("t2.jsonl", sbuf_str(&sb), path2);
+	test_write_file(ws_root, "t2.jsonl", sbuf_str(&sb), path2);
 	sbuf_release(&sb);
 	memset(&g, 0, sizeof(g));
 	CHECK_INT(capture_transcript(db, path2, &o, &st, err, sizeof(err)), CAIRN_OK);
@@ -498,7 +484,7 @@ static void test_secret_negative_control(void)
 	if (!ws_dir("negctl"))
 		return;
 	add_call(&sb, "s9", 1, "\"AWS_ACCESS_KEY_ID=" AWS_ID " aws sts get-caller-identity\"", "\"{}\"", 0);
-	put("neg.jsonl", sbuf_str(&sb), path);
+	test_write_file(ws_root, "neg.jsonl", sbuf_str(&sb), path);
 	sbuf_release(&sb);
 	memset(&o, 0, sizeof(o));
 	o.dry_run = 1;
@@ -528,7 +514,7 @@ static void test_option_masking(void)
 
 	if (!ws_dir("mask"))
 		return;
-	put("mask.jsonl",
+	test_write_file(ws_root, "mask.jsonl",
 	    "{\"cmd\":\"docker login -u bot -p Sup3rS3cretPw0rd reg.acme.io\",\"exit\":0,\"output\":\"Login Succeeded\"}\n"
 	    "{\"cmd\":\"redis-cli -h cache.acme.io -a 'R3dPa55word' ping\",\"exit\":0,\"output\":\"PONG\"}\n"
 	    "{\"cmd\":\"vercel deploy --prod --token=abcd1234efgh5678\",\"exit\":0,\"output\":\"ok\"}\n"
@@ -562,7 +548,7 @@ static void test_generic_and_reflect(void)
 
 	if (!ws_dir("generic"))
 		return;
-	put("ops.jsonl",
+	test_write_file(ws_root, "ops.jsonl",
 	    "{\"time\":\"2025-06-03T10:00:00Z\",\"cmd\":\"docker push reg.io/api:1\",\"exit\":0,\"output\":\"digest: sha256:ab\"}\n"
 	    "{\"time\":1717408800,\"cmd\":\"ssh web2 uptime\",\"exit\":255,\"output\":\"Connection timed out\"}\n"
 	    "{\"time\":\"2025-06-03T10:02:00Z\",\"cmd\":\"kubectl apply -f k8s\",\"output\":\"configured\"}\n"
@@ -626,7 +612,7 @@ static void test_bounds(void)
 	for (i = 0; i < 2000; i++)
 		sbuf_addf(&sb, "{\"type\":\"assistant\",\"sessionId\":\"s1\",\"message\":{\"content\":\"filler line %zu\"}}\n", i);
 	add_call(&sb, "s1", 2, "\"redis-cli ping\"", "\"PONG\"", 0);
-	put("big.jsonl", sbuf_str(&sb), path);
+	test_write_file(ws_root, "big.jsonl", sbuf_str(&sb), path);
 	sbuf_release(&sb);
 	/* a line over INGEST_MAX_LINE is skipped and counted */
 	fp = fopen(path, "a");

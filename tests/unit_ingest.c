@@ -3,7 +3,6 @@
  * generic lines, the skip rules, times, cuts, stable ids, idempotent
  * re-ingest, the secret filter, and a session's order and --around window.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +23,6 @@ static cairn_db *ws_open(const char *name)
 
 	snprintf(full, sizeof(full), "ingest-%s", name);
 	return test_store(full, ws_root, sizeof(ws_root));
-}
-
-/* Write a file in the workspace; its full path goes to path[1024]. */
-static void put(const char *rel, const char *text, char *path)
-{
-	FILE *f;
-
-	snprintf(path, 1024, "%s/%s", ws_root, rel);
-	f = fopen(path, "w");
-	CHECK_MSG(f != NULL, "cannot write %s: %s", path, strerror(errno));
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
 }
 
 /* Parse a line (NUL-terminated); returns rc, events in *ev / *n. */
@@ -361,7 +346,7 @@ static void test_ingest_file(void)
 
 	if (!db)
 		return;
-	put("t.jsonl", transcript, path);
+	test_write_file(ws_root, "t.jsonl", transcript, path);
 	memset(&o, 0, sizeof(o));
 	rc = cairn_ingest_file(db, path, &o, &rep);
 	CHECK_MSG(rc == CAIRN_OK, "%s", cairn_errmsg(db));
@@ -433,7 +418,7 @@ static void test_line_atomic(void)
 	if (!db)
 		return;
 	/* the session id holds a secret: every event of the line is refused */
-	put("x.jsonl",
+	test_write_file(ws_root, "x.jsonl",
 	    "{\"type\":\"assistant\",\"sessionId\":\"AKIAIOSFODNN7EXAMPLF\","
 	    "\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
 	    "{\"type\":\"tool_use\",\"name\":\"Bash\",\"input\":{\"command\":"
@@ -470,7 +455,7 @@ static void test_session_order(void)
 
 	if (!db)
 		return;
-	put("t.jsonl", transcript, path);
+	test_write_file(ws_root, "t.jsonl", transcript, path);
 	CHECK_INT(cairn_ingest_file(db, path, NULL, &rep), CAIRN_OK);
 	cairn_ingest_report_release(&rep);
 
@@ -536,7 +521,7 @@ static void test_recall_events(void)
 
 	if (!db)
 		return;
-	put("t.jsonl", transcript, path);
+	test_write_file(ws_root, "t.jsonl", transcript, path);
 	CHECK_INT(cairn_ingest_file(db, path, NULL, &rep), CAIRN_OK);
 	cairn_ingest_report_release(&rep);
 	memset(&ro, 0, sizeof(ro));

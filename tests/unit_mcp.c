@@ -218,19 +218,7 @@ static size_t count_records(cairn_db *db)
 static char *put(cairn_db *db, const char *kind, const char *key,
 		 const char *title, const char *body, const char *status)
 {
-	cairn_record r;
-	char *id = NULL;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = (char *)kind;
-	r.key = (char *)key;
-	r.title = (char *)title;
-	r.body = (char *)body;
-	r.status = (char *)status;
-	r.confidence = -1;
-	CHECK_MSG(cairn_record_write(db, &r, 0, &id) == CAIRN_OK, "%s",
-		  cairn_errmsg(db));
-	return id;
+	return test_write_record(db, kind, status, NULL, key, title, body);
 }
 
 /* A few records every tool test searches. */

@@ -3,7 +3,6 @@
  * issue 6): the status mapping, chunking, ids, idempotence, facts files,
  * front matter, links and the read-only rule.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +30,8 @@ static cairn_db *ws_open(const char *name)
 static void put(const char *rel, const char *text)
 {
 	char path[1024];
-	size_t i;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", ws_root, rel);
-	for (i = strlen(ws_root) + 1; path[i]; i++) {
-		if (path[i] == '/') {
-			path[i] = '\0';
-			mkdir(path, 0700);
-			path[i] = '/';
-		}
-	}
-	f = fopen(path, "w");
-	CHECK_MSG(f != NULL, "cannot write %s: %s", path, strerror(errno));
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
+	test_write_file(ws_root, rel, text, path);
 }
 
 static void rm(const char *rel)

@@ -16,20 +16,7 @@
 static char *write_simple(cairn_db *db, const char *kind, const char *status,
 			  const char *origin, const char *key, const char *body)
 {
-	cairn_record r;
-	char *id = NULL;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = (char *)kind;
-	r.status = (char *)status;
-	r.origin = (char *)origin;
-	r.key = (char *)key;
-	r.body = (char *)body;
-	r.confidence = -1;
-	rc = cairn_record_write(db, &r, 0, &id);
-	CHECK_MSG(rc == CAIRN_OK, "write: %s", cairn_errmsg(db));
-	return id;
+	return test_write_record(db, kind, status, origin, key, NULL, body);
 }
 
 /* EVIDENCE-OF: issue 2 -- database, -wal and -shm files are 0600 */

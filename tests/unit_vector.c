@@ -31,20 +31,7 @@ static double rnd(void) /* uniform in [-1, 1) */
 static char *write_rec(cairn_db *db, const char *kind, const char *status,
 		       const char *title, const char *body)
 {
-	cairn_record r;
-	char *id = NULL;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = (char *)kind;
-	r.status = (char *)status;
-	r.origin = (char *)"human";
-	r.title = (char *)title;
-	r.body = (char *)body;
-	r.confidence = -1;
-	rc = cairn_record_write(db, &r, 0, &id);
-	CHECK_MSG(rc == CAIRN_OK, "write: %s", cairn_errmsg(db));
-	return id;
+	return test_write_record(db, kind, status, "human", NULL, title, body);
 }
 
 static void test_f16(void)

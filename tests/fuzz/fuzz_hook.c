@@ -21,76 +21,32 @@
  *   make fuzz FUZZ_TARGETS=hook   (or build/san/replay_hook tests/fuzz/corpus/hook)
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hook.h"
 #include "json.h"
 
+#define FUZZ_STORE_NAME "hook"
+#include "fuzz_store.h"
+
 /* cli.c CLI_MAX_STDIN: cli_read_stdin refuses more */
 #define FUZZ_MAX_STDIN ((size_t)16 << 20)
 
-static cairn_db *db;
-static char dir[] = "/tmp/cairn-fuzz-hook-XXXXXX";
-
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	cairn_db_close(db);
-	db = NULL;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
+/* A record of origin "file" when it has a path, else "human". */
 static void put(const char *kind, const char *key, const char *body,
 		const char *status, const char *path)
 {
-	cairn_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = (char *)kind;
-	r.key = (char *)key;
-	r.title = (char *)"";
-	r.body = (char *)body;
-	r.status = (char *)status;
-	r.origin = (char *)(path ? "file" : "human");
-	r.src_path = (char *)path;
-	r.src_line = path ? 1 : 0;
-	r.confidence = -1;
-	if (cairn_record_write(db, &r, 0, NULL) != CAIRN_OK)
-		abort();
+	fuzz_store_put(kind, key, body, status, path ? "file" : "human", path);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char sub[128];
-	cairn_open_opts o;
-
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	setenv("CAIRN_GLOBAL", dir, 1);
-	snprintf(sub, sizeof(sub), "%s/cache", dir);
-	setenv("CAIRN_CACHE_DIR", sub, 1);
-	snprintf(sub, sizeof(sub), "%s/.cairn", dir);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	if (cairn_db_open(sub, &o, &db) != CAIRN_OK)
-		abort();
-	atexit(cleanup);
+	fuzz_store_open(NULL, 0);
 	put("fact", "deploy:staging",
 	    "Deploy to staging with make deploy-staging.\nIt takes 5 minutes.",
 	    NULL, NULL);

@@ -24,35 +24,17 @@
  *   make fuzz FUZZ_TARGETS=jsonl   (or build/san/replay_jsonl tests/fuzz/corpus/jsonl)
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ingest.h"
 #include "internal.h"
 #include "json.h"
 
-static cairn_db *db;
-static char dir[] = "/tmp/cairn-fuzz-jsonl-XXXXXX";
-
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	cairn_db_close(db);
-	db = NULL;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#define FUZZ_STORE_NAME "jsonl"
+#include "fuzz_store.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -62,25 +44,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		"{\"id\":\"r00000000000002\",\"kind\":\"decision\",\"body\":"
 		"\"We chose PostgreSQL.\",\"status\":\"accepted\"}",
 	};
-	char sub[128];
-	cairn_open_opts o;
 	size_t i;
 	int sk;
 
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	setenv("CAIRN_GLOBAL", dir, 1);
-	snprintf(sub, sizeof(sub), "%s/cache", dir);
-	setenv("CAIRN_CACHE_DIR", sub, 1);
-	snprintf(sub, sizeof(sub), "%s/.cairn", dir);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	if (cairn_db_open(sub, &o, &db) != CAIRN_OK)
-		abort();
-	atexit(cleanup);
+	fuzz_store_open(NULL, 0);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		if (cairn_import_line(db, lines[i], strlen(lines[i]), 0, 0,
 				      &sk) != CAIRN_OK)

@@ -18,72 +18,29 @@
  *   make fuzz FUZZ_TARGETS=mcp   (or build/san/replay_mcp tests/fuzz/corpus/mcp)
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "json.h"
 #include "mcp.h"
 
-static cairn_db *db;
-static char dir[] = "/tmp/cairn-fuzz-mcp-XXXXXX";
+#define FUZZ_STORE_NAME "mcp"
+#include "fuzz_store.h"
 
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	cairn_db_close(db);
-	db = NULL;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
+/* A record without a status. */
 static void put(const char *kind, const char *key, const char *body,
 		const char *origin, const char *path)
 {
-	cairn_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = (char *)kind;
-	r.key = (char *)key;
-	r.title = (char *)"";
-	r.body = (char *)body;
-	r.origin = (char *)origin;
-	r.src_path = (char *)path;
-	r.src_line = path ? 1 : 0;
-	r.confidence = -1;
-	if (cairn_record_write(db, &r, 0, NULL) != CAIRN_OK)
-		abort();
+	fuzz_store_put(kind, key, body, NULL, origin, path);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char sub[128];
-	cairn_open_opts o;
-
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	setenv("CAIRN_GLOBAL", dir, 1);
-	snprintf(sub, sizeof(sub), "%s/cache", dir);
-	setenv("CAIRN_CACHE_DIR", sub, 1);
-	snprintf(sub, sizeof(sub), "%s/.cairn", dir);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	if (cairn_db_open(sub, &o, &db) != CAIRN_OK)
-		abort();
-	atexit(cleanup);
+	fuzz_store_open(NULL, 0);
 	put("fact", "deploy:staging", "Deploy with make deploy-staging.",
 	    NULL, NULL);
 	put("decision", "db:engine", "We chose PostgreSQL for orders.", NULL,

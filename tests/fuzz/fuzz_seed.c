@@ -18,19 +18,17 @@
  *   make fuzz FUZZ_TARGETS=seed   (or build/san/replay_seed tests/fuzz/corpus/seed)
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "seed.h"
 
-static cairn_db *db;
-static char dir[] = "/tmp/cairn-fuzz-seed-XXXXXX";
+#define FUZZ_STORE_NAME "seed"
+#include "fuzz_store.h"
 
 static const char *const files[] = {
 	"docs/adr/0001-base.md",       /* seeded at start-up: updates, retires */
@@ -39,22 +37,6 @@ static const char *const files[] = {
 	".cairn/records/fuzz.facts.md", /* a facts file by its name */
 	"notes/fuzz.md",               /* a note named explicitly */
 };
-
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	cairn_db_close(db);
-	db = NULL;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void write_file(const char *rel, const void *data, size_t n)
 {
@@ -78,33 +60,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 					    "docs/decisions", "notes", "cache" };
 	char sub[256];
 	const char *p0 = files[0];
-	cairn_open_opts o;
 	cairn_seed_opts so;
 	cairn_seed_report rep;
-	size_t i;
 
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, subs[i]);
-		if (mkdir(sub, 0700) != 0)
-			abort();
-	}
-	setenv("CAIRN_GLOBAL", dir, 1);
-	snprintf(sub, sizeof(sub), "%s/cache", dir);
-	setenv("CAIRN_CACHE_DIR", sub, 1);
-	snprintf(sub, sizeof(sub), "%s/.cairn", dir);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	if (cairn_db_open(sub, &o, &db) != CAIRN_OK)
-		abort();
+	fuzz_store_open(subs, sizeof(subs) / sizeof(subs[0]));
 	snprintf(sub, sizeof(sub), "%s/.cairn/records", dir);
 	if (mkdir(sub, 0700) != 0)
 		abort();
-	atexit(cleanup);
 	write_file(p0, base, sizeof(base) - 1);
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
