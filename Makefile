@@ -21,9 +21,10 @@ WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl: headers only; embed_http.c loads it with dlopen() when an HTTP
-# provider is used, so that no other command pays for its ~30 libraries
-LINK_PKGS  := $(filter-out libcurl,$(PKGS))
+# libcurl and OpenBLAS: headers only; embed_http.c and bert.c load them
+# with dlopen() when an HTTP provider or a model is used, so that no other
+# command pays for libcurl's ~30 libraries or OpenBLAS's thread pool
+LINK_PKGS  := $(filter-out libcurl openblas,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 CFLAGS   ?= -O2 -g

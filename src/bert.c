@@ -68,6 +68,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include <cblas.h>
 
 #include "bert.h"
@@ -75,6 +77,44 @@
 #include "internal.h"
 #include "quant.h"
 #include "vocab.h"
+
+/*
+ * OpenBLAS is loaded with dlopen() by the first bert_load, not linked:
+ * linked, it starts its thread pool in every cairn process (the hook on
+ * each prompt, the MCP server) whether or not a model is ever used.
+ */
+#define BERT_LIBBLAS "libopenblas.so.0" /* Debian's libopenblas0 */
+
+static struct {
+	void (*sgemm)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,
+		      enum CBLAS_TRANSPOSE, blasint, blasint, blasint, float,
+		      const float *, blasint, const float *, blasint, float,
+		      float *, blasint);
+	void (*set_threads)(int);
+	char why[256]; /* "" when loaded */
+} blas;
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_load(void)
+{
+	void *h = dlopen(BERT_LIBBLAS, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(blas.why, sizeof(blas.why),
+			 "cannot load %s (install Debian's libopenblas0): %s",
+			 BERT_LIBBLAS, dlerror());
+		return;
+	}
+	*(void **)&blas.sgemm = dlsym(h, "cblas_sgemm");
+	*(void **)&blas.set_threads = dlsym(h, "openblas_set_num_threads");
+	if (!blas.sgemm || !blas.set_threads)
+		snprintf(blas.why, sizeof(blas.why),
+			 "%s has no cblas_sgemm/openblas_set_num_threads",
+			 BERT_LIBBLAS);
+}
+
+#define cblas_sgemm blas.sgemm
+#define openblas_set_num_threads blas.set_threads
 
 /* Limits on the hyper-parameters (published BERT-family encoders are far
  * below them; they keep every size computation inside size_t). */
@@ -778,6 +818,11 @@ int bert_load(const char *path, const struct bert_opts *opts,
 	int rc, il;
 
 	*out = NULL;
+	pthread_once(&blas_once, blas_load);
+	if (blas.why[0]) {
+		set_err(err, errsize, "%s", blas.why);
+		return CAIRN_IO;
+	}
 	if (!(m = util_calloc(1, sizeof(*m)))) {
 		set_err(err, errsize, "out of memory loading the model");
 		return CAIRN_NOMEM;
