@@ -560,14 +560,14 @@ int main(int argc, char **argv)
 	fprintf(f, ",\n  \"load_average\": {\"before\": %.2f, \"after\": %.2f}",
 		load_before, load_after);
 	fprintf(f, ",\n  \"cairn\": ");
-	bench_json_str(f, cairn_abs);
+	bench_json_str(f, cairn); /* as given: no path of this machine */
 	fprintf(f, ",\n");
 	put_stats(f, "hook_prompt", sh, 0);
 	put_stats(f, "hook_session_start", ss, 0);
 	put_stats(f, "baseline_version", sb, 0);
 	if (compare) {
 		fprintf(f, "  \"compare\": ");
-		bench_json_str(f, compare_abs);
+		bench_json_str(f, compare);
 		fprintf(f, ",\n");
 		put_stats(f, "compare_prompt", sc, 0);
 		fprintf(f, "  \"prompt_p50_vs_compare\": %.2f,\n",

@@ -444,7 +444,9 @@ def start_floors(a, env, names):
             t0 = time.perf_counter()
             subprocess.run(cmds[n], env=env, capture_output=True)
             xs.append((time.perf_counter() - t0) * 1000)
-        out[n] = {'command': ' '.join(os.path.basename(x) if i == 0 else x
+        # program and script by name only: no path of this machine
+        out[n] = {'command': ' '.join(os.path.basename(x) if os.path.isabs(x)
+                                      or i == 0 else x
                                       for i, x in enumerate(cmds[n][:2])),
                   'p50_ms': pct(xs, 50)}
     return out
