@@ -153,22 +153,9 @@ void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body)
 	json_add_strz(sb, r->proof);
 	sbuf_adds(sb, ",\"origin\":");
 	json_add_strz(sb, r->origin);
-	sbuf_adds(sb, ",\"source\":{\"path\":");
-	json_add_strz(sb, r->src_path);
-	sbuf_adds(sb, ",\"heading\":");
-	json_add_strz(sb, r->src_heading);
-	sbuf_adds(sb, ",\"line\":");
-	if (r->src_line > 0)
-		sbuf_addf(sb, "%ld", r->src_line);
-	else
-		sbuf_adds(sb, "null");
-	sbuf_adds(sb, ",\"commit\":");
-	json_add_strz(sb, r->src_commit);
-	sbuf_adds(sb, ",\"session\":");
-	json_add_strz(sb, r->src_session);
-	sbuf_adds(sb, ",\"tool\":");
-	json_add_strz(sb, r->src_tool);
-	sbuf_adds(sb, "},\"time\":");
+	sbuf_adds(sb, ",\"source\":");
+	json_add_source(sb, r);
+	sbuf_adds(sb, ",\"time\":");
 	json_add_strz(sb, r->time);
 	sbuf_adds(sb, ",\"created\":");
 	json_add_strz(sb, r->created);
@@ -199,32 +186,11 @@ void cli_print_records_json(cairn_record *const *v, size_t n)
 	sbuf_release(&sb);
 }
 
-/* "path:line (commit) > heading" or "session/tool", into sb. */
-void cli_source_text(struct sbuf *sb, const cairn_record *r)
-{
-	if (r->src_path) {
-		sbuf_adds(sb, r->src_path);
-		if (r->src_line > 0)
-			sbuf_addf(sb, ":%ld", r->src_line);
-		if (r->src_commit)
-			sbuf_addf(sb, " @%.8s", r->src_commit);
-		if (r->src_heading && *r->src_heading)
-			sbuf_addf(sb, " > %s", r->src_heading);
-	} else if (r->src_session || r->src_tool) {
-		sbuf_addf(sb, "session %s", r->src_session ? r->src_session
-							   : "-");
-		if (r->src_tool)
-			sbuf_addf(sb, ", %s", r->src_tool);
-	} else {
-		sbuf_adds(sb, r->origin);
-	}
-}
-
 static void print_record(const cairn_record *r)
 {
 	struct sbuf src = SBUF_INIT;
 
-	cli_source_text(&src, r);
+	util_source_text(&src, r);
 	printf("id:          %s\n", r->id);
 	printf("kind:        %s\n", r->kind);
 	printf("status:      %s\n", r->status);

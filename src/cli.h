@@ -38,8 +38,6 @@ void cli_print_json(struct sbuf *sb);
 void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body);
 /* Print n records as one JSON array (with bodies) and a newline. */
 void cli_print_records_json(cairn_record *const *v, size_t n);
-/* Append a record's provenance as one human-readable line. */
-void cli_source_text(struct sbuf *sb, const cairn_record *r);
 /* getopt_long wrapper (callers reset optind = 0 before the first call). */
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);

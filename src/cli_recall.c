@@ -64,7 +64,7 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	size_t shown = 0;
 	int lines = 0;
 
-	cli_source_text(&src, r);
+	util_source_text(&src, r);
 	printf("%zu. [%s · %s] %s\n", i + 1, r->kind, r->status,
 	       *r->title ? r->title : "(untitled)");
 	printf("   %s%s%s · relevance %.2f · id %s\n", sbuf_str(&src),

@@ -107,6 +107,11 @@ int util_read_file(const char *path, size_t limit, char **out, size_t *len,
  * a directory, 0 when there is none (or it does not fit).
  */
 int util_cache_dir(const char *override, char *buf, size_t size);
+/*
+ * A record's provenance in one line, into sb: "path:line @commit >
+ * heading", "session S, tool", or the origin. (CLI, MCP.)
+ */
+void util_source_text(struct sbuf *sb, const cairn_record *r);
 /* Byte length of the UTF-8 sequence whose lead byte is c (1 for a bad byte). */
 size_t util_u8len(unsigned char c);
 /* Validate UTF-8; returns -1 if valid, else the offset of the first bad byte. */

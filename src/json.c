@@ -901,3 +901,23 @@ void json_add_tree(struct sbuf *sb, const struct json *j)
 		}
 	}
 }
+
+void json_add_source(struct sbuf *sb, const cairn_record *r)
+{
+	sbuf_adds(sb, "{\"path\":");
+	json_add_strz(sb, r->src_path);
+	sbuf_adds(sb, ",\"heading\":");
+	json_add_strz(sb, r->src_heading);
+	sbuf_adds(sb, ",\"line\":");
+	if (r->src_line > 0)
+		sbuf_addf(sb, "%ld", r->src_line);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_adds(sb, ",\"commit\":");
+	json_add_strz(sb, r->src_commit);
+	sbuf_adds(sb, ",\"session\":");
+	json_add_strz(sb, r->src_session);
+	sbuf_adds(sb, ",\"tool\":");
+	json_add_strz(sb, r->src_tool);
+	sbuf_addc(sb, '}');
+}

@@ -70,6 +70,12 @@ void json_add_str(struct sbuf *sb, const char *s, size_t len);
 void json_add_strz(struct sbuf *sb, const char *s);
 /* Append a number: integers exactly, others with up to 17 significant digits. */
 void json_add_num(struct sbuf *sb, double v);
+/*
+ * A record's provenance as one JSON object: {"path","heading","line",
+ * "commit","session","tool"} (absent fields null). The CLI's --json and
+ * the MCP server write the same object.
+ */
+void json_add_source(struct sbuf *sb, const cairn_record *r);
 /* Append the tree j as compact JSON (keys in their original order). */
 void json_add_tree(struct sbuf *sb, const struct json *j);
 

@@ -551,48 +551,14 @@ static void add_s(struct sbuf *sb, const char *s)
 	json_add_strz(sb, s ? s : "");
 }
 
-/* "path:line @commit > heading", "session S, tool", or the origin. */
-static void source_text(struct sbuf *sb, const cairn_record *r)
-{
-	if (r->src_path) {
-		sbuf_adds(sb, r->src_path);
-		if (r->src_line > 0)
-			sbuf_addf(sb, ":%ld", r->src_line);
-		if (r->src_commit)
-			sbuf_addf(sb, " @%.8s", r->src_commit);
-		if (r->src_heading && *r->src_heading)
-			sbuf_addf(sb, " > %s", r->src_heading);
-	} else if (r->src_session || r->src_tool) {
-		sbuf_addf(sb, "session %s",
-			  r->src_session ? r->src_session : "-");
-		if (r->src_tool)
-			sbuf_addf(sb, ", %s", r->src_tool);
-	} else {
-		sbuf_adds(sb, r->origin ? r->origin : "");
-	}
-}
-
 static void add_source(struct sbuf *sb, const cairn_record *r)
 {
 	struct sbuf t = SBUF_INIT;
 
-	sbuf_adds(sb, "\"source\":{\"path\":");
-	json_add_strz(sb, r->src_path);
-	sbuf_adds(sb, ",\"heading\":");
-	json_add_strz(sb, r->src_heading);
-	sbuf_adds(sb, ",\"line\":");
-	if (r->src_line > 0)
-		sbuf_addf(sb, "%ld", r->src_line);
-	else
-		sbuf_adds(sb, "null");
-	sbuf_adds(sb, ",\"commit\":");
-	json_add_strz(sb, r->src_commit);
-	sbuf_adds(sb, ",\"session\":");
-	json_add_strz(sb, r->src_session);
-	sbuf_adds(sb, ",\"tool\":");
-	json_add_strz(sb, r->src_tool);
-	sbuf_adds(sb, "},\"source_text\":");
-	source_text(&t, r);
+	sbuf_adds(sb, "\"source\":");
+	json_add_source(sb, r);
+	sbuf_adds(sb, ",\"source_text\":");
+	util_source_text(&t, r);
 	if (t.err)
 		sb->err = t.err;
 	add_s(sb, sbuf_str(&t));

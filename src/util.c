@@ -406,3 +406,23 @@ int util_cache_dir(const char *override, char *buf, size_t size)
 		n = -1;
 	return n > 0 && (size_t)n < size;
 }
+
+void util_source_text(struct sbuf *sb, const cairn_record *r)
+{
+	if (r->src_path) {
+		sbuf_adds(sb, r->src_path);
+		if (r->src_line > 0)
+			sbuf_addf(sb, ":%ld", r->src_line);
+		if (r->src_commit)
+			sbuf_addf(sb, " @%.8s", r->src_commit);
+		if (r->src_heading && *r->src_heading)
+			sbuf_addf(sb, " > %s", r->src_heading);
+	} else if (r->src_session || r->src_tool) {
+		sbuf_addf(sb, "session %s",
+			  r->src_session ? r->src_session : "-");
+		if (r->src_tool)
+			sbuf_addf(sb, ", %s", r->src_tool);
+	} else {
+		sbuf_adds(sb, r->origin ? r->origin : "");
+	}
+}
