@@ -1994,11 +1994,18 @@ static int need_vocab(const struct bert_model *m, char *err, size_t errsize)
 	return CAIRN_INVALID;
 }
 
-int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
-	       float *out, char *err, size_t errsize)
+/*
+ * Tokenise texts in groups of BERT_TEXT_GROUP and run them: embeddings
+ * (query NULL; n_embd floats per text) or cross-encoder scores of
+ * (query, texts[i]) pairs (one float per text).
+ */
+static int run_texts(struct bert_model *m, const char *query,
+		     const char *const *texts, size_t n, float *out,
+		     char *err, size_t errsize)
 {
 	size_t g = n < BERT_TEXT_GROUP ? n : BERT_TEXT_GROUP, i0, i;
-	size_t cap = m->max_tokens;
+	size_t cap = m->max_tokens, qlen = query ? strlen(query) : 0;
+	size_t stride = query ? 1 : (size_t)m->n_embd;
 	int32_t *ids = NULL;
 	const int32_t **seqs = NULL;
 	size_t *lens = NULL;
@@ -2006,14 +2013,15 @@ int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
 
 	if (n == 0)
 		return CAIRN_OK;
-	if ((rc = check_mode(m, 0, err, errsize)) ||
+	if ((rc = check_mode(m, query != NULL, err, errsize)) ||
 	    (rc = need_vocab(m, err, errsize)))
 		return rc;
 	ids = util_calloc(g * cap, sizeof(*ids));
 	seqs = util_calloc(g, sizeof(*seqs));
 	lens = util_calloc(g, sizeof(*lens));
 	if (!ids || !seqs || !lens) {
-		set_err(err, errsize, "out of memory embedding %zu texts", n);
+		set_err(err, errsize, "out of memory %s %zu texts",
+			query ? "ranking" : "embedding", n);
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
@@ -2024,18 +2032,23 @@ int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
 			const char *t = texts[i0 + i] ? texts[i0 + i] : "";
 
 			seqs[i] = ids + i * cap;
-			rc = vocab_encode(m->vocab, t, strlen(t), 1,
-					  ids + i * cap, cap, &lens[i]);
+			rc = query ? vocab_encode_pair(m->vocab, query, qlen, t,
+						       strlen(t), ids + i * cap,
+						       cap, &lens[i])
+				   : vocab_encode(m->vocab, t, strlen(t), 1,
+						  ids + i * cap, cap, &lens[i]);
 			if (rc) {
-				set_err(err, errsize, "cannot tokenise text "
-					"%zu (%s)", i0 + i,
+				set_err(err, errsize, "cannot tokenise %s%zu (%s)",
+					query ? "the query or document "
+					      : "text ",
+					i0 + i,
 					rc == CAIRN_INVALID ? "invalid UTF-8"
 							    : "out of memory");
 				goto out;
 			}
 		}
-		rc = run_ids(m, seqs, lens, k, out + i0 * (size_t)m->n_embd, 0,
-			     err, errsize);
+		rc = run_ids(m, seqs, lens, k, out + i0 * stride,
+			     query != NULL, err, errsize);
 		if (rc)
 			goto out;
 	}
@@ -2046,58 +2059,16 @@ out:
 	return rc;
 }
 
+int bert_embed(struct bert_model *m, const char *const *texts, size_t n,
+	       float *out, char *err, size_t errsize)
+{
+	return run_texts(m, NULL, texts, n, out, err, errsize);
+}
+
 int bert_rank(struct bert_model *m, const char *query,
 	      const char *const *docs, size_t n, float *scores, char *err,
 	      size_t errsize)
 {
-	size_t g = n < BERT_TEXT_GROUP ? n : BERT_TEXT_GROUP, i0, i;
-	size_t cap = m->max_tokens, qlen;
-	int32_t *ids = NULL;
-	const int32_t **seqs = NULL;
-	size_t *lens = NULL;
-	int rc;
-
-	if (n == 0)
-		return CAIRN_OK;
-	if ((rc = check_mode(m, 1, err, errsize)) ||
-	    (rc = need_vocab(m, err, errsize)))
-		return rc;
-	if (!query)
-		query = "";
-	qlen = strlen(query);
-	ids = util_calloc(g * cap, sizeof(*ids));
-	seqs = util_calloc(g, sizeof(*seqs));
-	lens = util_calloc(g, sizeof(*lens));
-	if (!ids || !seqs || !lens) {
-		set_err(err, errsize, "out of memory ranking %zu texts", n);
-		rc = CAIRN_NOMEM;
-		goto out;
-	}
-	for (i0 = 0; i0 < n; i0 += g) {
-		size_t k = n - i0 < g ? n - i0 : g;
-
-		for (i = 0; i < k; i++) {
-			const char *d = docs[i0 + i] ? docs[i0 + i] : "";
-
-			seqs[i] = ids + i * cap;
-			rc = vocab_encode_pair(m->vocab, query, qlen, d,
-					       strlen(d), ids + i * cap, cap,
-					       &lens[i]);
-			if (rc) {
-				set_err(err, errsize, "cannot tokenise the "
-					"query or document %zu (%s)", i0 + i,
-					rc == CAIRN_INVALID ? "invalid UTF-8"
-							    : "out of memory");
-				goto out;
-			}
-		}
-		rc = run_ids(m, seqs, lens, k, scores + i0, 1, err, errsize);
-		if (rc)
-			goto out;
-	}
-out:
-	cairn_free(lens);
-	cairn_free(seqs);
-	cairn_free(ids);
-	return rc;
+	return run_texts(m, query ? query : "", docs, n, scores, err,
+			 errsize);
 }
