@@ -44,14 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <utf8proc.h>
-
 #include "bilingual.h"
 #include "fts.h"
 #include "json.h"
 #include "lifecycle.h"
 #include "store.h"
 #include "rank.h"
+#include "receipt.h"
 #include "tokenize.h"
 #include "vector.h"
 
@@ -859,178 +858,6 @@ static void matched_terms(struct sbuf *sb, const struct cand *c,
 	}
 }
 
-/* --------------------------------------------------------------- receipts */
-
-/* NFKC + case fold + collapsed whitespace: the text a receipt hashes. */
-static char *normalise_query(const char *q)
-{
-	utf8proc_uint8_t *n = utf8proc_NFKC_Casefold((const utf8proc_uint8_t *)q);
-	struct sbuf sb = SBUF_INIT;
-	const char *p;
-	int space = 0;
-
-	if (!n)
-		return NULL;
-	for (p = (const char *)n; *p; p++) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			space = sb.len > 0;
-			continue;
-		}
-		if (space)
-			sbuf_addc(&sb, ' ');
-		space = 0;
-		sbuf_addc(&sb, *p);
-	}
-	free(n); /* allocated by utf8proc with malloc */
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-static void db_revision(struct cairn_db *db, struct sbuf *sb)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db->sql,
-			       "SELECT count(*), coalesce(max(updated), '') "
-			       "FROM main.records",
-			       -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		sbuf_addf(sb, "db:%lld@%s", (long long)sqlite3_column_int64(st, 0),
-			  (const char *)sqlite3_column_text(st, 1));
-	sqlite3_finalize(st);
-}
-
-static int write_receipt(struct cairn_db *db, const char *query,
-			 const char *identity, const char *vec_identity,
-			 cairn_result *res)
-{
-	struct sbuf ids = SBUF_INIT, detail = SBUF_INIT, rev = SBUF_INIT;
-	char hash[65], now[32], seen[32], rid[17], sql[200];
-	sqlite3_stmt *st = NULL;
-	char *norm = normalise_query(query);
-	size_t i;
-	int rc, src, in_tx = 0;
-
-	if (!norm)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	util_sha256_hex(norm, strlen(norm), hash);
-	cairn_free(norm);
-	util_now_iso(now, sizeof(now));
-	lifecycle_now_iso(seen, sizeof(seen)); /* the lifecycle's clock */
-	rc = store_new_id(rid);
-	if (rc)
-		goto out;
-	rid[0] = 'q'; /* receipts read "q..." so they are not taken for records */
-	sbuf_addc(&ids, '[');
-	sbuf_addc(&detail, '[');
-	for (i = 0; i < res->n; i++) {
-		const cairn_hit *h = &res->hits[i];
-
-		if (i) {
-			sbuf_addc(&ids, ',');
-			sbuf_addc(&detail, ',');
-		}
-		json_add_strz(&ids, h->rec->id);
-		sbuf_adds(&detail, "{\"id\":");
-		json_add_strz(&detail, h->rec->id);
-		sbuf_addf(&detail, ",\"bm25_rank\":%d,\"bm25\":", h->bm25_rank);
-		json_add_num(&detail, round(h->bm25 * 1e4) / 1e4);
-		sbuf_adds(&detail, ",\"lexical\":");
-		json_add_num(&detail, round(h->lexical * 1e4) / 1e4);
-		sbuf_adds(&detail, ",\"relevance\":");
-		json_add_num(&detail, round(h->relevance * 1e4) / 1e4);
-		sbuf_adds(&detail, ",\"weight\":");
-		json_add_num(&detail, h->weight);
-		sbuf_adds(&detail, ",\"score\":");
-		json_add_num(&detail, round(h->score * 1e4) / 1e4);
-		if (res->hybrid) {
-			sbuf_addf(&detail, ",\"dense_rank\":%d,\"cosine\":",
-				  h->dense_rank);
-			json_add_num(&detail, round(h->cosine * 1e4) / 1e4);
-			sbuf_adds(&detail, ",\"rrf\":");
-			json_add_num(&detail, round(h->rrf * 1e6) / 1e6);
-			sbuf_addf(&detail, ",\"pinned\":%s,\"exact_key\":%s,"
-				  "\"basis\":",
-				  h->pinned ? "true" : "false",
-				  h->exact_key ? "true" : "false");
-			json_add_strz(&detail, h->basis);
-			sbuf_adds(&detail, ",\"decay\":");
-			json_add_num(&detail, round(h->decay * 1e4) / 1e4);
-		}
-		sbuf_addc(&detail, '}');
-	}
-	sbuf_addc(&ids, ']');
-	sbuf_addc(&detail, ']');
-	sbuf_addf(&rev, "cairn/%s %s ", CAIRN_VERSION, identity);
-	if (res->hybrid && vec_identity)
-		sbuf_addf(&rev, "vectors:%s ", vec_identity);
-	db_revision(db, &rev);
-	if (ids.err || detail.err || rev.err) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	rc = store_tx_begin(db);
-	if (rc)
-		goto out;
-	in_tx = 1;
-	src = sqlite3_prepare_v2(db->sql,
-				 "INSERT INTO main.receipts (id, query_sha256, "
-				 "ids, detail, provider, revision, time) "
-				 "VALUES (?1, ?2, ?3, ?4, ?7, ?5, ?6)",
-				 -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, rid, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, ids.buf, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, detail.buf, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, rev.buf, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, now, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, res->hybrid ? "bm25+dense" : "bm25",
-				  -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "writing the receipt");
-		goto out;
-	}
-	/* last_seen for every returned record, one statement per schema */
-	for (i = 0; i < 2 && res->n > 0; i++) {
-		const char *schema = i == 0 ? "main" : "global";
-
-		if (i == 1 && !db->has_global)
-			break;
-		snprintf(sql, sizeof(sql),
-			 "UPDATE %s.records SET last_seen = ?1 WHERE id IN "
-			 "(SELECT value FROM json_each(?2))",
-			 schema);
-		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, seen, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 2, ids.buf, -1, SQLITE_STATIC);
-			src = sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-		if (src != SQLITE_DONE) {
-			rc = store_sql_error(db, src, "updating last_seen");
-			goto out;
-		}
-	}
-	snprintf(res->receipt_id, sizeof(res->receipt_id), "%s", rid);
-out:
-	if (in_tx)
-		rc = store_tx_end(db, rc);
-	sbuf_release(&ids);
-	sbuf_release(&detail);
-	sbuf_release(&rev);
-	return rc;
-}
-
 /* ------------------------------------------------------------- hybrid */
 
 /*
@@ -1818,7 +1645,7 @@ terms:
 		goto out;
 	}
 	if (!opts->no_receipt)
-		rc = write_receipt(db, query, identity, dn.label, res);
+		rc = receipt_write(db, query, identity, dn.label, res);
 out:
 	dense_release(&dn);
 	sbuf_release(&sb);
@@ -1847,55 +1674,6 @@ void cairn_result_free(cairn_result *res)
 	cairn_free(res->terms);
 	cairn_free(res->notice);
 	cairn_free(res);
-}
-
-int cairn_receipt_json(cairn_db *db, const char *id, char **out)
-{
-	struct sbuf sb = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int src, rc = CAIRN_OK;
-
-	*out = NULL;
-	src = sqlite3_prepare_v2(db->sql,
-				 "SELECT id, query_sha256, ids, detail, "
-				 "provider, revision, time FROM main.receipts "
-				 "WHERE id = ?1",
-				 -1, &st, NULL);
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "reading a receipt");
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	src = sqlite3_step(st);
-	if (src == SQLITE_ROW) {
-		sbuf_adds(&sb, "{\"id\":");
-		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 0));
-		sbuf_adds(&sb, ",\"query_sha256\":");
-		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 1));
-		/* ids and detail were written by us as JSON */
-		sbuf_adds(&sb, ",\"ids\":");
-		sbuf_adds(&sb, (const char *)sqlite3_column_text(st, 2));
-		sbuf_adds(&sb, ",\"hits\":");
-		sbuf_adds(&sb, (const char *)sqlite3_column_text(st, 3));
-		sbuf_adds(&sb, ",\"provider\":");
-		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 4));
-		sbuf_adds(&sb, ",\"revision\":");
-		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 5));
-		sbuf_adds(&sb, ",\"time\":");
-		json_add_strz(&sb, (const char *)sqlite3_column_text(st, 6));
-		sbuf_addc(&sb, '}');
-		if (sb.err)
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-	} else if (src == SQLITE_DONE) {
-		rc = store_error(db, CAIRN_NOTFOUND, "no receipt '%s'", id);
-	} else {
-		rc = store_sql_error(db, src, "reading a receipt");
-	}
-	sqlite3_finalize(st);
-	if (rc) {
-		sbuf_release(&sb);
-		return rc;
-	}
-	*out = sbuf_detach(&sb, NULL);
-	return *out ? CAIRN_OK : CAIRN_NOMEM;
 }
 
 /* Round a highest probe figure up to 0.01 (SPEC 5.2), below 1. */

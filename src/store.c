@@ -260,7 +260,7 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 		return store_error(db, rc,
 				   "%s: store is locked by another process "
 				   "(waited %d ms)",
-				   what, 10000);
+				   what, db ? db->busy_ms : 0);
 	return store_error(db, rc, "%s: %s", what,
 			   db && db->sql ? sqlite3_errmsg(db->sql)
 					 : sqlite3_errstr(sqlite_rc));
@@ -465,6 +465,7 @@ static int connection_setup(struct cairn_db *db, int busy_ms,
 	int rc;
 
 	sqlite3_busy_timeout(db->sql, busy_ms);
+	db->busy_ms = busy_ms;
 	sqlite3_extended_result_codes(db->sql, 1);
 	rc = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 		      "PRAGMA foreign_keys=ON;",

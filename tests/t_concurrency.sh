@@ -7,7 +7,8 @@
 # log). Checks: no "database is locked"/busy error reaches a user (stderr of
 # every command), an agent (MCP replies) or the hook's log; every command
 # succeeded; no acknowledged write (CLI exit 0, MCP result) is lost; the
-# hook's latency while the writers run is reported (p50/p90 ms).
+# hook's latency while the writers run is reported (p50/p90 ms). A receipt
+# the hook could not write under the lock is spooled, not lost.
 set -u
 cairn=$(readlink -f "$1")
 secs=${CONC_SECONDS:-8}
@@ -136,6 +137,15 @@ missing=$(comm -23 <(cat "$tmp"/ok.w* | sort) <(jq -r '.[].key // empty' <<< "$s
 lastv=$(tail -1 "$tmp/ok.seedv" 2>/dev/null)
 nseed=$(jq --arg v "version $lastv." '[.[] | select(.origin == "file" and .status != "retired" and (.body | contains($v)))] | length' <<< "$stored")
 [ -n "$lastv" ] && [ "$nseed" = 10 ] && ok || bad "seed: last version $lastv, $nseed of 10 records hold it"
+# every receipt the hook reported is kept (in the table, or still spooled
+# when the store was locked), and a recall now moves spooled ones in
+rids=$(grep -o 'receipt=q[0-9a-f]*' "$ws/.cairn/hook.log" | cut -d= -f2)
+"$cairn" recall "deploy staging" >/dev/null 2>&1
+lost=0
+for r in $rids; do "$cairn" receipt "$r" >/dev/null 2>&1 || lost=$((lost + 1)); done
+pending=0; [ -f "$ws/.cairn/receipts.pending" ] && pending=$(wc -c < "$ws/.cairn/receipts.pending")
+[ -n "$rids" ] && [ $lost = 0 ] && [ "$pending" = 0 ] && ok ||
+	bad "hook receipts: $(echo "$rids" | wc -w) reported, $lost not found, $pending bytes still spooled"
 out=$("$cairn" stats --integrity 2>&1)
 [ "$out" = ok ] && ok || bad "integrity: $out"
 # the hook's latency while the writers ran
