@@ -260,6 +260,12 @@ typedef struct cairn_recall_opts {
 	int explain;          /* 1: fill each hit's explain text */
 	int no_floor;         /* 1: return hits below the no-match floor too (evaluation, calibration) */
 	int no_receipt;       /* 1: write no receipt and no last_seen (evaluation) */
+	/* cross-encoder rerank of the top 10 (docs/RANKING.md step 6) */
+	int rerank;           /* 0: when a rerank model is configured
+				 ($CAIRN_RERANK_MODEL, else the store's
+				 rerank.model); 1: on (CAIRN_INVALID when no
+				 model is given or configured); -1: off */
+	const char *rerank_model; /* with rerank 1: this GGUF file; NULL: the configured one */
 } cairn_recall_opts;
 
 typedef struct cairn_hit {
@@ -281,6 +287,10 @@ typedef struct cairn_hit {
 	int exact_key;       /* 1: the question is this record's key */
 	double decay;        /* time decay factor (1: none) */
 	const char *basis;   /* relevance from "cosine", "lexical" or "key" (static) */
+	/* cross-encoder rerank (result.reranked = 1); 0 otherwise */
+	double rerank;       /* the cross-encoder's raw score of (question, title + body) */
+	int rerank_rank;     /* 1-based rank among the rescored hits; 0: not rescored */
+	int rerank_from;     /* 1-based position before the rerank; 0: not rescored */
 } cairn_hit;
 
 typedef struct cairn_result {
@@ -299,6 +309,12 @@ typedef struct cairn_result {
 	size_t dropped_dup;     /* hits removed by the per-source limit (hybrid) */
 	char *notice;           /* NULL, or a sentence for the user (e.g. the cosine
 				   floor was calibrated for another model) */
+	/* cross-encoder rerank (docs/RANKING.md step 6) */
+	int reranked;           /* 1: the top hits were rescored and re-fused */
+	size_t rerank_n;        /* hits the cross-encoder scored */
+	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
+	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
+	char rerank_model[256]; /* the model's file name ("" when not reranked) */
 } cairn_result;
 
 /*
@@ -316,6 +332,11 @@ typedef struct cairn_result {
  * calibrated for that identity, decay by kind, at most 2 chunks per source
  * file; result->hybrid is 1 and the hits carry the dense figures. Vectors
  * of another identity: CAIRN_MISMATCH (the message names cairn reindex).
+ *
+ * Either way, with a rerank model (opts->rerank; docs/RANKING.md step 6)
+ * the top 10 hits are rescored by a cross-encoder and their order fused
+ * 1:1 by reciprocal rank with the order above; result->reranked is 1 and
+ * the hits carry rerank, rerank_rank and rerank_from. Off by default.
  *
  * *out: caller frees with cairn_result_free(). An empty result is
  * CAIRN_OK with n == 0. Errors: CAIRN_INVALID (empty or invalid UTF-8

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,74 @@ static int cmd_init(int argc, char **argv)
 
 /* ------------------------------------------------------------------ write */
 
+/*
+ * Supersession on the write side (SPEC 5.5): after a write or an approval,
+ * the live records of the same kind (and key family) whose text is close
+ * to the new one's, which it may replace. Only listed: linking is the
+ * user's `cairn supersede OLD NEW`. A failed lookup does not fail the
+ * write: *n is 0 and a note goes to stderr.
+ */
+static cairn_suggestion *may_replace(cairn_db *db, const char *id, size_t *n)
+{
+	cairn_suggestion *v = NULL;
+	int rc = cairn_supersede_suggest(db, id, &v, n);
+
+	if (rc) {
+		fprintf(stderr, "cairn: note: could not look for records %s "
+				"may replace: %s\n",
+			id, cairn_errmsg(db));
+		*n = 0;
+		return NULL;
+	}
+	return v;
+}
+
+/* ,"may_replace":[{"id","kind","status","title","similarity",...}] */
+static void may_replace_json(struct sbuf *sb, const cairn_suggestion *v,
+			     size_t n)
+{
+	size_t i;
+
+	sbuf_adds(sb, ",\"may_replace\":[");
+	for (i = 0; i < n; i++) {
+		const cairn_record *r = v[i].rec;
+
+		sbuf_adds(sb, i ? ",{\"id\":" : "{\"id\":");
+		json_add_strz(sb, r->id);
+		sbuf_adds(sb, ",\"kind\":");
+		json_add_strz(sb, r->kind);
+		sbuf_adds(sb, ",\"status\":");
+		json_add_strz(sb, r->status);
+		sbuf_adds(sb, ",\"key\":");
+		json_add_strz(sb, r->key);
+		sbuf_adds(sb, ",\"title\":");
+		json_add_strz(sb, r->title);
+		sbuf_adds(sb, ",\"similarity\":");
+		json_add_num(sb, round(v[i].similarity * 1e4) / 1e4);
+		sbuf_addf(sb, ",\"same_key_family\":%s}",
+			  v[i].same_family ? "true" : "false");
+	}
+	sbuf_addc(sb, ']');
+}
+
+static void may_replace_print(const char *id, const cairn_suggestion *v,
+			      size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return;
+	printf("it may replace (same kind, similar text; nothing was "
+	       "linked):\n");
+	for (i = 0; i < n; i++)
+		printf("  %s  [%s · %s] %s  (similarity %.2f%s)\n",
+		       v[i].rec->id, v[i].rec->kind, v[i].rec->status,
+		       *v[i].rec->title ? v[i].rec->title : "(untitled)",
+		       v[i].similarity,
+		       v[i].same_family ? ", same key family" : "");
+	printf("link one with: cairn supersede OLD %s\n", id);
+}
+
 static const char write_help[] =
 	"usage: cairn write [options] [TEXT]\n"
 	"\n"
@@ -351,6 +420,12 @@ static const char write_help[] =
 	"waits for 'cairn approve' (even --kind decision). Writing an existing\n"
 	"--key replaces that record's text and keeps the old revision\n"
 	"(see 'cairn history KEY'). Secrets are refused (see --redact).\n"
+	"\n"
+	"After the write it lists the existing records the new one may\n"
+	"replace: live (accepted, unverified), the same kind and scope, the\n"
+	"same key family (the key before its last ':') when it has a key, and\n"
+	"a text similarity of at least 0.5. Nothing is linked: run\n"
+	"'cairn supersede OLD NEW' to retire one from default recall.\n"
 	"\n"
 	"options:\n"
 	"  -k, --kind KIND        decision adr fact rule procedure capability\n"
@@ -370,7 +445,9 @@ static const char write_help[] =
 	"      --supersedes ID    the record this one replaces\n"
 	"      --redact           store secrets masked as [REDACTED:kind]\n"
 	"                         instead of refusing the write\n"
-	"      --json             print {\"id\":...}\n"
+	"      --json             print the record as JSON, with \"may_replace\":\n"
+	"                         [{id, kind, status, key, title, similarity,\n"
+	"                         same_key_family}]\n"
 	"\n"
 	"exit status: 0 written, 1 error (e.g. secret refused), 2 usage\n";
 
@@ -459,18 +536,34 @@ static int cmd_write(int argc, char **argv)
 	} else if (cli_state.json) {
 		struct sbuf sb = SBUF_INIT;
 		cairn_record *got = NULL;
+		cairn_suggestion *v = NULL;
+		size_t nv = 0;
 
 		if (cairn_record_get(db, id, &got) == CAIRN_OK) {
+			v = may_replace(db, id, &nv);
 			cli_record_json(&sb, got, 0);
+			/* the record object gets one more member */
+			if (!sb.err && sb.len && sb.buf[sb.len - 1] == '}') {
+				sb.len--;
+				may_replace_json(&sb, v, nv);
+				sbuf_addc(&sb, '}');
+			}
 			cli_print_json(&sb);
 		}
+		cairn_suggestions_free(v, nv);
 		cairn_record_free(got);
 		sbuf_release(&sb);
 	} else {
 		cairn_record *got = NULL;
+		cairn_suggestion *v = NULL;
+		size_t nv = 0;
 
-		if (cairn_record_get(db, id, &got) == CAIRN_OK)
+		if (cairn_record_get(db, id, &got) == CAIRN_OK) {
 			printf("%s %s (%s)\n", id, got->status, got->kind);
+			v = may_replace(db, id, &nv);
+			may_replace_print(id, v, nv);
+		}
+		cairn_suggestions_free(v, nv);
 		cairn_record_free(got);
 	}
 	cairn_free(id);
@@ -638,7 +731,9 @@ static const char approve_help[] =
 	"\n"
 	"Approve candidates: each becomes 'accepted' and enters default recall.\n"
 	"A candidate proposed for an existing key replaces that record's text\n"
-	"(the old text is kept as a revision).\n";
+	"(the old text is kept as a revision). Then it lists the live records\n"
+	"the approved one may replace (as 'cairn write' does; --json:\n"
+	"\"may_replace\"); link one with 'cairn supersede OLD NEW'.\n";
 static const char reject_help[] =
 	"usage: cairn reject [--json] ID...\n"
 	"\n"
@@ -673,16 +768,35 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 	if (cli_open(&db, 0))
 		return EXIT_ERR;
 	for (i = optind; i < argc; i++) {
+		/* approve: what the accepted record may replace */
+		int approve = strcmp(to, "accepted") == 0;
+		cairn_suggestion *v = NULL;
+		size_t nv = 0;
+
 		rc = cairn_record_set_status(db, argv[i], from, to, 0);
 		if (rc) {
 			ret = cli_db_fail(db, rc);
 			continue;
 		}
-		if (cli_state.json)
-			printf("{\"id\":\"%s\",\"status\":\"%s\"}\n", argv[i],
-			       to);
-		else
+		if (approve)
+			v = may_replace(db, argv[i], &nv);
+		if (cli_state.json) {
+			struct sbuf sb = SBUF_INIT;
+
+			sbuf_adds(&sb, "{\"id\":");
+			json_add_strz(&sb, argv[i]);
+			sbuf_adds(&sb, ",\"status\":");
+			json_add_strz(&sb, to);
+			if (approve)
+				may_replace_json(&sb, v, nv);
+			sbuf_addc(&sb, '}');
+			cli_print_json(&sb);
+			sbuf_release(&sb);
+		} else {
 			printf("%s -> %s\n", argv[i], to);
+			may_replace_print(argv[i], v, nv);
+		}
+		cairn_suggestions_free(v, nv);
 	}
 	cairn_db_close(db);
 	return ret;

@@ -75,14 +75,20 @@ static const char eval_help[] =
 	"              no-answer queries (higher is better)\n"
 	"  quiet       with --hook: no-answer queries for which the hook would\n"
 	"              inject nothing, of all no-answer queries\n"
+	"  stale-hit   over all queries: the share that returned a record\n"
+	"              default recall must never return (status other than\n"
+	"              accepted or unverified, or superseded by another); a\n"
+	"              chunk counts before de-duplication, the hook's block\n"
+	"              too. Must be 0; the line names the store's such records\n"
 	"\n"
 	"options:\n"
 	"      --json          one JSON object: recall@1 recall@3 recall@5\n"
 	"                      recall@10 mrr ndcg@10 answerable no_answer\n"
 	"                      no_answer_empty injection_hit_rate\n"
-	"                      no_answer_nothing_injected, by_category\n"
-	"                      (the same keys per category), dataset corpus\n"
-	"                      queries floor redacted elapsed_s (seeded: seed\n"
+	"                      no_answer_nothing_injected stale_hit_rate\n"
+	"                      stale_hits, by_category (the same keys per\n"
+	"                      category), dataset corpus queries stale_records\n"
+	"                      floor redacted elapsed_s (seeded: seed\n"
 	"                      {files records seconds}); 4 decimals;\n"
 	"                      a rate with no answerable query is null\n"
 	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
@@ -274,6 +280,15 @@ static void print_table(const struct eval_report *r, const char *dataset)
 	if (r->ncats > 1 || (r->ncats == 1 && *r->cats[0].name))
 		for (i = 0; i < r->ncats; i++)
 			put_row(r->cats[i].name, namew, &r->cats[i].m);
+	printf("\nstale    stale-hit rate %.4f: %zu of %zu queries returned a "
+	       "record default recall must not return (%zu hits; the "
+	       "store%s held %zu such records)\n",
+	       eval_metric(&r->all, EVAL_STALE_HIT) < 0
+		       ? 0.0
+		       : eval_metric(&r->all, EVAL_STALE_HIT),
+	       r->all.stale_queries, r->all.answerable + r->all.no_answer,
+	       r->all.stale_hits, r->stores > 1 ? "s" : "",
+	       r->stale_records);
 	printf("\ntime     %.2f s (load %.2f s, queries %.2f s, %.1f ms per "
 	       "query, k=%d)\n",
 	       r->elapsed_s, r->load_s, r->query_s,

@@ -4,6 +4,7 @@
  * Layer: top (the cairn command). Output: human text by default, one JSON
  * object with --json. An empty recall is a success (exit 0) that says so.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,14 @@ static const char recall_help[] =
 	"                    with vectors also dense rank and cosine, RRF\n"
 	"                    contribution, pin, relevance, decay, final score\n"
 	"  --no-floor        also return hits at or below the floor\n"
+	"  --rerank[=FILE]   rescore the top 10 with a cross-encoder (a BERT or\n"
+	"                    XLM-R GGUF with rank pooling, e.g.\n"
+	"                    bge-reranker-base) and fuse its order 1:1 by\n"
+	"                    reciprocal rank; without FILE the configured one\n"
+	"                    ($CAIRN_RERANK_MODEL, else the store's\n"
+	"                    rerank.model). A configured model reranks every\n"
+	"                    recall; off when none is\n"
+	"  --no-rerank       do not rerank, even with a configured model\n"
 	"  --json            one JSON object: hits, floor, receipt id\n"
 	"\n"
 	"exit status: 0 (also when nothing matched), 1 error, 2 usage\n";
@@ -127,6 +136,16 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 			  res->cos_floor_calibrated ? "true" : "false",
 			  res->dropped_dup);
 	}
+	sbuf_addf(sb, ",\"reranked\":%s", res->reranked ? "true" : "false");
+	if (res->reranked) {
+		sbuf_adds(sb, ",\"rerank\":{\"model\":");
+		json_add_strz(sb, res->rerank_model);
+		sbuf_addf(sb, ",\"scored\":%zu,\"ms\":", res->rerank_n);
+		json_add_num(sb, round(res->rerank_ms * 1e3) / 1e3);
+		sbuf_adds(sb, ",\"load_ms\":");
+		json_add_num(sb, round(res->rerank_load_ms * 1e3) / 1e3);
+		sbuf_addc(sb, '}');
+	}
 	sbuf_adds(sb, ",\"notice\":");
 	json_add_strz(sb, res->notice);
 	sbuf_adds(sb, ",\"hits\":[");
@@ -164,6 +183,12 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 			sbuf_adds(sb, ",\"basis\":");
 			json_add_strz(sb, h->basis);
 		}
+		if (h->rerank_rank > 0) {
+			sbuf_adds(sb, ",\"rerank\":");
+			json_add_num(sb, h->rerank);
+			sbuf_addf(sb, ",\"rerank_rank\":%d,\"rerank_from\":%d",
+				  h->rerank_rank, h->rerank_from);
+		}
 		if (explain) {
 			sbuf_adds(sb, ",\"explain\":");
 			json_add_strz(sb, h->explain);
@@ -175,11 +200,13 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 
 int cmd_recall(int argc, char **argv)
 {
-	enum { O_KIND = 256, O_STATUS, O_EXPLAIN, O_NOFLOOR, O_JSON };
+	enum { O_KIND = 256, O_STATUS, O_EXPLAIN, O_NOFLOOR, O_JSON,
+	       O_RERANK, O_NORERANK };
 	static const struct option lo[] = {
 		{ "kind", 1, 0, O_KIND },	  { "status", 1, 0, O_STATUS },
 		{ "explain", 0, 0, O_EXPLAIN }, { "no-floor", 0, 0, O_NOFLOOR },
 		{ "json", 0, 0, O_JSON },	  { "help", 0, 0, 'h' },
+		{ "rerank", 2, 0, O_RERANK },	  { "no-rerank", 0, 0, O_NORERANK },
 		{ 0, 0, 0, 0 }
 	};
 	struct sbuf kinds = SBUF_INIT, statuses = SBUF_INIT, q = SBUF_INIT;
@@ -205,6 +232,16 @@ int cmd_recall(int argc, char **argv)
 		case O_STATUS: add_csv(&statuses, optarg); break;
 		case O_EXPLAIN: o.explain = 1; break;
 		case O_NOFLOOR: o.no_floor = 1; break;
+		case O_RERANK:
+			o.rerank = 1;
+			o.rerank_model = optarg;
+			if (optarg && !*optarg) {
+				ret = cli_usage("recall", "--rerank= needs a "
+						"file");
+				goto out;
+			}
+			break;
+		case O_NORERANK: o.rerank = -1; break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h': ret = cli_help(recall_help); goto out;
 		default: ret = cli_usage("recall", "unknown option"); goto out;
@@ -282,6 +319,12 @@ int cmd_recall(int argc, char **argv)
 		       res->floor_calibrated ? "calibrated"
 					     : "default, not calibrated",
 		       res->dropped, res->dropped == 1 ? "" : "s");
+	if (o.explain && res->reranked)
+		printf("rerank: %s scored the top %zu in %.1f ms (model load "
+		       "%.1f ms); fused 1:1 by reciprocal rank with the order "
+		       "above\n",
+		       res->rerank_model, res->rerank_n, res->rerank_ms,
+		       res->rerank_load_ms);
 	if (res->receipt_id[0])
 		printf("%sreceipt %s\n", res->n ? "\n" : "", res->receipt_id);
 out:
@@ -344,7 +387,8 @@ int cmd_receipt(int argc, char **argv)
 		printf("returned:  %zu record%s\n", hits ? hits->len : 0,
 		       hits && hits->len == 1 ? "" : "s");
 		for (h = hits ? hits->child : NULL; h; h = h->next) {
-			double rank = 0, rel = 0, sc = 0, drank = 0, cos = 0;
+			double rank = 0, rel = 0, sc = 0, drank = 0, cos = 0,
+			       rrank = 0;
 
 			json_get_num(h, "bm25_rank", &rank);
 			json_get_num(h, "relevance", &rel);
@@ -355,7 +399,10 @@ int cmd_receipt(int argc, char **argv)
 				json_get_num(h, "cosine", &cos);
 				printf("dense rank %.0f  cosine %.4f  ", drank, cos);
 			}
-			printf("relevance %.2f  score %.2f\n", rel, sc);
+			printf("relevance %.2f  score %.2f", rel, sc);
+			if (json_get_num(h, "rerank_rank", &rrank))
+				printf("  rerank rank %.0f", rrank);
+			printf("\n");
 		}
 	}
 	json_free(j);

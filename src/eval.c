@@ -159,11 +159,31 @@ void eval_metrics_add_hook(struct eval_metrics *m, size_t na,
 		m->injected += hit != 0;
 }
 
+/* Stale for the stale-hit rate (see eval.h). */
+int eval_record_stale(const cairn_record *r)
+{
+	if (!r->status || (strcmp(r->status, "accepted") != 0 &&
+			   strcmp(r->status, "unverified") != 0))
+		return 1;
+	return r->superseded_by && *r->superseded_by;
+}
+
+void eval_metrics_add_stale(struct eval_metrics *m, size_t stale)
+{
+	m->stale_hits += stale;
+	m->stale_queries += stale > 0;
+}
+
 /* One rate of m, or -1 when it is undefined (see eval.h). */
 double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind)
 {
 	double num = 0;
 
+	if (kind == EVAL_STALE_HIT)
+		return m->answerable + m->no_answer == 0
+			       ? -1
+			       : (double)m->stale_queries /
+					 (double)(m->answerable + m->no_answer);
 	if (kind == EVAL_NOTHING_INJECTED)
 		return m->hooked == 0 || m->no_answer == 0
 			       ? -1
@@ -180,6 +200,7 @@ double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind)
 	case EVAL_NDCG10: num = m->ndcg_sum; break;
 	case EVAL_INJECTION: num = (double)m->injected; break;
 	case EVAL_NOTHING_INJECTED: break; /* handled above */
+	case EVAL_STALE_HIT: break;        /* handled above */
 	}
 	return num / (double)m->answerable;
 }
@@ -1002,6 +1023,7 @@ static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
 		const char *id = c->r->seeded && r->src_path ? r->src_path
 							      : r->id;
 
+		q->stale += eval_record_stale(r);
 		q->injected[i] = util_strdup(id);
 		if (!q->injected[i]) {
 			rc = fail(c, CAIRN_NOMEM, "out of memory");
@@ -1040,6 +1062,7 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 			       : c->r->k * EVAL_SEED_ASK;
 	ro.no_floor = c->opts->no_floor;
 	ro.no_receipt = 1;
+	ro.statuses = c->opts->statuses;
 	rc = cairn_recall(db, q->text, &ro, &res);
 	if (rc) {
 		rc = fail(c, rc, "%s:%zu: query '%s': %s", c->queries_path,
@@ -1058,6 +1081,9 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		}
 	}
 	q->nhits = res->n;
+	/* every hit recall returned, also the chunks de-duplicated below */
+	for (i = 0; i < res->n; i++)
+		q->stale += eval_record_stale(res->hits[i].rec);
 	for (i = 0; i < res->n && q->nreturned < (size_t)c->r->k; i++) {
 		const char *id = res->hits[i].rec->id;
 
@@ -1095,6 +1121,28 @@ static void note_floor(struct eval_ctx *c, double floor)
 		r->floor_max = floor;
 	c->floor_sum += floor;
 	c->nfloors++;
+}
+
+/* Add the store's records that default recall must not return (the same
+ * rule as eval_record_stale) to the report. */
+static int count_stale(struct eval_ctx *c, cairn_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(
+		db->sql,
+		"SELECT count(*) FROM main.records WHERE status NOT IN "
+		"('accepted','unverified') OR coalesce(superseded_by, '') != ''",
+		-1, &st, NULL);
+
+	if (src == SQLITE_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+		c->r->stale_records += (size_t)sqlite3_column_int64(st, 0);
+		src = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return src == SQLITE_DONE
+		       ? CAIRN_OK
+		       : fail(c, CAIRN_IO, "counting stale records: %s",
+			      sqlite3_errmsg(db->sql));
 }
 
 /*
@@ -1141,6 +1189,9 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 		rc = seed_store(c, db, j);
 	else
 		rc = load_rows(c, db, j);
+	if (rc)
+		goto out;
+	rc = count_stale(c, db);
 	if (rc)
 		goto out;
 	rc = embed_job(c, db);
@@ -1317,6 +1368,8 @@ static int tally(struct eval_ctx *c)
 				 &q->score);
 		eval_metrics_add(&r->cats[k].m, q->nanswers, q->nreturned,
 				 &q->score);
+		eval_metrics_add_stale(&r->all, q->stale);
+		eval_metrics_add_stale(&r->cats[k].m, q->stale);
 		if (r->hooked) {
 			eval_metrics_add_hook(&r->all, q->nanswers,
 					      q->ninjected, q->hook_hit);
@@ -1580,6 +1633,9 @@ static void add_metrics(struct sbuf *sb, const struct eval_metrics *m)
 	add_rate(sb, m, EVAL_INJECTION);
 	sbuf_adds(sb, ",\"no_answer_nothing_injected\":");
 	add_rate(sb, m, EVAL_NOTHING_INJECTED);
+	sbuf_adds(sb, ",\"stale_hit_rate\":");
+	add_rate(sb, m, EVAL_STALE_HIT);
+	sbuf_addf(sb, ",\"stale_hits\":%zu", m->stale_hits);
 }
 
 /* The report as one JSON object (see eval.h). */
@@ -1602,8 +1658,9 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 	}
 	sbuf_adds(sb, "},\"dataset\":");
 	json_add_strz(sb, dataset);
-	sbuf_addf(sb, ",\"corpus\":%zu,\"queries\":%zu,\"floor\":", r->corpus,
-		  r->nq);
+	sbuf_addf(sb, ",\"corpus\":%zu,\"queries\":%zu,\"stale_records\":%zu,"
+		  "\"floor\":",
+		  r->corpus, r->nq, r->stale_records);
 	if (r->floor_known)
 		eval_add_num4(sb, r->floor);
 	else
@@ -1646,7 +1703,8 @@ void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
 			sbuf_addc(sb, ',');
 		json_add_strz(sb, q->answers[i]);
 	}
-	sbuf_addf(sb, "],\"rank\":%zu,\"returned\":[", q->score.rank);
+	sbuf_addf(sb, "],\"rank\":%zu,\"stale\":%zu,\"returned\":[",
+		  q->score.rank, q->stale);
 	for (i = 0; i < q->nreturned; i++) {
 		if (i)
 			sbuf_addc(sb, ',');

@@ -88,6 +88,8 @@ struct eval_metrics {
 	size_t nothing_injected; /* no-answer ones for which the hook injected nothing */
 	double rr_sum;          /* sum of reciprocal ranks (MRR@10 numerator) */
 	double ndcg_sum;        /* sum of nDCG@10 */
+	size_t stale_queries;   /* queries (all kinds) that returned a stale record */
+	size_t stale_hits;      /* stale records returned, summed over queries */
 };
 
 /* Which rate eval_metric() computes. */
@@ -100,6 +102,7 @@ enum eval_metric_kind {
 	EVAL_NDCG10,    /* mean nDCG@10 */
 	EVAL_INJECTION, /* injection hit rate (needs hooked queries) */
 	EVAL_NOTHING_INJECTED, /* no-answer queries with nothing injected, of all no-answer ones */
+	EVAL_STALE_HIT, /* queries that returned a stale record, of all queries (must be 0) */
 };
 
 /*
@@ -109,6 +112,18 @@ enum eval_metric_kind {
  * figure without hooked queries.
  */
 double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind);
+
+/*
+ * Is r a record default recall must never return (SPEC 5.5, issue 5's
+ * stale-hit rate)? 1 when its status is not one of the default filter's
+ * (accepted, unverified) -- stale, superseded, historical, false, retired,
+ * rejected, candidate -- or when another record supersedes it.
+ */
+int eval_record_stale(const cairn_record *r);
+
+/* Add one query's stale hits (stale records among the hits it returned,
+ * recall's and the hook block's) to m. */
+void eval_metrics_add_stale(struct eval_metrics *m, size_t stale);
 
 /* Add one query's outcome to m: na answers, nreturned hits, its score. */
 void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
@@ -140,6 +155,9 @@ struct eval_opts {
 	size_t hook_budget; /* the hook's character budget; 0: HOOK_DEFAULT_BUDGET */
 	int hook_k;        /* the hook's entries per prompt; 0: HOOK_DEFAULT_K */
 	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
+	const char *statuses; /* statuses recall asks for; NULL: the default
+				 (tests: "all" shows that the stale-hit rate
+				 sees what the default filter keeps out) */
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
 			size_t total); /* after every row and query, or NULL; non-zero stops the run */
 	void *user;        /* passed to progress */
@@ -160,6 +178,8 @@ struct eval_qresult {
 	size_t ninjected;    /* how many (0: the hook would print nothing) */
 	int hook_hit;        /* 1: an answer is among them */
 	int hooked;          /* 1: the hook block was rendered for this query */
+	size_t stale;        /* stale records among the hits (eval_record_stale),
+				recall's and the hook block's */
 	struct eval_qscore score; /* zero for a no-answer query */
 };
 
@@ -194,6 +214,8 @@ struct eval_report {
 	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
 	size_t hook_budget;          /* the budget they were rendered with */
 	int hook_k;                  /* the hook's entries per prompt */
+	size_t stale_records;        /* records in the stores that default recall
+					must not return (eval_record_stale) */
 	size_t embedded;             /* records given vectors (a provider is configured:
 					CAIRN_EMBED_*; recall is then hybrid) */
 	char embed_identity[1200];   /* the vector identity used, "" when lexical only */
@@ -227,7 +249,8 @@ void eval_report_free(struct eval_report *r);
  * Append the report as one JSON object (the `cairn eval --json` format):
  * recall@1, recall@3, recall@5, recall@10, mrr, ndcg@10, answerable,
  * no_answer, no_answer_empty, injection_hit_rate, no_answer_nothing_injected,
- * by_category (category -> the same keys), dataset, corpus, queries, floor,
+ * stale_hit_rate, stale_hits, by_category (category -> the same keys),
+ * dataset, corpus, queries, stale_records, floor,
  * redacted, elapsed_s, for a seeded store "seed": {"files", "records",
  * "seconds"}, and with the hook "hook": {"budget", "k"}.
  * Rates are rounded to 4 decimals; a rate with no query to divide by, the

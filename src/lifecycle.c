@@ -540,6 +540,7 @@ int cairn_supersede_suggest(cairn_db *db, const char *id,
 	o.statuses = "accepted,unverified";
 	o.no_floor = 1;
 	o.no_receipt = 1;
+	o.rerank = -1; /* the similarity below decides, not the order */
 	rc = cairn_recall(db, q.buf, &o, &res);
 	if (rc == CAIRN_INVALID) { /* nothing searchable: nothing similar */
 		rc = CAIRN_OK;

@@ -172,10 +172,16 @@ static const char write_in[] =
 	"project of this user\"}},\"required\":[\"kind\",\"body\"],"
 	"\"additionalProperties\":false}";
 
+#define S_MAY_REPLACE                                                       \
+	"{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"  \
+	"\"id\":" S_STR ",\"kind\":" S_STR ",\"status\":" S_STR ",\"key\":"   \
+	S_NSTR ",\"title\":" S_STR ",\"similarity\":" S_NUM                    \
+	",\"same_key_family\":" S_BOOL "},\"required\":[\"id\",\"kind\","     \
+	"\"status\",\"title\",\"similarity\",\"same_key_family\"]}}"
 static const char write_out[] =
 	"{\"type\":\"object\",\"properties\":{\"record\":" S_RECORD
-	",\"approve_with\":" S_STR "},\"required\":[\"record\","
-	"\"approve_with\"]}";
+	",\"approve_with\":" S_STR ",\"may_replace\":" S_MAY_REPLACE
+	"},\"required\":[\"record\",\"approve_with\",\"may_replace\"]}";
 
 static const char forget_in[] =
 	"{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\","
@@ -267,7 +273,10 @@ static const char write_desc[] =
 	"candidate's text is replaced; the key of a file-backed record is "
 	"refused (edit the file instead). Text containing a secret (API "
 	"keys, tokens, private keys, passwords in URLs) is refused and "
-	"nothing is stored: write the fact without the secret. Differs from "
+	"nothing is stored: write the fact without the secret. The result's "
+	"may_replace lists live records of the same kind with close text "
+	"that this one may replace; nothing is linked: tell the user, who "
+	"can run 'cairn supersede OLD NEW'. Differs from "
 	"memory_forget (retires a record) and from the reading tools. Side "
 	"effects: adds one candidate record, or replaces the text of the "
 	"pending candidate with the same key.";
@@ -826,7 +835,9 @@ static int tool_write(struct mcp_server *s, const struct tool *t,
 {
 	struct sbuf tool = SBUF_INIT;
 	cairn_record in, *r = NULL;
+	cairn_suggestion *v = NULL;
 	char *id = NULL;
+	size_t nv = 0, i;
 	int rc;
 
 	if (!cairn_kind_valid(arg_str(args, "kind"))) {
@@ -862,9 +873,32 @@ static int tool_write(struct mcp_server *s, const struct tool *t,
 		rc = store_fail(s, msg, "written but not readable", rc);
 		goto out;
 	}
+	/* SPEC 5.5: the live records it may replace, for the human who
+	 * approves it to link (cairn supersede OLD NEW); never linked here */
+	if (cairn_supersede_suggest(s->db, r->id, &v, &nv) != CAIRN_OK)
+		nv = 0;
 	sbuf_adds(sc, "{\"record\":");
 	add_record(sc, r);
-	sbuf_addf(sc, ",\"approve_with\":\"cairn approve %s\"}", r->id);
+	sbuf_addf(sc, ",\"approve_with\":\"cairn approve %s\"", r->id);
+	sbuf_adds(sc, ",\"may_replace\":[");
+	for (i = 0; i < nv; i++) {
+		sbuf_adds(sc, i ? ",{\"id\":" : "{\"id\":");
+		add_s(sc, v[i].rec->id);
+		sbuf_adds(sc, ",\"kind\":");
+		add_s(sc, v[i].rec->kind);
+		sbuf_adds(sc, ",\"status\":");
+		add_s(sc, v[i].rec->status);
+		sbuf_adds(sc, ",\"key\":");
+		json_add_strz(sc, v[i].rec->key);
+		sbuf_adds(sc, ",\"title\":");
+		add_s(sc, v[i].rec->title);
+		sbuf_adds(sc, ",\"similarity\":");
+		json_add_num(sc, round(v[i].similarity * 1e4) / 1e4);
+		sbuf_addf(sc, ",\"same_key_family\":%s}",
+			  v[i].same_family ? "true" : "false");
+	}
+	sbuf_adds(sc, "]}");
+	cairn_suggestions_free(v, nv);
 out:
 	cairn_record_free(r);
 	cairn_free(id);

@@ -435,8 +435,12 @@ int rank_rerank(struct rank_cand *c, size_t n, size_t top,
 	for (i = 0; i < m; i++) {
 		c[first + r[i].pos].rerank = r[i].score;
 		c[first + r[i].pos].rerank_rank = (int)i + 1;
+#ifndef CAIRN_MUTATE_RERANK_NO_FUSION
 		r[i].fused = 1.0 / (cfg->rrf_k + (double)r[i].pos + 1) +
 			     1.0 / (cfg->rrf_k + (double)i + 1);
+#else
+		r[i].fused = 1.0 / (cfg->rrf_k + (double)i + 1);
+#endif
 	}
 	qsort(r, m, sizeof(r[0]), rr_by_fused);
 	for (i = 0; i < m; i++)

@@ -51,6 +51,7 @@
 #include "store.h"
 #include "rank.h"
 #include "receipt.h"
+#include "rerank.h"
 #include "tokenize.h"
 #include "vector.h"
 
@@ -1644,7 +1645,8 @@ terms:
 		rc = store_error(db, CAIRN_NOMEM, "out of memory");
 		goto out;
 	}
-	if (!opts->no_receipt)
+	rc = rerank_result(db, query, opts, res); /* step 6: off by default */
+	if (rc == CAIRN_OK && !opts->no_receipt)
 		rc = receipt_write(db, query, identity, dn.label, res);
 out:
 	dense_release(&dn);

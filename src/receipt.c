@@ -392,6 +392,13 @@ int receipt_write(struct cairn_db *db, const char *query,
 			sbuf_adds(&detail, ",\"decay\":");
 			json_add_num(&detail, round(h->decay * 1e4) / 1e4);
 		}
+		if (res->reranked && h->rerank_rank > 0) {
+			sbuf_adds(&detail, ",\"rerank\":");
+			json_add_num(&detail, round(h->rerank * 1e4) / 1e4);
+			sbuf_addf(&detail, ",\"rerank_rank\":%d,"
+				  "\"rerank_from\":%d",
+				  h->rerank_rank, h->rerank_from);
+		}
 		sbuf_addc(&detail, '}');
 	}
 	sbuf_addc(&ids, ']');
@@ -399,6 +406,8 @@ int receipt_write(struct cairn_db *db, const char *query,
 	sbuf_addf(&rev, "cairn/%s %s ", CAIRN_VERSION, identity);
 	if (res->hybrid && vec_identity)
 		sbuf_addf(&rev, "vectors:%s ", vec_identity);
+	if (res->reranked)
+		sbuf_addf(&rev, "rerank:%s ", res->rerank_model);
 	db_revision(db, &rev);
 	if (ids.err || detail.err || rev.err) {
 		rc = store_error(db, CAIRN_NOMEM, "out of memory");
@@ -408,7 +417,10 @@ int receipt_write(struct cairn_db *db, const char *query,
 	r.hash = hash;
 	r.ids = ids.buf;
 	r.hits = detail.buf;
-	r.provider = res->hybrid ? "bm25+dense" : "bm25";
+	if (res->reranked)
+		r.provider = res->hybrid ? "bm25+dense+rerank" : "bm25+rerank";
+	else
+		r.provider = res->hybrid ? "bm25+dense" : "bm25";
 	r.rev = rev.buf;
 	r.time = now;
 	r.seen = seen;

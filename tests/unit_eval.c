@@ -773,6 +773,131 @@ static void test_seeded_workspace(void)
 	CHECK_MSG(dir_empty(tmp), "temporary store left in %s", tmp);
 }
 
+/* ------------------------------------------------------ stale-hit rate */
+
+/* EVIDENCE-OF: issue 5 -- which records count as stale, and the rate */
+static void test_stale_rule(void)
+{
+	cairn_record r;
+	struct eval_metrics m;
+	static const char *const live[] = { "accepted", "unverified" };
+	static const char *const dead[] = { "candidate", "stale",
+					    "superseded", "historical",
+					    "false", "retired", "rejected" };
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		r.status = (char *)live[i];
+		CHECK_MSG(!eval_record_stale(&r), "%s", live[i]);
+	}
+	for (i = 0; i < sizeof(dead) / sizeof(dead[0]); i++) {
+		r.status = (char *)dead[i];
+		CHECK_MSG(eval_record_stale(&r), "%s", dead[i]);
+	}
+	/* accepted but replaced by another record: stale */
+	r.status = (char *)"accepted";
+	r.superseded_by = (char *)"r2";
+	CHECK(eval_record_stale(&r));
+	r.superseded_by = (char *)"";
+	CHECK(!eval_record_stale(&r));
+	/* the rate is over every query, answerable or not */
+	memset(&m, 0, sizeof(m));
+	CHECK(eval_metric(&m, EVAL_STALE_HIT) < 0);
+	m.answerable = 3;
+	m.no_answer = 1;
+	eval_metrics_add_stale(&m, 0);
+	eval_metrics_add_stale(&m, 2);
+	eval_metrics_add_stale(&m, 0);
+	eval_metrics_add_stale(&m, 0);
+	CHECK_INT(m.stale_queries, 1);
+	CHECK_INT(m.stale_hits, 2);
+	CHECK_NEAR(eval_metric(&m, EVAL_STALE_HIT), 1.0 / 4);
+}
+
+static const char adr_old[] =
+	"# ADR010: Sessions in memcached\n\n"
+	"Date: 2021-03-04\n\n"
+	"## Status\n\nSuperseded by [ADR011](ADR011-valkey-sessions.md)\n\n"
+	"## Decision\n\nUser sessions are kept in memcached on the cache "
+	"cluster; a lost session means a new login.\n";
+
+static const char adr_new[] =
+	"# ADR011: Sessions in Valkey\n\n"
+	"Date: 2024-05-06\n\n"
+	"## Status\n\nAccepted\n\n"
+	"## Decision\n\nUser sessions are kept in Valkey with persistence; "
+	"memcached on the cache cluster is retired for sessions.\n";
+
+#define PNEW "docs/decisions/ADR011-valkey-sessions.md"
+
+static const char stale_queries[] =
+	"{\"id\":\"s1\",\"text\":\"where are user sessions kept, memcached "
+	"cache cluster\",\"answers\":[\"" PNEW "\"]}\n"
+	"{\"id\":\"s2\",\"text\":\"lost session new login\",\"answers\":[]}\n";
+
+/*
+ * EVIDENCE-OF: issue 5 -- the stale-hit rate is 0 by default, and it is
+ * not 0 by construction: the same run with the status filter removed
+ * (statuses "all") returns the superseded ADR and the rate says so.
+ */
+static void test_stale_hit_rate(void)
+{
+	char ws[600], docs[700], dec[800], tmp[600], err[512];
+	struct eval_opts o;
+	struct eval_report *r = NULL;
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+	int rc;
+
+	make_dir(ws, sizeof(ws), "eval-stale");
+	make_dir(tmp, sizeof(tmp), "eval-stale-tmp");
+	snprintf(docs, sizeof(docs), "%s/docs", ws);
+	mkdir(docs, 0700);
+	snprintf(dec, sizeof(dec), "%s/decisions", docs);
+	mkdir(dec, 0700);
+	put_file(dec, "ADR010-memcached-sessions.md", adr_old);
+	put_file(dec, "ADR011-valkey-sessions.md", adr_new);
+	put_file(ws, "queries.jsonl", stale_queries);
+
+	memset(&o, 0, sizeof(o));
+	o.tmpdir = tmp;
+	o.no_floor = 1; /* every matching record, unless the status filter */
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (!r)
+		return;
+	/* the superseded ADR is in the store, and default recall skips it */
+	CHECK_MSG(r->stale_records >= 1, "stale records %zu",
+		  r->stale_records);
+	CHECK_INT(r->all.stale_hits, 0);
+	CHECK_INT(r->all.stale_queries, 0);
+	CHECK_NEAR(eval_metric(&r->all, EVAL_STALE_HIT), 0.0);
+	CHECK_INT(r->q[0].score.rank, 1);
+	eval_report_json(&sb, r, "stale");
+	CHECK_MSG(strstr(sbuf_str(&sb), "\"stale_hit_rate\":0,") != NULL,
+		  "%s", sbuf_str(&sb));
+	CHECK(strstr(sbuf_str(&sb), "\"stale_records\":") != NULL);
+	sbuf_release(&sb);
+	eval_report_free(r);
+	r = NULL;
+
+	/* negative control: without the filter the superseded ADR comes back */
+	o.statuses = "all";
+	rc = eval_run(ws, &o, &r, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "eval_run: %s", err);
+	if (!r)
+		return;
+	CHECK_MSG(r->all.stale_hits >= 1, "stale hits %zu", r->all.stale_hits);
+	CHECK(r->all.stale_queries >= 1);
+	CHECK(eval_metric(&r->all, EVAL_STALE_HIT) > 0);
+	for (i = 0; i < r->nq; i++)
+		if (strcmp(r->q[i].id, "s1") == 0)
+			CHECK_MSG(r->q[i].stale >= 1, "s1 stale %zu",
+				  r->q[i].stale);
+	eval_report_free(r);
+}
+
 void unit_eval(void)
 {
 	RUN(test_score_query);
@@ -784,4 +909,6 @@ void unit_eval(void)
 	RUN(test_errors);
 	RUN(test_long_line);
 	RUN(test_seeded_workspace);
+	RUN(test_stale_rule);
+	RUN(test_stale_hit_rate);
 }
