@@ -30,6 +30,24 @@
  * first, against the same store: "compare_prompt" and the ratio
  * "prompt_p50_vs_compare" (first / second) come out of one run.
  *
+ * With --model FILE.gguf (issue 7: "lexical-only and with a
+ * bge-small-shaped model") the workspace is then embedded by the binary
+ * itself, `cairn reindex --provider gguf --model FILE --yes` run in the
+ * workspace (so the model is the store's setting, as a user would have
+ * it; its wall time is "reindex_s"), and every hook call recalls with the
+ * model: the prompt embedded (load the model, tokenise, run it), the dense
+ * pool searched over the 10k stored vectors, fused with BM25. The SHA-256
+ * cache of the model file lives in a private directory (CAIRN_CACHE_DIR
+ * under the workspace); "sha_cache_files" says whether the hook processes
+ * found it (1: one entry written once and reused by every call after).
+ * --reuse DIR times an existing workspace kept by an earlier --keep run
+ * with the same --n/--q/--seed (the prompts are made again from the seed;
+ * nothing is written or re-embedded), for quick before/after comparisons.
+ *
+ * Besides wall time, each hook call's CPU time (user + system, from
+ * wait4) is kept ("hook_prompt_cpu"): on a shared machine the wall time
+ * mostly measures the others' load, the CPU time much less so.
+ *
  * Untimed warm-up calls come first (page cache, tokenizer cache), so these
  * are warm numbers. Outputs are hashed (SHA-256 of every hook output, in
  * order): a faster hook that prints something else shows up as a changed
@@ -37,8 +55,10 @@
  *
  *   hook_bench --cairn build/cairn [--compare OTHER_CAIRN] [--n N] [--q N]
  *              [--sessions N] [--seed S] [--out FILE] [--keep]
+ *              [--model FILE.gguf] [--reuse DIR]
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
@@ -47,6 +67,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,7 +234,8 @@ static const char *pick_kind(void)
 }
 
 /* Write n records into a fresh store at ws/.cairn; make the prompts. */
-static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
+static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h,
+		int reuse)
 {
 	char dir[4200], title[1024], body[8192], err[256];
 	cairn_open_opts oo;
@@ -224,7 +247,9 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
 	memset(&oo, 0, sizeof(oo));
 	oo.create = 1;
 	oo.no_global = 1;
-	rc = cairn_db_open(dir, &oo, &db);
+	/* reuse: only the prompts are made again; the store is not opened
+	 * (this program's library could migrate it past the binaries timed) */
+	rc = reuse ? CAIRN_OK : cairn_db_open(dir, &oo, &db);
 	if (rc) {
 		fprintf(stderr, "hook_bench: cannot create %s: %s\n", dir,
 			cairn_errmsg(db));
@@ -238,7 +263,8 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
 		size_t picked[64], np = 0;
 		int zh = below(10) == 0;
 
-		if (i % 5000 == 0 && (rc = cairn_begin(db)) != CAIRN_OK)
+		if (!reuse && i % 5000 == 0 &&
+		    (rc = cairn_begin(db)) != CAIRN_OK)
 			break;
 		title[0] = body[0] = '\0';
 		words(title, sizeof(title), 3 + below(6), zh, picked, &np);
@@ -255,7 +281,7 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
 		r.time = (char *)"2026-01-01";
 		EVP_DigestUpdate(h, title, strlen(title));
 		EVP_DigestUpdate(h, body, strlen(body));
-		rc = cairn_record_write(db, &r, 0, NULL);
+		rc = reuse ? CAIRN_OK : cairn_record_write(db, &r, 0, NULL);
 		/* one prompt every n/q records: 4 in 5 from this record */
 		if (rc == CAIRN_OK && qi < c->q && i % (n / c->q) == 0) {
 			char p[512] = "";
@@ -274,7 +300,8 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
 			}
 			c->prompt[qi++] = strdup(p);
 		}
-		if (rc == CAIRN_OK && (i % 5000 == 4999 || i == n - 1))
+		if (!reuse && rc == CAIRN_OK &&
+		    (i % 5000 == 4999 || i == n - 1))
 			rc = cairn_commit(db);
 	}
 	if (rc)
@@ -284,14 +311,19 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h)
 	return rc ? -1 : 0;
 }
 
+/* CPU milliseconds (user + system) of the last child run() waited for:
+ * unlike wall time, hardly moved by other work on the machine. */
+static double last_cpu_ms;
+
 /*
  * Run argv with `in` on stdin; read its stdout into out (at most
  * MAX_OUT bytes, NUL-terminated). Returns the wall milliseconds from
- * fork to waitpid, or -1.
+ * fork to waitpid, or -1; last_cpu_ms gets the child's CPU time.
  */
 static double run(char *const argv[], const char *in, char *out,
 		  size_t *outlen)
 {
+	struct rusage ru;
 	int pin[2], pout[2], status;
 	double t0 = bench_now_s();
 	size_t len = 0, inlen = strlen(in);
@@ -330,9 +362,11 @@ static double run(char *const argv[], const char *in, char *out,
 	}
 	out[len] = '\0';
 	close(pout[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0)
 		return -1;
+	last_cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	*outlen = len;
 	return (bench_now_s() - t0) * 1000.0;
 }
@@ -389,14 +423,18 @@ static void put_stats(FILE *f, const char *name, struct stats s, int last)
 int main(int argc, char **argv)
 {
 	const char *cairn = NULL, *outpath = "bench/results/hook.json";
-	const char *compare = NULL;
-	char compare_abs[4096] = "";
-	double *tc = NULL;
-	struct stats sc = { 0, 0, 0, 0 };
+	const char *compare = NULL, *model = NULL, *reuse = NULL;
+	char compare_abs[4096] = "", model_abs[4096] = "", cache[4200] = "";
+	char reindex_out[4096] = "";
+	double reindex_s = 0;
+	long sha_files = -1;
+	double *tc = NULL, *th_cpu = NULL, *tc_cpu = NULL;
+	struct stats sc = { 0, 0, 0, 0 }, sh_cpu, sc_cpu = { 0, 0, 0, 0 };
 	size_t n = 10000, q = 200, sessions = 50, i, injected = 0;
 	unsigned long long seed = 42;
 	int keep = 0;
-	char ws[] = "/tmp/cairn-hook-bench-XXXXXX", *out = NULL;
+	char wsbuf[] = "/tmp/cairn-hook-bench-XXXXXX", *out = NULL;
+	char *ws = wsbuf, reuse_abs[4096];
 	char cairn_abs[4096], cpu[256], corpus_hex[65], out_hex[65];
 	double *th = NULL, *tb = NULL, *ts = NULL, t0, load_before, load_after;
 	struct corpus c;
@@ -429,19 +467,26 @@ int main(int argc, char **argv)
 			seed = strtoull(v, NULL, 10);
 		else if (strcmp(a, "--out") == 0)
 			outpath = v;
+		else if (strcmp(a, "--model") == 0)
+			model = v;
+		else if (strcmp(a, "--reuse") == 0)
+			reuse = v;
 		else {
 			fprintf(stderr, "usage: hook_bench --cairn PATH "
 				"[--compare PATH] [--n N] "
 				"[--q N] [--sessions N] [--seed S] [--out FILE] "
-				"[--keep]\n");
+				"[--keep] [--model FILE.gguf] [--reuse DIR]\n");
 			return 2;
 		}
 		i++;
 	}
 	if (!cairn || !realpath(cairn, cairn_abs) || n < q || q == 0 ||
-	    !hc || !ho || (compare && !realpath(compare, compare_abs))) {
+	    !hc || !ho || (compare && !realpath(compare, compare_abs)) ||
+	    (model && !realpath(model, model_abs)) ||
+	    (reuse && !realpath(reuse, reuse_abs))) {
 		fprintf(stderr, "hook_bench: --cairn PATH (an executable) "
-			"is required; --n must be >= --q > 0\n");
+			"is required; --n must be >= --q > 0; --compare, "
+			"--model and --reuse must name existing files\n");
 		return 2;
 	}
 	rng = seed;
@@ -454,22 +499,60 @@ int main(int argc, char **argv)
 	tb = calloc(q + sessions, sizeof(double));
 	ts = calloc(sessions + 1, sizeof(double));
 	tc = calloc(q, sizeof(double));
+	th_cpu = calloc(q, sizeof(double));
+	tc_cpu = calloc(q, sizeof(double));
+	if (!th_cpu || !tc_cpu) {
+		fprintf(stderr, "hook_bench: out of memory\n");
+		return 1;
+	}
+	if (reuse)
+		ws = reuse_abs;
 	if (!c.prompt || !out || !th || !tb || !ts || !tc || vocab_init() != 0 ||
-	    !mkdtemp(ws)) {
+	    (!reuse && !mkdtemp(ws))) {
 		fprintf(stderr, "hook_bench: out of memory or no temp dir\n");
 		return 1;
 	}
 	t0 = bench_now_s();
 	load_before = loadavg();
-	if (load(ws, n, &c, hc) != 0)
+	if (load(ws, n, &c, hc, reuse != NULL) != 0)
 		return 1;
 	fprintf(stderr, "hook_bench: %zu records in %.1f s (%s), %zu prompts\n",
 		n, bench_now_s() - t0, ws, c.q);
+	/* the model's SHA-256 cache: private to this workspace, inherited by
+	 * every process started below */
+	snprintf(cache, sizeof(cache), "%s/sha-cache", ws);
+	if (model && (mkdir(cache, 0700) != 0 && errno != EEXIST)) {
+		fprintf(stderr, "hook_bench: cannot make %s\n", cache);
+		return 1;
+	}
+	if (model)
+		setenv("CAIRN_CACHE_DIR", cache, 1);
+	if (model && !reuse) {
+		char *ri_argv[] = { cairn_abs, (char *)"-C", ws,
+				    (char *)"--json", (char *)"reindex",
+				    (char *)"--provider", (char *)"gguf",
+				    (char *)"--model", model_abs,
+				    (char *)"--yes", NULL };
+		size_t len = 0;
+
+		fprintf(stderr, "hook_bench: cairn reindex --model %s\n",
+			model_abs);
+		reindex_s = run(ri_argv, "", out, &len) / 1000.0;
+		if (reindex_s < 0 || !strstr(out, "\"embedded\"")) {
+			fprintf(stderr, "hook_bench: cairn reindex failed\n");
+			return 1;
+		}
+		snprintf(reindex_out, sizeof(reindex_out), "%s", out);
+		while (len && (reindex_out[len - 1] == '\n'))
+			reindex_out[--len] = '\0';
+		fprintf(stderr, "hook_bench: reindexed in %.1f s: %s\n",
+			reindex_s, reindex_out);
+	}
 	{
 		char *hook_argv[] = { cairn_abs, (char *)"hook", NULL };
 		char *ver_argv[] = { cairn_abs, (char *)"--version", NULL };
 		char *cmp_argv[] = { compare_abs, (char *)"hook", NULL };
-		char json[1024];
+		char json[8192];
 		size_t len, nb = 0, k;
 		double ms;
 
@@ -498,6 +581,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			th[k] = ms;
+			th_cpu[k] = last_cpu_ms;
 			injected += len > 0;
 			EVP_DigestUpdate(ho, out, len + 1);
 			ms = run(ver_argv, "", out, &len);
@@ -521,6 +605,7 @@ int main(int argc, char **argv)
 					return 1;
 				}
 				tc[k] = ms;
+				tc_cpu[k] = last_cpu_ms;
 			}
 		}
 		snprintf(json, sizeof(json),
@@ -538,12 +623,25 @@ int main(int argc, char **argv)
 			tb[nb++] = ms;
 		}
 		sh = summarise(th, c.q);
+		sh_cpu = summarise(th_cpu, c.q);
+		if (compare)
+			sc_cpu = summarise(tc_cpu, c.q);
 		ss = summarise(ts, sessions);
 		sb = summarise(tb, nb);
 		if (compare)
 			sc = summarise(tc, c.q);
 	}
 	load_after = loadavg();
+	if (model) {
+		DIR *d = opendir(cache);
+		struct dirent *e;
+
+		sha_files = 0;
+		while (d && (e = readdir(d)))
+			sha_files += strncmp(e->d_name, "gguf-sha256-", 12) == 0;
+		if (d)
+			closedir(d);
+	}
 	bench_sha_hex(hc, corpus_hex);
 	bench_sha_hex(ho, out_hex);
 	bench_cpu_model(cpu, sizeof(cpu));
@@ -562,7 +660,17 @@ int main(int argc, char **argv)
 	fprintf(f, ",\n  \"cairn\": ");
 	bench_json_str(f, cairn); /* as given: no path of this machine */
 	fprintf(f, ",\n");
+	if (model) {
+		const char *b = strrchr(model, '/');
+
+		fprintf(f, "  \"model\": ");
+		bench_json_str(f, b ? b + 1 : model); /* no path either */
+		fprintf(f, ",\n  \"reindex_s\": %.1f,\n  \"reindex\": %s,\n"
+			"  \"sha_cache_files\": %ld,\n", reindex_s,
+			reindex_out[0] ? reindex_out : "null", sha_files);
+	}
 	put_stats(f, "hook_prompt", sh, 0);
+	put_stats(f, "hook_prompt_cpu", sh_cpu, 0);
 	put_stats(f, "hook_session_start", ss, 0);
 	put_stats(f, "baseline_version", sb, 0);
 	if (compare) {
@@ -570,8 +678,11 @@ int main(int argc, char **argv)
 		bench_json_str(f, compare);
 		fprintf(f, ",\n");
 		put_stats(f, "compare_prompt", sc, 0);
+		put_stats(f, "compare_prompt_cpu", sc_cpu, 0);
 		fprintf(f, "  \"prompt_p50_vs_compare\": %.2f,\n",
 			sc.p50 > 0 ? sh.p50 / sc.p50 : 0);
+		fprintf(f, "  \"prompt_cpu_p50_vs_compare\": %.2f,\n",
+			sc_cpu.p50 > 0 ? sh_cpu.p50 / sc_cpu.p50 : 0);
 	}
 	fprintf(f, "  \"ratios\": {\"prompt_p50\": %.2f, \"prompt_p90\": %.2f, "
 		"\"session_start_p50\": %.2f},\n",
@@ -589,12 +700,14 @@ int main(int argc, char **argv)
 	       "ratio p50 %.2f | injected %zu/%zu\nresults: %s\n",
 	       sh.p50, sh.p90, ss.p50, sb.p50,
 	       sb.p50 > 0 ? sh.p50 / sb.p50 : 0, injected, c.q, outpath);
+	printf("hook CPU (user + sys) p50 %.2f ms\n", sh_cpu.p50);
 	if (compare)
 		printf("compare (%s) p50 %.2f ms  p90 %.2f ms | this / compare "
-		       "p50 %.2f\n",
+		       "p50 %.2f | CPU p50 %.2f ms, this / compare %.2f\n",
 		       compare_abs, sc.p50, sc.p90,
-		       sc.p50 > 0 ? sh.p50 / sc.p50 : 0);
-	if (keep)
+		       sc.p50 > 0 ? sh.p50 / sc.p50 : 0, sc_cpu.p50,
+		       sc_cpu.p50 > 0 ? sh_cpu.p50 / sc_cpu.p50 : 0);
+	if (keep || reuse)
 		fprintf(stderr, "hook_bench: kept %s\n", ws);
 	else
 		nftw(ws, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -608,6 +721,8 @@ int main(int argc, char **argv)
 	free(tb);
 	free(ts);
 	free(tc);
+	free(th_cpu);
+	free(tc_cpu);
 	EVP_MD_CTX_free(hc);
 	EVP_MD_CTX_free(ho);
 	return 0;

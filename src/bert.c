@@ -33,7 +33,8 @@
  * copy nothing: a batch of at most BERT_SMALL_ROWS rows runs on AVX2/FMA
  * kernels (chosen at run time; F16C widens f16) that read the matrices in
  * their file type (F32, F16, BF16, Q8_0) straight from the mapping, one
- * pass over the weights per layer, split by output columns over the team.
+ * pass over the weights per layer, split by output columns over the team,
+ * and attention by plain loops: such a call never loads OpenBLAS.
  * Larger batches run through OpenBLAS on f32 copies, made the first time
  * one is needed (at load when the kernels cannot run: another CPU, another
  * type, CAIRN_BERT_KERNELS=0). Measured in bench/README.md.
@@ -79,9 +80,13 @@
 #include "vocab.h"
 
 /*
- * OpenBLAS is loaded with dlopen() by the first bert_load, not linked:
- * linked, it starts its thread pool in every cairn process (the hook on
- * each prompt, the MCP server) whether or not a model is ever used.
+ * OpenBLAS is loaded with dlopen(), not linked, and only when a call
+ * needs it (the f32 copies of a large batch, or no kernels on this CPU):
+ * loading it starts its thread pool and costs a one-shot process like the
+ * hook (which embeds one short query on the kernels) 10 ms of CPU and
+ * several times that in wall time on a busy machine (measured in
+ * bench/README.md, hook_bench --model); linked, it would start in every
+ * cairn process whether or not a model is ever used.
  */
 #define BERT_LIBBLAS "libopenblas.so.0" /* Debian's libopenblas0 */
 
@@ -107,14 +112,30 @@ static void blas_load(void)
 	}
 	*(void **)&blas.sgemm = dlsym(h, "cblas_sgemm");
 	*(void **)&blas.set_threads = dlsym(h, "openblas_set_num_threads");
-	if (!blas.sgemm || !blas.set_threads)
+	if (!blas.sgemm || !blas.set_threads) {
 		snprintf(blas.why, sizeof(blas.why),
 			 "%s has no cblas_sgemm/openblas_set_num_threads",
 			 BERT_LIBBLAS);
+		return;
+	}
+	/* every call splits its work over its own team; OpenBLAS threads
+	 * on top of that would oversubscribe the cores */
+	blas.set_threads(1);
+}
+
+/* Load OpenBLAS once, when first needed; CAIRN_IO when it cannot be. */
+static int blas_need(char *err, size_t errsize)
+{
+	pthread_once(&blas_once, blas_load);
+	if (blas.why[0]) {
+		if (err && errsize)
+			snprintf(err, errsize, "%s", blas.why);
+		return CAIRN_IO;
+	}
+	return CAIRN_OK;
 }
 
 #define cblas_sgemm blas.sgemm
-#define openblas_set_num_threads blas.set_threads
 
 /* Limits on the hyper-parameters (published BERT-family encoders are far
  * below them; they keep every size computation inside size_t). */
@@ -578,6 +599,9 @@ static int ensure_f32(struct bert_model *m, char *err, size_t errsize)
 
 	if (__atomic_load_n(&m->f32_ready, __ATOMIC_ACQUIRE))
 		return CAIRN_OK;
+	/* the f32 copies are for OpenBLAS: without it they are no use */
+	if ((rc = blas_need(err, errsize)))
+		return rc;
 	if (m->mu_init)
 		pthread_mutex_lock(&m->f32_mu);
 	for (il = 0; il < m->n_layer && !m->f32_ready; il++) {
@@ -818,11 +842,6 @@ int bert_load(const char *path, const struct bert_opts *opts,
 	int rc, il;
 
 	*out = NULL;
-	pthread_once(&blas_once, blas_load);
-	if (blas.why[0]) {
-		set_err(err, errsize, "%s", blas.why);
-		return CAIRN_IO;
-	}
 	if (!(m = util_calloc(1, sizeof(*m)))) {
 		set_err(err, errsize, "out of memory loading the model");
 		return CAIRN_NOMEM;
@@ -914,9 +933,6 @@ int bert_load(const char *path, const struct bert_opts *opts,
 			goto out;
 		}
 	}
-	/* every call splits its work over its own team; OpenBLAS threads
-	 * on top of that would oversubscribe the cores */
-	openblas_set_num_threads(1);
 	*out = m;
 	m = NULL;
 	rc = CAIRN_OK;
@@ -1657,8 +1673,47 @@ static void attend(const struct run *r, size_t s, int head, float *S)
 	const float *k = q + E, *v = q + 2 * E;
 	float *o = r->ctx + off * E + (size_t)head * d;
 	float scale = 1.0f / sqrtf((float)d);
-	size_t r0, i, j;
+	size_t r0, i, j, t;
 
+	if (r->small) {
+		/* a short call runs without OpenBLAS (it is never loaded for
+		 * one): L <= BERT_SMALL_ROWS, so the products are tiny; four
+		 * partial sums per dot, as a vectorised BLAS would keep */
+		for (i = 0; i < L; i++) {
+			const float *qi = q + i * E3;
+			float mx, sum;
+
+			for (j = 0; j < L; j++) {
+				const float *kj = k + j * E3;
+				float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+				for (t = 0; t + 4 <= d; t += 4) {
+					a0 += qi[t] * kj[t];
+					a1 += qi[t + 1] * kj[t + 1];
+					a2 += qi[t + 2] * kj[t + 2];
+					a3 += qi[t + 3] * kj[t + 3];
+				}
+				for (; t < d; t++)
+					a0 += qi[t] * kj[t];
+				S[j] = ((a0 + a1) + (a2 + a3)) * scale;
+			}
+			mx = S[0];
+			for (j = 1; j < L; j++)
+				if (S[j] > mx)
+					mx = S[j];
+			sum = 1.0f / exp_row(S, L, mx);
+			for (t = 0; t < d; t++)
+				o[i * E + t] = 0.0f;
+			for (j = 0; j < L; j++) {
+				const float *vj = v + j * E3;
+				float p = S[j] * sum;
+
+				for (t = 0; t < d; t++)
+					o[i * E + t] += p * vj[t];
+			}
+		}
+		return;
+	}
 	for (r0 = 0; r0 < L; r0 += BERT_QCHUNK) {
 		size_t nq = L - r0 < BERT_QCHUNK ? L - r0 : BERT_QCHUNK;
 

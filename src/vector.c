@@ -6,8 +6,10 @@
  * Layer: on embed.h and store.h (vector.h says what is stored where).
  *
  * Holds: the f16 conversion, the dot-product kernels and top-k, the
- * per-handle cache (struct vec_cache behind db->vec), the embed.* settings
- * keys, the identity check, reindex batches.
+ * per-handle cache (struct vec_cache behind db->vec) and its on-disk
+ * sidecar (STORE.db-vectors, mapped by the next process while it matches
+ * the store), the embed.* settings keys, the identity check, reindex
+ * batches.
  *
  * Why f16 is what is stored, and not int8 + scale: f16 keeps cosines to
  * ~1e-3 of the f32 ones with no per-vector scale, halves the bytes of f32
@@ -16,29 +18,38 @@
  * and the RRF order. In memory an int8 copy (one scale per row) is kept
  * as well, only to make the scan cheaper: brute force over 77 MB is bound
  * by memory bandwidth (~13 ms measured here), so a first pass reads the
- * 38 MB int8 copy and the few rows that could still be in the top k are
- * rescored from f16 (vector_matrix_topk: a proven bound, so the result
- * is the exact f16 one).
+ * 38 MB int8 copy against the query quantised to int8 (integer dot
+ * products, AVX2 maddubs) and the few rows that could still be in the top
+ * k are rescored from f16 (vector_matrix_topk: a proven bound covering
+ * both quantisations, so the result is the exact f16 one).
  *
  * Kernel choice happens at run time (__builtin_cpu_supports): AVX2 + FMA +
  * F16C functions compiled with a target attribute, the portable C loop
- * otherwise; nothing is built for the build host's CPU. Large scans are
- * split over two threads.
+ * otherwise; nothing is built for the build host's CPU. Scans run on the
+ * calling thread: split over two threads they were no faster on a quiet
+ * machine (fastest of 100 queries, 100k x 384: 2.18 ms against 2.15 ms;
+ * 400k: 9.08 against 8.75; one thread already streams at memory speed)
+ * and twice as slow at p50 on a busy one (6.9 against 3.1 ms), besides
+ * a thread start per query.
  *
  * Must never: compare vectors of two identities, return a record whose
  * kind or status the filter excludes, or keep a vector of a changed text
- * (the schema's triggers delete it; the cache reloads when rows change).
+ * (the schema's triggers delete it; the cache reloads when rows change),
+ * or map a sidecar whose header does not match the store as it is now.
  */
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "store.h"
 #include "vector.h"
@@ -47,7 +58,6 @@
 #define VEC_TEXT_MAX (16 * 1024)    /* bytes of a record's text embedded */
 #define VEC_DEFAULT_BATCH 32        /* records per reindex transaction */
 #define VEC_MAX_BATCH 1024
-#define VEC_PAR_MIN ((size_t)1 << 21) /* row*dim products before splitting */
 
 static const char *const kinds[] = { "decision", "adr", "fact", "rule",
 				     "procedure", "capability", "finding",
@@ -211,9 +221,121 @@ dots_i8_avx2(const signed char *rows, const float *scale, size_t n, int dim,
 	}
 }
 
+/*
+ * out[i] = (int8 row i . int8 query) as an exact integer, over 32 bytes a
+ * step: maddubs multiplies |q| (unsigned) by row * sign(q) (signed) and
+ * adds pairs into 16 bits (at most 2 * 127 * 127 = 32258: no saturation,
+ * as both sides lie in [-127, 127]); madd widens the pairs to 32 bits.
+ */
+__attribute__((target("avx2,fma,f16c"))) static void
+dots_i8i8_avx2(const signed char *rows, size_t n, int dim,
+	       const signed char *q, int32_t *out)
+{
+	size_t i, j, d = (size_t)dim, d32 = d & ~(size_t)31;
+	const __m256i ones = _mm256_set1_epi16(1);
+
+	for (i = 0; i < n; i++) {
+		const signed char *r = rows + i * d;
+		__m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+		__m128i s4;
+		int32_t s;
+
+		for (j = 0; j + 64 <= d32; j += 64) {
+			__m256i q0 = _mm256_loadu_si256((const __m256i *)(q + j));
+			__m256i q1 = _mm256_loadu_si256(
+				(const __m256i *)(q + j + 32));
+			__m256i r0 = _mm256_loadu_si256((const __m256i *)(r + j));
+			__m256i r1 = _mm256_loadu_si256(
+				(const __m256i *)(r + j + 32));
+
+			acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(
+				_mm256_maddubs_epi16(_mm256_abs_epi8(q0),
+						     _mm256_sign_epi8(r0, q0)),
+				ones));
+			acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(
+				_mm256_maddubs_epi16(_mm256_abs_epi8(q1),
+						     _mm256_sign_epi8(r1, q1)),
+				ones));
+		}
+		for (; j < d32; j += 32) {
+			__m256i q0 = _mm256_loadu_si256((const __m256i *)(q + j));
+			__m256i r0 = _mm256_loadu_si256((const __m256i *)(r + j));
+
+			acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(
+				_mm256_maddubs_epi16(_mm256_abs_epi8(q0),
+						     _mm256_sign_epi8(r0, q0)),
+				ones));
+		}
+		acc0 = _mm256_add_epi32(acc0, acc1);
+		s4 = _mm_add_epi32(_mm256_castsi256_si128(acc0),
+				   _mm256_extracti128_si256(acc0, 1));
+		s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+		s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+		s = _mm_cvtsi128_si32(s4);
+		for (; j < d; j++)
+			s += (int32_t)r[j] * q[j];
+		out[i] = s;
+	}
+}
+
+/*
+ * One row of vector_matrix_build: the same values as the portable loop
+ * there (F16C widening is exact, the scaling the same IEEE products, the
+ * rounding the same add-then-truncate), eight at a time.
+ */
+__attribute__((target("avx2,fma,f16c"))) static void
+build_row_avx2(const unsigned short *r, size_t d, float *x, signed char *q,
+	       float *scale, float *l1)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f);
+	__m256 mv = _mm256_setzero_ps(), inv8;
+	size_t j, d8 = d & ~(size_t)7;
+	float mx = 0, inv, lane[8];
+	int32_t c8[8], sum = 0, k;
+
+	for (j = 0; j < d8; j += 8) {
+		__m256 v = _mm256_cvtph_ps(
+			_mm_loadu_si128((const __m128i *)(r + j)));
+
+		_mm256_storeu_ps(x + j, v);
+		mv = _mm256_max_ps(mv, _mm256_andnot_ps(sign, v));
+	}
+	_mm256_storeu_ps(lane, mv);
+	for (k = 0; k < 8; k++)
+		if (lane[k] > mx)
+			mx = lane[k];
+	for (; j < d; j++) {
+		x[j] = vector_f32(r[j]);
+		if (fabsf(x[j]) > mx)
+			mx = fabsf(x[j]);
+	}
+	*scale = mx / 127.0f;
+	inv = mx > 0 ? 127.0f / mx : 0;
+	inv8 = _mm256_set1_ps(inv);
+	for (j = 0; j < d8; j += 8) {
+		__m256 y = _mm256_mul_ps(_mm256_loadu_ps(x + j), inv8);
+		__m256 h = _mm256_or_ps(_mm256_and_ps(y, sign), half);
+
+		_mm256_storeu_si256((__m256i *)(void *)c8,
+				    _mm256_cvttps_epi32(_mm256_add_ps(y, h)));
+		for (k = 0; k < 8; k++) {
+			q[j + (size_t)k] = (signed char)c8[k];
+			sum += c8[k] < 0 ? -c8[k] : c8[k];
+		}
+	}
+	for (; j < d; j++) {
+		float y = x[j] * inv;
+		signed char c = (signed char)(y >= 0 ? y + 0.5f : y - 0.5f);
+
+		q[j] = c;
+		sum += c < 0 ? -c : c;
+	}
+	*l1 = (float)sum;
+}
+
 /* libgcc fills the CPU model in a constructor before main(), so no
  * __builtin_cpu_init() here (it would run on every call) */
-static int cpu_has_avx2(void)
+static int cpu_probe(void)
 {
 	unsigned a, b, c, d;
 
@@ -223,6 +345,21 @@ static int cpu_has_avx2(void)
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
 	return (c >> 29) & 1u;
+}
+
+/* The probe's answer, kept: CPUID traps to the hypervisor in a VM (tens
+ * of microseconds measured here), and the rescoring pass asks once per
+ * candidate row. Racing first calls store the same value. */
+static int cpu_has_avx2(void)
+{
+	static int known = -1;
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = cpu_probe();
+		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 #else
 #define VEC_HAVE_AVX2 0
@@ -270,6 +407,33 @@ static void dots_i8_portable(const signed char *rows, const float *scale,
 	}
 }
 
+static void dots_i8i8_portable(const signed char *rows, size_t n, int dim,
+			       const signed char *q, int32_t *out)
+{
+	size_t i, j, d = (size_t)dim;
+
+	for (i = 0; i < n; i++) {
+		const signed char *r = rows + i * d;
+		int32_t s = 0;
+
+		for (j = 0; j < d; j++)
+			s += (int32_t)r[j] * q[j];
+		out[i] = s;
+	}
+}
+
+static void dots_i8i8_one(const signed char *rows, size_t n, int dim,
+			  const signed char *q, int32_t *out)
+{
+#if VEC_HAVE_AVX2
+	if (cpu_has_avx2()) {
+		dots_i8i8_avx2(rows, n, dim, q, out);
+		return;
+	}
+#endif
+	dots_i8i8_portable(rows, n, dim, q, out);
+}
+
 static void dots_i8_one(const signed char *rows, const float *scale,
 			size_t n, int dim, const float *q, float *out)
 {
@@ -291,46 +455,28 @@ struct dots_job {
 	int dim;
 	const float *q;
 	float *out;
+	const signed char *qi;     /* int8 query: q8 rows . qi into iout */
+	int32_t *iout;
 };
 
 static void dots_run(const struct dots_job *j)
 {
 	size_t off = j->from * (size_t)j->dim;
 
-	if (j->h)
+	if (j->qi)
+		dots_i8i8_one(j->q8 + off, j->n, j->dim, j->qi,
+			      j->iout + j->from);
+	else if (j->h)
 		dots_one(j->h + off, j->n, j->dim, j->q, j->out + j->from);
 	else
 		dots_i8_one(j->q8 + off, j->scale + j->from, j->n, j->dim,
 			    j->q, j->out + j->from);
 }
 
-static void *dots_thread(void *arg)
-{
-	dots_run(arg);
-	return NULL;
-}
-
-/* Two threads for big scans (this machine class has two cores); one when
- * the scan is small or a thread cannot be made. */
+/* One scan, on the calling thread (the header says why not two). */
 static void dots_split(struct dots_job *all)
 {
-	struct dots_job second = *all;
-	pthread_t th;
-	size_t half = all->n / 2;
-
-	if (all->n * (size_t)all->dim < VEC_PAR_MIN || all->n < 2) {
-		dots_run(all);
-		return;
-	}
-	second.from = all->from + half;
-	second.n = all->n - half;
-	if (pthread_create(&th, NULL, dots_thread, &second) != 0) {
-		dots_run(all);
-		return;
-	}
-	all->n = half;
 	dots_run(all);
-	pthread_join(th, NULL);
 }
 
 void vector_dots(const unsigned short *rows, size_t n, int dim,
@@ -429,23 +575,54 @@ size_t vector_topk(const float *scores, size_t n, size_t k,
 
 /* --------------------------------------------------------------- matrix */
 
+/*
+ * Ask for transparent huge pages under a large fresh buffer (advice only):
+ * writing 38 MB of new int8 rows otherwise takes one page fault per 4 KiB,
+ * and in a VM each fault costs microseconds (most of the build measured
+ * here).
+ */
+static void huge_hint(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t lo = ((uintptr_t)p + ((uintptr_t)1 << 21) - 1) &
+		       ~(((uintptr_t)1 << 21) - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(((uintptr_t)1 << 21) - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 int vector_matrix_build(struct vector_matrix *m)
 {
 	size_t i, j, d = (size_t)m->dim;
 
 	m->q8 = cairn_malloc(m->n * d > 0 ? m->n * d : 1);
 	m->scale = util_calloc(m->n ? m->n : 1, sizeof(*m->scale));
+	m->l1 = util_calloc(m->n ? m->n : 1, sizeof(*m->l1));
+	m->iscratch = util_calloc(m->n ? m->n : 1, sizeof(*m->iscratch));
 	m->scratch = util_calloc(2 * m->n > d ? 2 * m->n : d + 1,
 				 sizeof(*m->scratch));
-	if (!m->q8 || !m->scale || !m->scratch) {
+	if (!m->q8 || !m->scale || !m->l1 || !m->iscratch || !m->scratch) {
 		vector_matrix_release(m);
 		return CAIRN_NOMEM;
 	}
+	huge_hint(m->q8, m->n * d);
 	/* the first n floats of scratch hold one row as f32 */
 	for (i = 0; i < m->n; i++) {
 		const unsigned short *r = m->h + i * d;
 		float *x = m->scratch, mx = 0, inv;
 
+#if VEC_HAVE_AVX2
+		if (cpu_has_avx2()) {
+			build_row_avx2(r, d, x, m->q8 + i * d, &m->scale[i],
+				       &m->l1[i]);
+			continue;
+		}
+#endif
 		for (j = 0; j < d; j++) {
 			x[j] = vector_f32(r[j]);
 			if (fabsf(x[j]) > mx)
@@ -456,9 +633,11 @@ int vector_matrix_build(struct vector_matrix *m)
 		/* round half away from zero: still within scale / 2 */
 		for (j = 0; j < d; j++) {
 			float y = x[j] * inv;
+			signed char c = (signed char)(y >= 0 ? y + 0.5f
+							      : y - 0.5f);
 
-			m->q8[i * d + j] =
-				(signed char)(y >= 0 ? y + 0.5f : y - 0.5f);
+			m->q8[i * d + j] = c;
+			m->l1[i] += (float)(c < 0 ? -c : c);
 		}
 	}
 	return CAIRN_OK;
@@ -468,36 +647,49 @@ void vector_matrix_release(struct vector_matrix *m)
 {
 	cairn_free(m->q8);
 	cairn_free(m->scale);
+	cairn_free(m->l1);
 	cairn_free(m->scratch);
+	cairn_free(m->iscratch);
 	m->q8 = NULL;
 	m->scale = NULL;
+	m->l1 = NULL;
 	m->scratch = NULL;
+	m->iscratch = NULL;
 }
 
 /*
- * Pass 1 reads the int8 rows: a[i] = s_i (q8_i . q). Each value is within
- * s_i / 2 of its f16 value, so |a[i] - exact_i| <= s_i * |q|_1 / 2, plus
- * f32 summation error in both passes (<= dim * 2^-24 * 127 s_i |q|_1 each,
- * bounded generously below). The k-th best lower bound T is a floor under
- * the k-th best exact score, so every row of the true top k has an upper
- * bound >= T: only those rows are scored exactly (pass 2, f16, the same
- * per-row kernel as a full scan) and ranked. Ties keep the lower index.
+ * Pass 1 reads the int8 rows against the query quantised the same way
+ * (q = sq * qi + eq, |eq_j| <= e, e measured): a[i] = s_i sq (q8_i . qi),
+ * an exact integer dot scaled once. With h_i = s_i q8_i + er_i,
+ * |er_ij| <= s_i / 2:
+ *   h_i . q - a[i] = s_i (q8_i . eq) + er_i . q,
+ * so |h_i . q - a[i]| <= s_i (l1_i e + |q|_1 / 2), l1_i = sum |q8_ij|,
+ * plus float rounding: pass 2's f32 sum and pass 1's scaling (<= 8 dim
+ * 2^-24 127 s_i |q|_1 together, generously) and 1e-6 for the bound's own
+ * arithmetic. The k-th best lower bound T is a floor under the k-th best
+ * exact score, so every row of the true top k has an upper bound >= T:
+ * only those rows are scored exactly (pass 2, f16, the same per-row kernel
+ * as a full scan) and ranked. Ties keep the lower index.
  */
 size_t vector_matrix_topk(const struct vector_matrix *m, const float *q,
 			  const unsigned char *keep, size_t k, size_t *idx,
 			  float *cos)
 {
-	float *a = NULL, *lo = NULL, *cs = NULL, c, t;
+	float *hi = NULL, *lo = NULL, *cs = NULL, t, sq, inv, qmax = 0;
 	size_t *cand = NULL, *tmp = NULL, i, got = 0, nc = 0, kk;
-	double l1 = 0;
+	signed char qi[VECTOR_MAX_DIM];
+	double l1 = 0, e = 0, rel;
+	struct dots_job job;
 	int j;
 
 	if (k > VECTOR_MAX_K)
 		k = VECTOR_MAX_K;
 	if (k == 0 || m->n == 0)
 		return 0;
-	if (!m->q8) { /* no int8 copy (yet): one full f16 scan */
-		a = cairn_malloc(m->n * sizeof(*a));
+	if (!m->q8 || m->dim > VECTOR_MAX_DIM) {
+		/* no int8 copy (yet): one full f16 scan */
+		float *a = cairn_malloc(m->n * sizeof(*a));
+
 		tmp = util_calloc(k, sizeof(*tmp));
 		if (!a || !tmp) {
 			got = (size_t)-1;
@@ -513,25 +705,52 @@ size_t vector_matrix_topk(const struct vector_matrix *m, const float *q,
 		cairn_free(tmp);
 		return got;
 	}
-	if (!m->scratch)
+	if (!m->scratch || !m->iscratch || !m->l1)
 		return (size_t)-1;
-	a = m->scratch;
+	hi = m->scratch;
 	lo = m->scratch + m->n;
 	tmp = util_calloc(k, sizeof(*tmp));
 	if (!tmp)
 		goto oom;
-	for (j = 0; j < m->dim; j++)
+	/* the query in int8, rounded as the rows were; e its largest error */
+	for (j = 0; j < m->dim; j++) {
 		l1 += fabs((double)q[j]);
-	c = (float)(l1 * (0.5 + 4.0 * m->dim * 127.0 / 16777216.0));
-	vector_dots_i8(m, q, a);
-	for (i = 0; i < m->n; i++)
-		lo[i] = a[i] - (m->scale[i] * c + 1e-6f);
+		if (fabsf(q[j]) > qmax)
+			qmax = fabsf(q[j]);
+	}
+	sq = qmax / 127.0f;
+	inv = qmax > 0 ? 127.0f / qmax : 0;
+	for (j = 0; j < m->dim; j++) {
+		float y = q[j] * inv;
+		double err;
+
+		qi[j] = (signed char)(y >= 0 ? y + 0.5f : y - 0.5f);
+		err = fabs((double)q[j] - (double)sq * qi[j]);
+		if (err > e)
+			e = err;
+	}
+	memset(&job, 0, sizeof(job));
+	job.q8 = m->q8;
+	job.n = m->n;
+	job.dim = m->dim;
+	job.qi = qi;
+	job.iout = m->iscratch;
+	dots_split(&job);
+	rel = l1 * (0.5 + 8.0 * m->dim * 127.0 / 16777216.0);
+	for (i = 0; i < m->n; i++) {
+		float a = (float)m->iscratch[i] * (m->scale[i] * sq);
+		float c = (float)(m->scale[i] * ((double)m->l1[i] * e + rel)) +
+			  1e-6f;
+
+		hi[i] = a + c;
+		lo[i] = a - c;
+	}
 	kk = vector_topk(lo, m->n, k, keep, tmp);
 	if (kk == 0)
 		goto out;
 	t = kk < k ? -INFINITY : lo[tmp[kk - 1]];
 	for (i = 0; i < m->n; i++)
-		if ((!keep || keep[i]) && a[i] + m->scale[i] * c + 1e-6f >= t)
+		if ((!keep || keep[i]) && hi[i] >= t)
 			nc++;
 	cand = cairn_malloc(nc * sizeof(*cand));
 	cs = cairn_malloc(nc * sizeof(*cs));
@@ -539,7 +758,7 @@ size_t vector_matrix_topk(const struct vector_matrix *m, const float *q,
 		goto oom;
 	nc = 0;
 	for (i = 0; i < m->n; i++)
-		if ((!keep || keep[i]) && a[i] + m->scale[i] * c + 1e-6f >= t) {
+		if ((!keep || keep[i]) && hi[i] >= t) {
 			cand[nc] = i;
 			dots_one(m->h + i * (size_t)m->dim, 1, m->dim, q, cs + nc);
 			nc++;
@@ -571,10 +790,15 @@ struct vec_schema {
 	unsigned short *mat;      /* n * dim f16 */
 	struct vector_matrix vm;  /* mat with its int8 copy */
 	long long *rid;
-	char (*id)[VECTOR_ID_MAX];
+	uint32_t *idoff;          /* n: offsets of the ids in ids */
+	char *ids;                /* the ids, each NUL-terminated */
+	size_t idbytes;
 	unsigned char *kind, *status; /* indexes into kinds[] / statuses[] */
 	unsigned char *keep;      /* n: the current search's filter */
 	int searches;             /* since the load (int8 copy from the 2nd) */
+	void *map;                /* the mapped sidecar holding mat, rid, idoff,
+				     ids, kind and status; NULL: all owned */
+	size_t map_len;
 };
 
 struct vec_cache {
@@ -588,11 +812,16 @@ struct vec_cache {
 static void schema_clear(struct vec_schema *s)
 {
 	vector_matrix_release(&s->vm);
-	cairn_free(s->mat);
-	cairn_free(s->rid);
-	cairn_free(s->id);
-	cairn_free(s->kind);
-	cairn_free(s->status);
+	if (s->map) {
+		munmap(s->map, s->map_len);
+	} else {
+		cairn_free(s->mat);
+		cairn_free(s->rid);
+		cairn_free(s->idoff);
+		cairn_free(s->ids);
+		cairn_free(s->kind);
+		cairn_free(s->status);
+	}
 	cairn_free(s->keep);
 	memset(s, 0, sizeof(*s));
 }
@@ -1087,14 +1316,270 @@ int vector_put(struct cairn_db *db, const char *id, const float *v, int dim)
 
 /* ----------------------------------------------------------------- load */
 
+/*
+ * The sidecar: what load_schema reads out of SQLite, written next to the
+ * store (cairn.db-vectors, global.db-vectors: the store's .gitignore
+ * already covers cairn.db-*) after each load and memory-mapped by the next
+ * process instead of reading every vector and record row again (a hook
+ * is a new process per prompt; at 10k records the SQLite read is most of
+ * a dense search). It is used only when its header matches the schema
+ * as it is now: the identity string, 'vector.generation' and
+ * 'vector.labels' (bumped in the transactions that change any vector,
+ * kind or status), the largest vector rid and the database file's device
+ * and inode; anything else, a short or malformed file included, means
+ * reading SQLite and writing a fresh sidecar (temporary file, rename).
+ * The header is read before the rows, so a sidecar's rows are never
+ * older than its header says. Host byte order (little-endian only: no
+ * sidecar elsewhere); every kind, status and id offset is checked on map.
+ */
+#define VEC_SIDE_MAGIC "cairnVS1"
+
+struct side_header {
+	char magic[8];
+	uint32_t dim, identlen;
+	uint64_t n, idbytes;
+	int64_t generation, labels, max_rid;
+	uint64_t dev, ino;
+};
+
+/* Byte offsets of each section (64-byte aligned) and the file's size. */
+struct side_layout {
+	size_t ident, mat, rid, idoff, kind, status, ids, total;
+};
+
+static size_t align64(size_t x)
+{
+	return (x + 63) & ~(size_t)63;
+}
+
+static int side_layout(size_t n, size_t dim, size_t identlen,
+		       size_t idbytes, struct side_layout *l)
+{
+	if (n > ((size_t)1 << 32) || dim > VECTOR_MAX_DIM ||
+	    identlen >= VEC_IDENTITY_MAX || idbytes > ((size_t)1 << 32))
+		return -1;
+	l->ident = sizeof(struct side_header);
+	l->mat = align64(l->ident + identlen);
+	l->rid = align64(l->mat + n * dim * 2);
+	l->idoff = align64(l->rid + n * sizeof(long long));
+	l->kind = align64(l->idoff + n * sizeof(uint32_t));
+	l->status = align64(l->kind + n);
+	l->ids = align64(l->status + n);
+	l->total = l->ids + idbytes;
+	return 0;
+}
+
+/* Paths of schema si's database file and its sidecar; 0 when unknown. */
+static int side_paths(struct cairn_db *db, int si, char *dbf, char *side,
+		      size_t size)
+{
+	const char *dir = si == 0 ? db->dir : db->global_dir;
+	const char *name = si == 0 ? "cairn.db" : "global.db";
+
+	if (!dir)
+		return 0;
+	if (snprintf(dbf, size, "%s/%s", dir, name) >= (int)size ||
+	    snprintf(side, size, "%s/%s-vectors", dir, name) >= (int)size)
+		return 0;
+	return 1;
+}
+
+static int max_rid(struct cairn_db *db, const char *schema, long long *out)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "SELECT coalesce(max(rid), -1) FROM %s.vectors",
+		 schema);
+	return count_sql(db, sql, out);
+}
+
+/* Fill the header for schema s as loaded now; 0 when it cannot be. */
+static int side_expect(struct cairn_db *db, int si, const struct vec_schema *s,
+		       long long maxr, struct side_header *h)
+{
+	char dbf[4200], side[4200];
+	struct stat st;
+
+	if (!side_paths(db, si, dbf, side, sizeof(dbf)) || stat(dbf, &st) != 0)
+		return 0;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, VEC_SIDE_MAGIC, 8);
+	h->dim = (uint32_t)s->dim;
+	h->identlen = (uint32_t)strlen(s->identity);
+	h->generation = s->generation;
+	h->labels = s->labels;
+	h->max_rid = maxr;
+	h->dev = (uint64_t)st.st_dev;
+	h->ino = (uint64_t)st.st_ino;
+	return 1;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define VEC_SIDECAR 1
+#else
+#define VEC_SIDECAR 0
+#endif
+
+/* Map schema si's sidecar into s when it matches want; 1 when it did. */
+static int side_map(struct cairn_db *db, int si, struct vec_schema *s,
+		    const struct side_header *want)
+{
+	char dbf[4200], side[4200];
+	struct side_header h;
+	struct side_layout l;
+	struct stat st;
+	unsigned char *p;
+	size_t i;
+	int fd;
+
+	if (!VEC_SIDECAR || !side_paths(db, si, dbf, side, sizeof(dbf)))
+		return 0;
+	fd = open(side, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, want->magic, 8) != 0 || h.dim != want->dim ||
+	    h.identlen != want->identlen ||
+	    h.generation != want->generation || h.labels != want->labels ||
+	    h.max_rid != want->max_rid || h.dev != want->dev ||
+	    h.ino != want->ino || h.n == 0 || h.idbytes == 0 ||
+	    side_layout((size_t)h.n, h.dim, h.identlen, (size_t)h.idbytes,
+			&l) != 0 ||
+	    (size_t)st.st_size != l.total) {
+		close(fd);
+		return 0;
+	}
+	/* private and writable: a label refresh rewrites kind and status
+	 * in this process only */
+	p = mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 0;
+	s->map = p;
+	s->map_len = l.total;
+	s->n = (size_t)h.n;
+	s->mat = (unsigned short *)(void *)(p + l.mat);
+	s->rid = (long long *)(void *)(p + l.rid);
+	s->idoff = (uint32_t *)(void *)(p + l.idoff);
+	s->kind = p + l.kind;
+	s->status = p + l.status;
+	s->ids = (char *)p + l.ids;
+	s->idbytes = (size_t)h.idbytes;
+	if (memcmp(p + l.ident, s->identity, h.identlen) != 0 ||
+	    s->ids[s->idbytes - 1] != '\0')
+		goto bad;
+	for (i = 0; i < s->n; i++)
+		if (s->kind[i] >= ARRAY_SIZE(kinds) ||
+		    s->status[i] >= ARRAY_SIZE(statuses) ||
+		    s->idoff[i] >= s->idbytes)
+			goto bad;
+	return 1;
+bad:
+	munmap(p, l.total);
+	s->map = NULL;
+	s->map_len = 0;
+	s->n = 0;
+	s->mat = NULL;
+	s->rid = NULL;
+	s->idoff = NULL;
+	s->kind = s->status = NULL;
+	s->ids = NULL;
+	s->idbytes = 0;
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *b = buf;
+
+	while (len > 0) {
+		ssize_t w = pwrite(fd, b, len, off);
+
+		if (w <= 0)
+			return -1;
+		b += w;
+		len -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+/* Write s (just read from SQLite) as schema si's sidecar; failures only
+ * mean that the next process reads SQLite again. */
+static void side_write(struct cairn_db *db, int si, const struct vec_schema *s,
+		       const struct side_header *want)
+{
+	char dbf[4200], side[4200], tmp[4300];
+	struct side_header h = *want;
+	struct side_layout l;
+	int fd, ok;
+
+	if (!VEC_SIDECAR || s->n == 0 || !side_paths(db, si, dbf, side,
+						      sizeof(dbf)))
+		return;
+	h.n = s->n;
+	h.idbytes = s->idbytes;
+	if (side_layout(s->n, (size_t)s->dim, h.identlen, s->idbytes, &l))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", side, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	ok = ftruncate(fd, (off_t)l.total) == 0 &&
+	     write_all(fd, &h, sizeof(h), 0) == 0 &&
+	     write_all(fd, s->identity, h.identlen, (off_t)l.ident) == 0 &&
+	     write_all(fd, s->mat, s->n * (size_t)s->dim * 2,
+		       (off_t)l.mat) == 0 &&
+	     write_all(fd, s->rid, s->n * sizeof(long long),
+		       (off_t)l.rid) == 0 &&
+	     write_all(fd, s->idoff, s->n * sizeof(uint32_t),
+		       (off_t)l.idoff) == 0 &&
+	     write_all(fd, s->kind, s->n, (off_t)l.kind) == 0 &&
+	     write_all(fd, s->status, s->n, (off_t)l.status) == 0 &&
+	     write_all(fd, s->ids, s->idbytes, (off_t)l.ids) == 0;
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, side) != 0)
+		unlink(tmp);
+}
+
+/* Grow the per-row arrays of s to hold cap rows. */
+static int schema_grow(struct vec_schema *s, size_t cap)
+{
+	unsigned short *mat = util_realloc(s->mat, cap * (size_t)s->dim * 2);
+	long long *rid;
+	uint32_t *idoff;
+	unsigned char *kind, *status;
+
+	if (!mat)
+		return -1;
+	s->mat = mat;
+	if (!(rid = util_realloc(s->rid, cap * sizeof(*rid))))
+		return -1;
+	s->rid = rid;
+	if (!(idoff = util_realloc(s->idoff, cap * sizeof(*idoff))))
+		return -1;
+	s->idoff = idoff;
+	if (!(kind = util_realloc(s->kind, cap)))
+		return -1;
+	s->kind = kind;
+	if (!(status = util_realloc(s->status, cap)))
+		return -1;
+	s->status = status;
+	return 0;
+}
+
 static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 {
 	const char *schema = schema_name(si);
 	char sql[256], gen[32];
 	sqlite3_stmt *st = NULL;
-	long long count = 0;
-	size_t cap, i = 0;
-	int src, rc;
+	struct sbuf ids = SBUF_INIT;
+	struct side_header want;
+	long long maxr = -1;
+	size_t cap = 0, i = 0;
+	int src, rc, side_ok;
 
 	schema_clear(s);
 	rc = vector_get_identity(db, schema, s->identity, sizeof(s->identity));
@@ -1104,15 +1589,13 @@ static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 		return rc;
 	s->generation = atoll(gen);
 	rc = meta_get(db, schema, "vector.labels", gen, sizeof(gen));
+	if (rc == CAIRN_OK)
+		rc = max_rid(db, schema, &maxr);
 	if (rc)
 		return rc;
 	s->labels = atoll(gen);
 	s->dim = identity_dim(s->identity);
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.vectors", schema);
-	rc = count_sql(db, sql, &count);
-	if (rc)
-		return rc;
-	if (count == 0 || s->dim <= 0) {
+	if (maxr < 0 || s->dim <= 0) {
 		s->loaded = 1;
 		return CAIRN_OK;
 	}
@@ -1121,20 +1604,9 @@ static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 				   "the %s store's vectors are %d-wide "
 				   "(limit %d)",
 				   schema, s->dim, VECTOR_MAX_DIM);
-	cap = (size_t)count;
-	s->mat = cairn_malloc(cap * (size_t)s->dim * 2);
-	s->rid = util_calloc(cap, sizeof(*s->rid));
-	s->id = util_calloc(cap, sizeof(*s->id));
-	s->kind = util_calloc(cap, 1);
-	s->status = util_calloc(cap, 1);
-	s->keep = util_calloc(cap, 1);
-	if (!s->mat || !s->rid || !s->id || !s->kind || !s->status ||
-	    !s->keep) {
-		schema_clear(s);
-		return store_error(db, CAIRN_NOMEM,
-				   "out of memory loading %lld vectors",
-				   count);
-	}
+	side_ok = side_expect(db, si, s, maxr, &want);
+	if (side_ok && side_map(db, si, s, &want))
+		goto done;
 	snprintf(sql, sizeof(sql),
 		 "SELECT v.rid, r.id, r.kind, r.status, v.v FROM %s.vectors "
 		 "v JOIN %s.records r ON r.rid = v.rid ORDER BY v.rid",
@@ -1143,29 +1615,36 @@ static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 	while ((src == SQLITE_OK || src == SQLITE_ROW) &&
 	       (src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 1);
+		int idlen = sqlite3_column_bytes(st, 1);
 		const unsigned char *b = sqlite3_column_blob(st, 4);
 		int bytes = sqlite3_column_bytes(st, 4), k, t, j;
 		unsigned short *row;
 
-		if (i >= cap)
-			break; /* rows added since the count: next load */
 		k = index_of(kinds, ARRAY_SIZE(kinds),
 			     (const char *)sqlite3_column_text(st, 2));
 		t = index_of(statuses, ARRAY_SIZE(statuses),
 			     (const char *)sqlite3_column_text(st, 3));
-		if (id && strlen(id) >= VECTOR_ID_MAX)
+		if (id && (idlen >= VECTOR_ID_MAX || strlen(id) != (size_t)idlen))
 			continue; /* an id this long stays lexical-only */
 		if (bytes != s->dim * 2 || !b || !id || k < 0 || t < 0) {
 			long long bad = sqlite3_column_int64(st, 0);
 			int dim = s->dim;
 
 			sqlite3_finalize(st); /* after the last column read */
+			sbuf_release(&ids);
 			schema_clear(s);
 			return store_error(db, CAIRN_CORRUPT,
 					   "the %s store's vector of record "
 					   "%lld is damaged (%d bytes for %d "
 					   "dimensions): run 'cairn reindex'",
 					   schema, bad, bytes, dim);
+		}
+		if (i == cap) {
+			cap = cap ? 2 * cap : 1024;
+			if (schema_grow(s, cap) != 0) {
+				src = SQLITE_NOMEM;
+				break;
+			}
 		}
 		row = s->mat + i * (size_t)s->dim;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -1176,17 +1655,42 @@ static int load_schema(struct cairn_db *db, int si, struct vec_schema *s)
 			row[j] = (unsigned short)(b[2 * j] | b[2 * j + 1] << 8);
 #endif
 		s->rid[i] = sqlite3_column_int64(st, 0);
-		snprintf(s->id[i], VECTOR_ID_MAX, "%s", id);
+		s->idoff[i] = (uint32_t)ids.len;
+		sbuf_add(&ids, id, (size_t)idlen + 1);
+		if (ids.err || ids.len > ((size_t)1 << 32)) {
+			src = SQLITE_NOMEM;
+			break;
+		}
 		s->kind[i] = (unsigned char)k;
 		s->status[i] = (unsigned char)t;
 		i++;
 	}
 	sqlite3_finalize(st);
-	if (src != SQLITE_DONE && src != SQLITE_ROW) {
+	if (src != SQLITE_DONE) {
+		sbuf_release(&ids);
 		schema_clear(s);
+		if (src == SQLITE_NOMEM)
+			return store_error(db, CAIRN_NOMEM,
+					   "out of memory loading vectors");
 		return store_sql_error(db, src, "loading vectors");
 	}
 	s->n = i;
+	s->idbytes = ids.len;
+	s->ids = sbuf_detach(&ids, NULL);
+	if (s->n > 0 && !s->ids) {
+		schema_clear(s);
+		return store_error(db, CAIRN_NOMEM,
+				   "out of memory loading vectors");
+	}
+	if (side_ok)
+		side_write(db, si, s, &want);
+done:
+	s->keep = util_calloc(s->n ? s->n : 1, 1);
+	if (!s->keep) {
+		schema_clear(s);
+		return store_error(db, CAIRN_NOMEM,
+				   "out of memory loading vectors");
+	}
 	s->vm.n = s->n;
 	s->vm.dim = s->dim;
 	s->vm.h = s->mat;
@@ -1376,7 +1880,7 @@ int vector_search(struct cairn_db *db, const struct embed_identity *id,
 			memmove(hits + pos + 1, hits + pos,
 				(got - 1 - pos) * sizeof(*hits));
 			snprintf(hits[pos].id, sizeof(hits[pos].id), "%s",
-				 s->id[idx[i]]);
+				 s->ids + s->idoff[idx[i]]);
 			hits[pos].schema = schema_name(si);
 			hits[pos].rid = s->rid[idx[i]];
 			hits[pos].cos = cs;

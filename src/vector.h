@@ -26,14 +26,20 @@
  * the k best returned all pass the caller's filter.
  *
  * In memory (per db handle, loaded on the first search, reloaded when the
- * store changed): each schema's f16 matrix plus an int8 copy for a cheaper
- * first pass; results equal an exact f16 scan (vector_matrix_topk). One
- * search at a time per db handle (as for the handle's SQLite connection).
+ * store changed): each schema's f16 matrix plus, from the second search,
+ * an int8 copy for a cheaper first pass; results equal an exact f16 scan
+ * (vector_matrix_topk). One search at a time per db handle (as for the
+ * handle's SQLite connection). A load from SQLite also writes the sidecar
+ * STORE.db-vectors (matrix, rids, ids, kinds, statuses), which the next
+ * process maps instead while its header (identity, vector.generation,
+ * vector.labels, largest rid, the database file's device and inode)
+ * still matches; docs/EMBEDDINGS.md.
  */
 #ifndef CAIRN_VECTOR_H
 #define CAIRN_VECTOR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "embed.h"
 
@@ -181,9 +187,11 @@ size_t vector_topk(const float *scores, size_t n, size_t k,
 /*
  * An in-memory matrix as vector_search scans it: the f16 rows (the stored
  * values, which define the cosines) and an int8 copy with one scale per row
- * that a first pass reads (half the bytes); the rows whose int8 score could
- * still reach the k-th best (a proven error bound) are then scored exactly
- * from f16, so the result equals an exact f16 scan.
+ * that a first pass reads (half the bytes) against the query quantised to
+ * int8 as well (integer dot products: 32 products per AVX2 instruction);
+ * the rows whose first-pass score could still reach the k-th best (a
+ * proven error bound: both quantisations and the float rounding) are then
+ * scored exactly from f16, so the result equals an exact f16 scan.
  */
 struct vector_matrix {
 	size_t n;
@@ -191,7 +199,9 @@ struct vector_matrix {
 	const unsigned short *h;  /* n * dim f16 (not owned) */
 	signed char *q8;          /* n * dim (owned; vector_matrix_build) */
 	float *scale;             /* n (owned) */
+	float *l1;                /* n (owned): sum of |q8| of each row */
 	float *scratch;           /* 2n (owned): one search at a time */
+	int32_t *iscratch;        /* n (owned): the integer dot products */
 };
 /* Build q8 and scale from h; CAIRN_NOMEM. */
 int vector_matrix_build(struct vector_matrix *m);
