@@ -7,15 +7,32 @@
  * algorithms and see struct vocab through VOCAB_INTERNAL.
  *
  * Holds: a private copy of the vocabulary (the GGUF may be closed after
- * vocab_load). Every id the tables hold is < n, checked once at build.
+ * vocab_load). Every id the tables hold is < n, checked once at build or,
+ * for a vocabulary read back from the cache file vocab-<key>.bin in
+ * util_cache_dir(), checked over the whole file before use.
  *
- * Must never: trust a count, id or offset of the file without a check,
- * read past a token's length, or accept invalid UTF-8 as text.
+ * Must never: trust a count, id or offset of the file (GGUF or cache)
+ * without a check, read past a token's length, or accept invalid UTF-8 as
+ * text.
  */
 #define VOCAB_INTERNAL
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * SHA256_Init/Update/Final: deprecated by OpenSSL 3 but present; the EVP
+ * interface would load the provider configuration on first use (~3 ms a
+ * process, more than the cache saves on a small vocabulary).
+ */
+#define OPENSSL_API_COMPAT 10101
+#include <openssl/sha.h>
 
 #include "gguf.h"
 #include "internal.h"
@@ -453,6 +470,11 @@ void vocab_free(struct vocab *v)
 {
 	if (!v)
 		return;
+	if (v->blob) { /* every array lies in the cache file's mapping */
+		munmap(v->blob, v->blob_len);
+		cairn_free(v);
+		return;
+	}
 	sbuf_release(&v->text);
 	cairn_free(v->off);
 	cairn_free(v->len);
@@ -464,6 +486,395 @@ void vocab_free(struct vocab *v)
 	cairn_free(v->xcda);
 	cairn_free(v->repl);
 	cairn_free(v);
+}
+
+/* --------------------------------------------------------------- cache */
+
+/*
+ * A built vocabulary as one file: a header, then the sections below at
+ * 8-byte aligned offsets that follow from the header's counts alone. The
+ * file is native-endian with this compiler's layout of struct vocab_node
+ * (both recorded and checked). The key is the SHA-256 of everything
+ * vocab_load reads from the GGUF, so a changed model never hits a stale
+ * file; the checksum catches a damaged one, and every count, offset and id
+ * is checked again after it, as if the file were hostile.
+ */
+#define VC_MAGIC "CAIRNVC\x01"
+#define VC_ENDIAN 0x01020304u
+
+struct vc_header {
+	char magic[8];
+	uint32_t endian;
+	uint32_t node_size;      /* sizeof(struct vocab_node) */
+	unsigned char key[32];   /* SHA-256 of the inputs */
+	uint64_t file_bytes;     /* the whole file */
+	uint64_t sum;            /* vocab_cache_sum of bytes 64.. */
+	uint64_t kind, n, text_len, max_len, n_slot, match_n, user_n, n_xcda,
+		n_repl;
+	int64_t cls, sep, pad, unk;
+	int64_t lowercase, strip_accents, add_space_prefix, remove_extra_ws,
+		add_bos, add_eos, byte_fallback, split_ok;
+	double unk_score;
+	int32_t byte_id[256];
+};
+_Static_assert(offsetof(struct vc_header, sum) == VOCAB_CACHE_SUM_AT &&
+		       sizeof(struct vc_header) == VOCAB_CACHE_HEADER_BYTES &&
+		       VOCAB_CACHE_HEADER_BYTES % 8 == 0,
+	       "cache header layout");
+
+/* Section offsets (8-aligned) and the file size from a header's counts. */
+struct vc_layout {
+	uint64_t text, off, len, score, type, slot, match, user, xcda, repl,
+		end;
+};
+
+static uint64_t al8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
+
+static void vc_layout(const struct vc_header *h, struct vc_layout *l)
+{
+	l->text = al8(sizeof(*h));
+	l->off = al8(l->text + h->text_len);
+	l->len = al8(l->off + 4 * h->n);
+	l->score = al8(l->len + 4 * h->n);
+	l->type = al8(l->score + 4 * h->n);
+	l->slot = al8(l->type + h->n);
+	l->match = al8(l->slot + 4 * h->n_slot);
+	l->user = al8(l->match + sizeof(struct vocab_node) * h->match_n);
+	l->xcda = al8(l->user + sizeof(struct vocab_node) * h->user_n);
+	l->repl = al8(l->xcda + 4 * h->n_xcda);
+	l->end = al8(l->repl + h->n_repl);
+}
+
+/* Four independent lanes of multiply-xorshift over 8-byte words. */
+uint64_t vocab_cache_sum(const unsigned char *p, size_t len)
+{
+	const uint64_t k = 0x9E3779B97F4A7C15ull;
+	uint64_t h[4] = { 1, 2, 3, 4 }, w, r;
+	size_t i = 0;
+
+	for (; i + 32 <= len; i += 32) {
+		for (int j = 0; j < 4; j++) {
+			memcpy(&w, p + i + 8 * (size_t)j, 8);
+			h[j] = (h[j] ^ w) * k;
+			h[j] ^= h[j] >> 29;
+		}
+	}
+	r = (uint64_t)len;
+	for (; i < len; i++)
+		r = (r ^ p[i]) * k;
+	for (int j = 0; j < 4; j++)
+		r = ((r ^ h[j]) * k) ^ (r >> 31);
+	return r;
+}
+
+int vocab_from_cache(const struct vocab *v)
+{
+	return v->blob != NULL;
+}
+
+/* Every count, offset and id of a cache file; 0 when it can be used. */
+static int vc_check(const unsigned char *b, size_t size,
+		    const unsigned char key[32], struct vc_header *h,
+		    struct vc_layout *l)
+{
+	const uint32_t *off, *len, *slot;
+	const uint8_t *type;
+	const char *text;
+	const struct vocab_node *nodes[2];
+	uint64_t counts[2], free_slots = 0;
+
+	if (size < sizeof(*h))
+		return -1;
+	memcpy(h, b, sizeof(*h));
+	if (memcmp(h->magic, VC_MAGIC, 8) != 0 || h->endian != VC_ENDIAN ||
+	    h->node_size != sizeof(struct vocab_node) ||
+	    memcmp(h->key, key, 32) != 0 || h->file_bytes != size)
+		return -1;
+	if (vocab_cache_sum(b + VOCAB_CACHE_HEAD, size - VOCAB_CACHE_HEAD) !=
+	    h->sum)
+		return -1;
+	/* counts first, so the layout cannot overflow */
+	if ((h->kind != VOCAB_WORDPIECE && h->kind != VOCAB_UNIGRAM) ||
+	    h->n == 0 || h->n > VOCAB_MAX_TOKENS || h->text_len == 0 ||
+	    h->text_len > ((uint64_t)1 << 30) ||
+	    h->max_len > VOCAB_MAX_TOKEN_BYTES || h->n_slot < 64 ||
+	    h->n_slot > ((uint64_t)1 << 26) ||
+	    (h->n_slot & (h->n_slot - 1)) != 0 || h->n_slot <= h->n ||
+	    h->match_n > h->text_len + 1 || h->user_n > h->text_len + 1 ||
+	    h->n_xcda > ((uint64_t)1 << 28) || h->n_repl > ((uint64_t)1 << 30))
+		return -1;
+	vc_layout(h, l);
+	if (l->end != size)
+		return -1;
+	if (h->cls < -1 || h->cls >= (int64_t)h->n || h->sep < -1 ||
+	    h->sep >= (int64_t)h->n || h->pad < -1 ||
+	    h->pad >= (int64_t)h->n || h->unk < 0 || h->unk >= (int64_t)h->n)
+		return -1;
+	if ((uint64_t)h->lowercase > 1 || (uint64_t)h->strip_accents > 1 ||
+	    (uint64_t)h->add_space_prefix > 1 ||
+	    (uint64_t)h->remove_extra_ws > 1 || (uint64_t)h->add_bos > 1 ||
+	    (uint64_t)h->add_eos > 1 || (uint64_t)h->byte_fallback > 1 ||
+	    (uint64_t)h->split_ok > 1)
+		return -1;
+	if (!(h->unk_score > -1e30 && h->unk_score < 1e30))
+		return -1; /* NaN too */
+	for (int i = 0; i < 256; i++)
+		if (h->byte_id[i] < -1 || h->byte_id[i] >= (int64_t)h->n ||
+		    (h->byte_fallback && h->byte_id[i] < 0))
+			return -1;
+	text = (const char *)b + l->text;
+	off = (const uint32_t *)(b + l->off);
+	len = (const uint32_t *)(b + l->len);
+	type = b + l->type;
+	slot = (const uint32_t *)(b + l->slot);
+	if (text[h->text_len - 1] != '\0')
+		return -1;
+	for (uint64_t i = 0; i < h->n; i++) {
+		if (len[i] > h->max_len || off[i] >= h->text_len ||
+		    h->text_len - off[i] <= len[i] ||
+		    text[off[i] + len[i]] != '\0' || type[i] > VOCAB_T_BYTE)
+			return -1;
+	}
+	for (uint64_t i = 0; i < h->n_slot; i++) {
+		if (slot[i] > h->n)
+			return -1;
+		free_slots += slot[i] == 0;
+	}
+	if (free_slots == 0) /* a probe must end at an empty slot */
+		return -1;
+	nodes[0] = (const struct vocab_node *)(b + l->match);
+	nodes[1] = (const struct vocab_node *)(b + l->user);
+	counts[0] = h->match_n;
+	counts[1] = h->user_n;
+	for (int t = 0; t < 2; t++) {
+		for (uint64_t i = 0; i < counts[t]; i++) {
+			const struct vocab_node *x = nodes[t] + i;
+
+			if (x->n > 256 || (uint64_t)x->first + x->n > counts[t] ||
+			    x->id < -1 || x->id >= (int64_t)h->n)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The root's child table of a trie from its node 0. */
+static void vc_roots(struct vocab_trie *t)
+{
+	memset(t->root, 0, sizeof(t->root));
+	if (!t->node)
+		return;
+	for (uint32_t i = 0; i < t->node[0].n; i++) {
+		uint32_t c = t->node[0].first + i;
+		t->root[t->node[c].label] = c;
+	}
+}
+
+/*
+ * The vocabulary of cache file path when it is there, whole and made from
+ * the same inputs (key); NULL otherwise (any failure is a miss).
+ */
+static struct vocab *vc_read(const char *path, const unsigned char key[32])
+{
+	struct vc_header h;
+	struct vc_layout l;
+	struct vocab *v = NULL;
+	struct stat st;
+	void *map;
+	char *buf;
+	size_t size;
+	unsigned char *b;
+	int fd;
+
+	/*
+	 * Mapped, not read: the page cache's pages are used as they are
+	 * (a read would fault in and zero fresh pages, which on a busy
+	 * machine costs more than the check). Writers rename whole files
+	 * into place, so a mapped file is never cut short under a reader.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(h) ||
+	    (uint64_t)st.st_size > VOCAB_CACHE_MAX_BYTES) {
+		close(fd);
+		return NULL;
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	buf = map;
+	b = map;
+	/* page-aligned: aligned for the arrays */
+	if (vc_check(b, size, key, &h, &l) != 0 ||
+	    vocab_new((int)h.kind, &v) != CAIRN_OK) {
+		munmap(map, size);
+		return NULL;
+	}
+	v->blob = map;
+	v->blob_len = size;
+	v->n = (size_t)h.n;
+	v->text.buf = buf + l.text;
+	v->text.len = (size_t)h.text_len;
+	v->text.cap = 0;
+	v->off = (uint32_t *)(b + l.off);
+	v->len = (uint32_t *)(b + l.len);
+	v->score = (float *)(b + l.score);
+	v->type = b + l.type;
+	v->slot = (uint32_t *)(b + l.slot);
+	v->mask = (size_t)h.n_slot - 1;
+	v->match.n = (size_t)h.match_n;
+	v->match.node = h.match_n ? (struct vocab_node *)(b + l.match) : NULL;
+	vc_roots(&v->match);
+	v->user.n = (size_t)h.user_n;
+	v->user.node = h.user_n ? (struct vocab_node *)(b + l.user) : NULL;
+	vc_roots(&v->user);
+	v->n_xcda = (size_t)h.n_xcda;
+	v->xcda = h.n_xcda ? (uint32_t *)(b + l.xcda) : NULL;
+	v->n_repl = (size_t)h.n_repl;
+	v->repl = h.n_repl ? buf + l.repl : NULL;
+	v->max_len = (size_t)h.max_len;
+	v->cls = (int32_t)h.cls;
+	v->sep = (int32_t)h.sep;
+	v->pad = (int32_t)h.pad;
+	v->unk = (int32_t)h.unk;
+	v->lowercase = (int)h.lowercase;
+	v->strip_accents = (int)h.strip_accents;
+	v->add_space_prefix = (int)h.add_space_prefix;
+	v->remove_extra_ws = (int)h.remove_extra_ws;
+	v->add_bos = (int)h.add_bos;
+	v->add_eos = (int)h.add_eos;
+	v->unk_score = h.unk_score;
+	memcpy(v->byte_id, h.byte_id, sizeof(v->byte_id));
+	v->byte_fallback = (int)h.byte_fallback;
+	v->split_ok = (int)h.split_ok;
+	return v;
+}
+
+/* Create dir and its missing parents (mode 0700); 0 when it exists. */
+static int vc_mkdirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(path))
+		return -1;
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * Write v to path: assembled in memory, written to a temporary name
+ * (mkstemp, mode 0600) and renamed over path, so a reader sees the old
+ * file or the whole new one. Any failure is ignored (no file is left).
+ */
+static void vc_write(const struct vocab *v, const char *dir, const char *path,
+		     const unsigned char key[32])
+{
+	struct vc_header h;
+	struct vc_layout l;
+	unsigned char *b;
+	char tmp[4200];
+	size_t done = 0;
+	int fd, bad = 0;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, VC_MAGIC, 8);
+	h.endian = VC_ENDIAN;
+	h.node_size = sizeof(struct vocab_node);
+	memcpy(h.key, key, 32);
+	h.kind = (uint64_t)v->kind;
+	h.n = v->n;
+	h.text_len = v->text.len; /* ends with the last token's NUL */
+	h.max_len = v->max_len;
+	h.n_slot = v->mask + 1;
+	h.match_n = v->match.n;
+	h.user_n = v->user.n;
+	h.n_xcda = v->xcda ? v->n_xcda : 0;
+	h.n_repl = v->repl ? v->n_repl : 0;
+	h.cls = v->cls;
+	h.sep = v->sep;
+	h.pad = v->pad;
+	h.unk = v->unk;
+	h.lowercase = v->lowercase;
+	h.strip_accents = v->strip_accents;
+	h.add_space_prefix = v->add_space_prefix;
+	h.remove_extra_ws = v->remove_extra_ws;
+	h.add_bos = v->add_bos;
+	h.add_eos = v->add_eos;
+	h.byte_fallback = v->byte_fallback;
+	h.split_ok = v->split_ok;
+	h.unk_score = v->unk_score;
+	memcpy(h.byte_id, v->byte_id, sizeof(h.byte_id));
+	if (!v->text.buf || !v->slot)
+		return;
+	vc_layout(&h, &l);
+	if (l.end > VOCAB_CACHE_MAX_BYTES)
+		return;
+	h.file_bytes = l.end;
+	b = util_calloc(1, (size_t)l.end);
+	if (!b)
+		return;
+	memcpy(b + l.text, v->text.buf, (size_t)h.text_len);
+	memcpy(b + l.off, v->off, 4 * v->n);
+	memcpy(b + l.len, v->len, 4 * v->n);
+	memcpy(b + l.score, v->score, 4 * v->n);
+	memcpy(b + l.type, v->type, v->n);
+	memcpy(b + l.slot, v->slot, 4 * (size_t)h.n_slot);
+	if (h.match_n)
+		memcpy(b + l.match, v->match.node,
+		       sizeof(struct vocab_node) * (size_t)h.match_n);
+	if (h.user_n)
+		memcpy(b + l.user, v->user.node,
+		       sizeof(struct vocab_node) * (size_t)h.user_n);
+	if (h.n_xcda)
+		memcpy(b + l.xcda, v->xcda, 4 * (size_t)h.n_xcda);
+	if (h.n_repl)
+		memcpy(b + l.repl, v->repl, (size_t)h.n_repl);
+	memcpy(b, &h, sizeof(h));
+	h.sum = vocab_cache_sum(b + VOCAB_CACHE_HEAD,
+				(size_t)l.end - VOCAB_CACHE_HEAD);
+	memcpy(b + VOCAB_CACHE_SUM_AT, &h.sum, 8);
+	if (vc_mkdirs(dir) != 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		cairn_free(b);
+		return;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		cairn_free(b);
+		return;
+	}
+	while (done < l.end) {
+		ssize_t w = write(fd, b + done, (size_t)l.end - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			bad = 1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) != 0)
+		bad = 1;
+	if (bad || rename(tmp, path) != 0)
+		unlink(tmp);
+	cairn_free(b);
 }
 
 /* ------------------------------------------------------------- loading */
@@ -493,33 +904,97 @@ static void get_flag(const struct gguf *g, const char *key, struct vocab *v,
 		vocab_set_opt(v, opt, b);
 }
 
+static const char *const k_cls[] = { "tokenizer.ggml.cls_token_id",
+				     "tokenizer.ggml.bos_token_id",
+				     NULL };
+static const char *const k_bos[] = { "tokenizer.ggml.bos_token_id",
+				     "tokenizer.ggml.cls_token_id",
+				     NULL };
+static const char *const k_sep[] = {
+	"tokenizer.ggml.seperator_token_id",
+	"tokenizer.ggml.eos_token_id", NULL
+};
+static const char *const k_eos[] = {
+	"tokenizer.ggml.eos_token_id",
+	"tokenizer.ggml.seperator_token_id", NULL
+};
+static const char *const k_pad[] = { "tokenizer.ggml.padding_token_id",
+				     NULL };
+static const char *const k_unk[] = { "tokenizer.ggml.unknown_token_id",
+				     NULL };
+
+/* Every boolean key vocab_load reads (for the cache key). */
+static const char *const k_flags[] = {
+	"tokenizer.ggml.normalizer.lowercase",
+	"tokenizer.ggml.normalizer.strip_accents",
+	"tokenizer.ggml.add_space_prefix",
+	"tokenizer.ggml.remove_extra_whitespaces",
+	"tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token", NULL
+};
+
+/*
+ * The cache key: SHA-256 over everything vocab_load reads (the kind, the
+ * serialised token array, scores, types, special ids, flags, charsmap)
+ * and this file's format. 0 with key set, -1 when it cannot be made.
+ * The token strings lie back to back in the GGUF's mapping (length, bytes,
+ * length, bytes...), so the array is hashed as one region.
+ */
+static int vc_key(const struct gguf *g, int kind, uint64_t n,
+		  const void *d_sc, const void *d_ty, unsigned char key[32])
+{
+	static const char *const *const ids[] = { k_cls, k_bos, k_sep, k_eos,
+						  k_pad, k_unk };
+	struct gguf_str first, last;
+	int64_t in[32];
+	size_t k = 0;
+	SHA256_CTX ctx;
+	int et = -1, ok;
+	uint64_t nc = 0;
+	const void *dc = NULL;
+
+	if (gguf_arr_str(g, "tokenizer.ggml.tokens", 0, &first) != 0 ||
+	    gguf_arr_str(g, "tokenizer.ggml.tokens", n - 1, &last) != 0 ||
+	    last.s + last.len < first.s)
+		return -1;
+	in[k++] = (int64_t)sizeof(struct vc_header);
+	in[k++] = (int64_t)sizeof(struct vocab_node);
+	in[k++] = kind;
+	in[k++] = (int64_t)n;
+	in[k++] = d_sc != NULL;
+	in[k++] = d_ty != NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		in[k++] = get_id(g, ids[i]);
+	for (size_t i = 0; k_flags[i]; i++) {
+		int b;
+		in[k++] = gguf_get_bool(g, k_flags[i], &b) == 0 ? b != 0 : -1;
+	}
+	if (gguf_get_arr(g, "tokenizer.ggml.precompiled_charsmap", &et, &nc,
+			 &dc) != 0 || !dc)
+		et = -1, nc = 0;
+	in[k++] = et;
+	in[k++] = (int64_t)nc;
+	ok = SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, VC_MAGIC, 8) == 1 &&
+	     SHA256_Update(&ctx, in, k * sizeof(in[0])) == 1 &&
+	     SHA256_Update(&ctx, first.s - 8,
+			   (size_t)(last.s + last.len - (first.s - 8))) == 1 &&
+	     (!d_sc || SHA256_Update(&ctx, d_sc, 4 * (size_t)n) == 1) &&
+	     (!d_ty || SHA256_Update(&ctx, d_ty, 4 * (size_t)n) == 1) &&
+	     (!dc || SHA256_Update(&ctx, dc, (size_t)nc) == 1) &&
+	     SHA256_Final(key, &ctx) == 1;
+	return ok ? 0 : -1;
+}
+
 int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 	       size_t errsize)
 {
-	static const char *const k_cls[] = { "tokenizer.ggml.cls_token_id",
-					     "tokenizer.ggml.bos_token_id",
-					     NULL };
-	static const char *const k_bos[] = { "tokenizer.ggml.bos_token_id",
-					     "tokenizer.ggml.cls_token_id",
-					     NULL };
-	static const char *const k_sep[] = {
-		"tokenizer.ggml.seperator_token_id",
-		"tokenizer.ggml.eos_token_id", NULL
-	};
-	static const char *const k_eos[] = {
-		"tokenizer.ggml.eos_token_id",
-		"tokenizer.ggml.seperator_token_id", NULL
-	};
-	static const char *const k_pad[] = { "tokenizer.ggml.padding_token_id",
-					     NULL };
-	static const char *const k_unk[] = { "tokenizer.ggml.unknown_token_id",
-					     NULL };
 	struct vocab *v = NULL;
 	struct gguf_str model;
 	int kind, et_tok, et_sc = -1, et_ty = -1, rc;
 	uint64_t n, n_sc = 0, n_ty = 0;
 	const void *d_tok, *d_sc = NULL, *d_ty = NULL;
-	char dummy[1];
+	char dummy[1], dir[4096], path[4200], hex[65];
+	unsigned char key[32];
+	int cached = 0;
 
 	if (!err) {
 		err = dummy;
@@ -578,6 +1053,16 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 		snprintf(err, errsize,
 			 "a 't5' vocabulary needs 'tokenizer.ggml.scores'");
 		return CAIRN_INVALID;
+	}
+	if (util_cache_dir(NULL, dir, sizeof(dir)) &&
+	    vc_key(g, kind, n, d_sc, d_ty, key) == 0) {
+		util_hex(key, sizeof(key), hex);
+		cached = snprintf(path, sizeof(path), "%s/vocab-%s.bin", dir,
+				  hex) < (int)sizeof(path);
+		if (cached && (v = vc_read(path, key)) != NULL) {
+			*out = v;
+			return CAIRN_OK;
+		}
 	}
 	if ((rc = vocab_new(kind, &v)))
 		return rc;
@@ -660,6 +1145,8 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 	}
 	if ((rc = vocab_build(v, err, errsize)))
 		goto fail;
+	if (cached)
+		vc_write(v, dir, path, key);
 	*out = v;
 	return CAIRN_OK;
 fail:

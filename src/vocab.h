@@ -178,7 +178,28 @@ struct vocab {
 	int32_t byte_id[256]; /* Unigram: <0xXX> tokens, -1 when absent */
 	int byte_fallback;    /* all 256 byte tokens present */
 	int split_ok;         /* no piece has ▁ past its first byte */
+	void *blob;           /* loaded from the cache: every array above
+				 points into this read-only mapping of the
+				 file (vocab_add must not be called); NULL
+				 when built */
+	size_t blob_len;      /* bytes mapped */
 };
+
+/*
+ * The compiled-table cache (vocab.c): vocab_load() keeps each built
+ * vocabulary in the cache directory (util_cache_dir) as
+ * vocab-<SHA-256 of the tokenizer metadata>.bin and reads it back on the
+ * next load, checked whole (size, checksum, every count, offset and id)
+ * before use; a file that fails any check is rebuilt and rewritten.
+ * vocab_cache_sum() is the file's checksum (exported for tests).
+ */
+#define VOCAB_CACHE_MAX_BYTES ((size_t)1 << 31)
+#define VOCAB_CACHE_SUM_AT 56 /* offset of the u64 checksum in the file */
+#define VOCAB_CACHE_HEAD 64   /* the checksum covers the bytes from here */
+#define VOCAB_CACHE_HEADER_BYTES 1264 /* the header; the token text next */
+uint64_t vocab_cache_sum(const unsigned char *p, size_t len);
+/* 1 when v came from a cache file (for tests). */
+int vocab_from_cache(const struct vocab *v);
 
 /* Step from node to its child labelled c, or NULL. */
 const struct vocab_node *vocab_trie_step(const struct vocab_trie *t,

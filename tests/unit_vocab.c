@@ -16,6 +16,7 @@
  * pairs, and 2,000 random lines vocab-setup generates. Without the network
  * (or with CAIRN_TEST_NO_FETCH set) those cases print "skipped: <why>".
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1219,6 +1220,341 @@ static void test_golden_truncation(void)
 	}
 }
 
+/* ------------------------------------------------------------- cache */
+
+/* The one vocab-*.bin in dir into path (when there is exactly one): count. */
+static int cache_files(const char *dir, char *path, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "vocab-", 6) != 0)
+			continue;
+		if (n++ == 0)
+			snprintf(path, size, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static void put_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(fwrite(data, 1, len, f) == len);
+	CHECK(fclose(f) == 0);
+}
+
+static struct vocab *load_mem(const unsigned char *buf, size_t len)
+{
+	struct gguf *g = NULL;
+	struct vocab *v = NULL;
+	char err[256];
+	int rc = gguf_open_mem(buf, len, &g, err, sizeof(err));
+
+	CHECK_MSG(rc == CAIRN_OK, "gguf: %s", err);
+	if (rc)
+		return NULL;
+	rc = vocab_load(g, &v, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "load: %s", err);
+	gguf_close(g);
+	return v;
+}
+
+static struct vocab *load_path(const char *path)
+{
+	struct gguf *g = NULL;
+	struct vocab *v = NULL;
+	char err[256];
+	int rc = gguf_open(path, &g, err, sizeof(err));
+
+	CHECK_MSG(rc == CAIRN_OK, "%s: %s", path, err);
+	if (rc)
+		return NULL;
+	rc = vocab_load(g, &v, err, sizeof(err));
+	CHECK_MSG(rc == CAIRN_OK, "%s: %s", path, err);
+	gguf_close(g);
+	return v;
+}
+
+#define SAME_ARR(x, y, n) ((n) == 0 || memcmp((x), (y), (n)) == 0)
+
+/* Every table of a (built) equals b's (read back). */
+static void same_vocab(const struct vocab *a, const struct vocab *b)
+{
+	CHECK_INT(a->kind, b->kind);
+	CHECK_INT(a->n, b->n);
+	if (a->n != b->n || a->text.len != b->text.len)
+		return;
+	CHECK(SAME_ARR(a->text.buf, b->text.buf, a->text.len));
+	CHECK(SAME_ARR(a->off, b->off, 4 * a->n));
+	CHECK(SAME_ARR(a->len, b->len, 4 * a->n));
+	CHECK(SAME_ARR(a->score, b->score, 4 * a->n));
+	CHECK(SAME_ARR(a->type, b->type, a->n));
+	CHECK_INT(a->mask, b->mask);
+	CHECK(a->mask == b->mask && SAME_ARR(a->slot, b->slot, 4 * (a->mask + 1)));
+	CHECK_INT(a->match.n, b->match.n);
+	CHECK(a->match.n == b->match.n &&
+	      SAME_ARR(a->match.node, b->match.node, a->match.n * sizeof(struct vocab_node)));
+	CHECK(memcmp(a->match.root, b->match.root, sizeof(a->match.root)) == 0);
+	CHECK_INT(a->user.n, b->user.n);
+	CHECK(a->user.n == b->user.n &&
+	      SAME_ARR(a->user.node, b->user.node, a->user.n * sizeof(struct vocab_node)));
+	CHECK(memcmp(a->user.root, b->user.root, sizeof(a->user.root)) == 0);
+	CHECK_INT(a->max_len, b->max_len);
+	CHECK(a->cls == b->cls && a->sep == b->sep && a->pad == b->pad && a->unk == b->unk);
+	CHECK(a->lowercase == b->lowercase && a->strip_accents == b->strip_accents);
+	CHECK(a->add_space_prefix == b->add_space_prefix &&
+	      a->remove_extra_ws == b->remove_extra_ws && a->add_bos == b->add_bos &&
+	      a->add_eos == b->add_eos);
+	CHECK(a->unk_score == b->unk_score);
+	CHECK(memcmp(a->byte_id, b->byte_id, sizeof(a->byte_id)) == 0);
+	CHECK(a->byte_fallback == b->byte_fallback && a->split_ok == b->split_ok);
+	CHECK_INT(a->xcda ? a->n_xcda : 0, b->xcda ? b->n_xcda : 0);
+	CHECK(!a->xcda || !b->xcda || SAME_ARR(a->xcda, b->xcda, 4 * a->n_xcda));
+	CHECK_INT(a->repl ? a->n_repl : 0, b->repl ? b->n_repl : 0);
+	CHECK(!a->repl || !b->repl || SAME_ARR(a->repl, b->repl, a->n_repl));
+}
+
+/* Rewrite the checksum of a cache file's bytes after an edit. */
+static void fix_sum(unsigned char *b, size_t len)
+{
+	uint64_t s = vocab_cache_sum(b + VOCAB_CACHE_HEAD, len - VOCAB_CACHE_HEAD);
+
+	memcpy(b + VOCAB_CACHE_SUM_AT, &s, 8);
+}
+
+/*
+ * A damaged cache file (bad) must be refused, the vocabulary rebuilt and
+ * the file rewritten whole (good), which the next load then uses.
+ */
+static void check_rejected(const char *what, const unsigned char *gguf, size_t glen,
+			   const char *path, const unsigned char *bad, size_t blen,
+			   const unsigned char *good, size_t len, const struct vocab *ref)
+{
+	struct vocab *v;
+	char *back = NULL, err[64];
+	size_t n = 0;
+
+	put_file(path, bad, blen);
+	v = load_mem(gguf, glen);
+	CHECK_MSG(v && !vocab_from_cache(v), "%s: the damaged cache file was used", what);
+	if (v) {
+		same_vocab(ref, v);
+		PIECES(v, "Hi!", "\xE2\x96\x81hi \xE2\x96\x81!");
+		vocab_free(v);
+	}
+	CHECK_MSG(util_read_file(path, len + 1, &back, &n, err, sizeof(err)) == CAIRN_OK &&
+			  n == len && memcmp(back, good, len) == 0,
+		  "%s: the cache file was not rewritten", what);
+	cairn_free(back);
+	v = load_mem(gguf, glen);
+	CHECK_MSG(v && vocab_from_cache(v), "%s: the rewritten file is not used", what);
+	vocab_free(v);
+}
+
+static void test_cache(void)
+{
+	static const char *const toks[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]",
+		"\xE2\x96\x81hi", "\xE2\x96\x81!" };
+	static const char *const toks2[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]",
+		"\xE2\x96\x81hi", "\xE2\x96\x81?" };
+	static unsigned char buf[4096], buf2[4096];
+	char dir[512], path[1024], other[1024], err[64];
+	const char *saved = getenv("CAIRN_CACHE_DIR");
+	char saved_copy[512];
+	struct vocab *built = NULL, *v;
+	char *good = NULL, *alt = NULL;
+	unsigned char *bad;
+	size_t len, len2, glen = 0, alen = 0, at;
+	uint64_t x;
+
+	snprintf(saved_copy, sizeof(saved_copy), "%s", saved ? saved : "");
+	snprintf(dir, sizeof(dir), "%s/vocab-cache", test_tmpdir);
+	setenv("CAIRN_CACHE_DIR", dir, 1);
+	len = tiny_gguf(buf, "bert", toks, ARRAY_SIZE(toks), 1);
+	/* the first load builds and writes; the second reads it back */
+	built = load_mem(buf, len);
+	CHECK(built && !vocab_from_cache(built));
+	CHECK_INT(cache_files(dir, path, sizeof(path)), 1);
+	v = load_mem(buf, len);
+	CHECK(v && vocab_from_cache(v));
+	if (built && v) {
+		same_vocab(built, v);
+		PIECES(v, "Hi!", "\xE2\x96\x81hi \xE2\x96\x81!");
+		CHECK_INT(vocab_cls(v), 2);
+	}
+	vocab_free(v);
+	if (!built ||
+	    util_read_file(path, 1 << 20, &good, &glen, err, sizeof(err)) != CAIRN_OK ||
+	    glen < VOCAB_CACHE_HEADER_BYTES + 64) {
+		CHECK_MSG(0, "no cache file to damage");
+		goto out;
+	}
+	bad = util_calloc(1, glen + 8);
+	if (!bad)
+		goto out;
+	/* cut short, at several places */
+	for (size_t cut = 0; cut < glen; cut += glen / 5 + 1)
+		check_rejected("truncated", buf, len, path, (unsigned char *)good, cut,
+			       (unsigned char *)good, glen, built);
+	check_rejected("one byte short", buf, len, path, (unsigned char *)good, glen - 1,
+		       (unsigned char *)good, glen, built);
+	/* one byte too many */
+	memcpy(bad, good, glen);
+	check_rejected("grown", buf, len, path, bad, glen + 8, (unsigned char *)good,
+		       glen, built);
+	/* a flipped bit in the token text: the checksum */
+	memcpy(bad, good, glen);
+	bad[VOCAB_CACHE_HEADER_BYTES + 3] ^= 0x20;
+	check_rejected("flipped bit", buf, len, path, bad, glen, (unsigned char *)good,
+		       glen, built);
+	/* the checks behind the checksum, each with the checksum made right */
+	memcpy(bad, good, glen); /* the token count (header word 9) */
+	x = 1u << 30;
+	memcpy(bad + VOCAB_CACHE_HEAD + 8, &x, 8);
+	fix_sum(bad, glen);
+	check_rejected("token count", buf, len, path, bad, glen, (unsigned char *)good,
+		       glen, built);
+	memcpy(bad, good, glen); /* unk id past the end: header after 9 u64, cls sep pad */
+	x = ARRAY_SIZE(toks);
+	memcpy(bad + VOCAB_CACHE_HEAD + 9 * 8 + 3 * 8, &x, 8);
+	fix_sum(bad, glen);
+	check_rejected("unk id", buf, len, path, bad, glen, (unsigned char *)good, glen,
+		       built);
+	/* token 0's offset past the text (the off array follows the text) */
+	memcpy(bad, good, glen);
+	at = (VOCAB_CACHE_HEADER_BYTES + built->text.len + 7) & ~(size_t)7;
+	{
+		uint32_t o = (uint32_t)built->text.len + 4096;
+		memcpy(bad + at, &o, 4);
+	}
+	fix_sum(bad, glen);
+	check_rejected("token offset", buf, len, path, bad, glen, (unsigned char *)good,
+		       glen, built);
+	/* a full hash table (a lookup would never end): every slot id 1 */
+	memcpy(bad, good, glen);
+	at = (VOCAB_CACHE_HEADER_BYTES + built->text.len + 7) & ~(size_t)7;
+	at += 3 * ((4 * built->n + 7) & ~(size_t)7) + ((built->n + 7) & ~(size_t)7);
+	for (size_t i = 0; i <= built->mask; i++) {
+		uint32_t one = 1;
+		memcpy(bad + at + 4 * i, &one, 4);
+	}
+	fix_sum(bad, glen);
+	check_rejected("full hash", buf, len, path, bad, glen, (unsigned char *)good,
+		       glen, built);
+	/* a trie child past the nodes (the trie follows the hash table) */
+	memcpy(bad, good, glen);
+	at += 4 * (built->mask + 1);
+	{
+		struct vocab_node nd;
+		memcpy(&nd, bad + at, sizeof(nd));
+		nd.first = (uint32_t)built->match.n;
+		memcpy(bad + at, &nd, sizeof(nd));
+	}
+	fix_sum(bad, glen);
+	check_rejected("trie child", buf, len, path, bad, glen, (unsigned char *)good,
+		       glen, built);
+	/* another vocabulary's file under this one's name: the key */
+	len2 = tiny_gguf(buf2, "bert", toks2, ARRAY_SIZE(toks2), 1);
+	v = load_mem(buf2, len2);
+	CHECK(v && !vocab_from_cache(v));
+	if (v)
+		PIECES(v, "hi?", "\xE2\x96\x81hi \xE2\x96\x81?");
+	vocab_free(v);
+	CHECK_INT(cache_files(dir, other, sizeof(other)), 2);
+	snprintf(other, sizeof(other), "%s", path);
+	{ /* find the other file: the one that is not path */
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, "vocab-", 6) == 0 &&
+			    strstr(path, e->d_name) == NULL)
+				snprintf(other, sizeof(other), "%s/%s", dir, e->d_name);
+		if (d)
+			closedir(d);
+	}
+	CHECK(strcmp(other, path) != 0);
+	if (util_read_file(other, 1 << 20, &alt, &alen, err, sizeof(err)) == CAIRN_OK)
+		check_rejected("another key", buf, len, path, (unsigned char *)alt, alen,
+			       (unsigned char *)good, glen, built);
+	cairn_free(alt);
+	cairn_free(bad);
+	/* caching off: nothing is written */
+	setenv("CAIRN_CACHE_DIR", "", 1);
+	snprintf(dir, sizeof(dir), "%s/vocab-cache-off", test_tmpdir);
+	v = load_mem(buf, len);
+	CHECK(v && !vocab_from_cache(v));
+	vocab_free(v);
+	CHECK_INT(cache_files(dir, path, sizeof(path)), 0);
+out:
+	cairn_free(good);
+	vocab_free(built);
+	if (saved)
+		setenv("CAIRN_CACHE_DIR", saved_copy, 1);
+	else
+		unsetenv("CAIRN_CACHE_DIR");
+}
+
+/* The real vocabularies read back from the cache equal the built ones. */
+static void test_cache_real(void)
+{
+	static const char *const names[] = { "ggml-vocab-bert-bge.gguf",
+					     "ggml-vocab-nomic-bert-moe.gguf" };
+	const char *saved = getenv("CAIRN_CACHE_DIR");
+	char saved_copy[512], dir[512], p[512];
+	static int32_t a[2048], b[2048];
+
+	if (!goldens()) {
+		printf("skipped: the cache on real vocabularies: %s\n", golden_why);
+		return;
+	}
+	snprintf(saved_copy, sizeof(saved_copy), "%s", saved ? saved : "");
+	snprintf(dir, sizeof(dir), "%s/vocab-cache-real", test_tmpdir);
+	setenv("CAIRN_CACHE_DIR", dir, 1);
+	for (size_t f = 0; f < ARRAY_SIZE(names); f++) {
+		struct vocab *x, *y;
+		char *corpus;
+		size_t clen = 0, lines = 0;
+
+		snprintf(p, sizeof(p), VOCAB_DIR "/%s", names[f]);
+		x = load_path(p);
+		y = load_path(p);
+		CHECK(x && !vocab_from_cache(x));
+		CHECK(y && vocab_from_cache(y));
+		if (x && y)
+			same_vocab(x, y);
+		corpus = slurp("random-corpus.txt", &clen);
+		for (size_t i = 0; x && y && corpus && i < clen;) {
+			const char *e = memchr(corpus + i, '\n', clen - i);
+			size_t l = e ? (size_t)(e - corpus - i) : clen - i, na = 0, nb = 0;
+
+			CHECK_INT(vocab_encode(x, corpus + i, l, 1, a, 2048, &na), CAIRN_OK);
+			CHECK_INT(vocab_encode(y, corpus + i, l, 1, b, 2048, &nb), CAIRN_OK);
+			CHECK(na == nb && memcmp(a, b, na * sizeof(*a)) == 0);
+			lines++;
+			i += l + 1;
+		}
+		printf("%s: cache file read back equal, %zu lines encode the same\n",
+		       names[f], lines);
+		cairn_free(corpus);
+		vocab_free(x);
+		vocab_free(y);
+	}
+	if (saved)
+		setenv("CAIRN_CACHE_DIR", saved_copy, 1);
+	else
+		unsetenv("CAIRN_CACHE_DIR");
+}
+
 void unit_vocab(void)
 {
 	RUN(test_wordpiece_longest_match);
@@ -1242,6 +1578,8 @@ void unit_vocab(void)
 	RUN(test_golden_bge_corpus);
 	RUN(test_golden_xlmr_corpus);
 	RUN(test_golden_truncation);
+	RUN(test_cache);
+	RUN(test_cache_real);
 	for (size_t i = 0; i < ARRAY_SIZE(real); i++) {
 		vocab_free(real[i].v);
 		real[i].name = NULL;
