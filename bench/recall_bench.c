@@ -37,12 +37,18 @@
  *                 the corpus, the queries and each engine's result ids,
  *                 and the candidate/baseline ratios; JSON to --out.
  *
+ * --keep leaves the two stores in their temporary directory; --reuse DIR
+ * queries the stores a --keep run of the same --n/--seed left there, with
+ * no load (its load figures are 0), for before/after timing of a change;
+ * --dump-queries FILE writes the query texts, one a line.
+ *
  * Determinism: the corpus, queries and record ids ("r0000042") depend on
  * --seed only, so the result hashes change exactly when an engine's
  * answers change. Timings, of course, do not hash.
  *
- * Must never: write outside its temporary directory and --out, or report
- * a ratio from engines that did not hold the same records.
+ * Must never: write outside its temporary directory, --out and
+ * --dump-queries, or report a ratio from engines that did not hold the
+ * same records.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -1047,11 +1053,30 @@ static void json_engine(FILE *f, const char *name, const struct timing *t,
 		last ? "" : ",");
 }
 
+/* One query a line (the text cairn is asked), for profiling them alone. */
+static int dump_queries(const char *path, const struct query *qs, size_t nq)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "recall_bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nq; i++)
+		fprintf(f, "%s\n", qs[i].text);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "recall_bench: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: recall_bench [--n N] [--q Q] [--seed S] [--out FILE] "
-		"[--tmpdir DIR] [--keep]\n");
+		"[--tmpdir DIR] [--keep] [--reuse DIR] [--dump-queries FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -1061,6 +1086,7 @@ int main(int argc, char **argv)
 	size_t nboosted = 0;
 	uint64_t seed = DEFAULT_SEED;
 	const char *out = "bench/results/recall.json", *tmpbase = NULL;
+	const char *reuse = NULL, *dump = NULL;
 	char tmp[1024], dir[1100], fpath[1200], cpu[256], date[32];
 	char corpus_hash[65], query_hash[65];
 	struct timing tc, tf, tn;
@@ -1094,6 +1120,10 @@ int main(int argc, char **argv)
 			out = v;
 		else if (strcmp(a, "--tmpdir") == 0)
 			tmpbase = v;
+		else if (strcmp(a, "--reuse") == 0)
+			reuse = v;
+		else if (strcmp(a, "--dump-queries") == 0)
+			dump = v;
 		else {
 			usage();
 			return 2;
@@ -1164,12 +1194,19 @@ int main(int argc, char **argv)
 	       qs[2].text);
 	fflush(stdout);
 
-	snprintf(tmp, sizeof(tmp), "%s/cairn-bench-XXXXXX",
-		 tmpbase ? tmpbase : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "recall_bench: mkdtemp %s: %s\n", tmp,
-			strerror(errno));
+	if (dump && dump_queries(dump, qs, nq))
 		return 1;
+	if (reuse) {
+		snprintf(tmp, sizeof(tmp), "%s", reuse);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s/cairn-bench-XXXXXX",
+			 tmpbase ? tmpbase
+			 : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		if (!mkdtemp(tmp)) {
+			fprintf(stderr, "recall_bench: mkdtemp %s: %s\n", tmp,
+				strerror(errno));
+			return 1;
+		}
 	}
 	snprintf(dir, sizeof(dir), "%s/.cairn", tmp);
 	snprintf(fpath, sizeof(fpath), "%s/fts5.db", tmp);
@@ -1177,12 +1214,28 @@ int main(int argc, char **argv)
 	memset(&tc, 0, sizeof(tc));
 	memset(&tf, 0, sizeof(tf));
 	memset(&tn, 0, sizeof(tn));
-	fprintf(stderr, "loading cairn...\n");
-	if (cairn_load(dir, &c, &tc, &refused))
-		return 1;
-	fprintf(stderr, "loading fts5 baseline...\n");
-	if (fts5_load(fpath, &c, &tf))
-		return 1;
+	if (reuse) {
+		/* stores kept by an earlier --keep run of the same corpus */
+		char path[1200];
+
+		fprintf(stderr, "reusing %s (no load: load figures are 0)\n",
+			tmp);
+		snprintf(path, sizeof(path), "%s/cairn.db", dir);
+		tc.db_bytes = db_bytes(path);
+		tf.db_bytes = db_bytes(fpath);
+		if (tc.db_bytes <= 0 || tf.db_bytes <= 0) {
+			fprintf(stderr, "recall_bench: --reuse %s: no kept "
+				"stores there\n", tmp);
+			return 1;
+		}
+	} else {
+		fprintf(stderr, "loading cairn...\n");
+		if (cairn_load(dir, &c, &tc, &refused))
+			return 1;
+		fprintf(stderr, "loading fts5 baseline...\n");
+		if (fts5_load(fpath, &c, &tf))
+			return 1;
+	}
 	fprintf(stderr, "querying...\n");
 	{
 		struct timing *tm[3] = { &tc, &tf, &tn };
@@ -1291,6 +1344,7 @@ int main(int argc, char **argv)
 	bench_json_str(f, cpu);
 	fprintf(f, ", \"sqlite\": \"%s\", \"cairn\": \"%s\"},\n",
 		sqlite3_libversion(), CAIRN_VERSION);
+	fprintf(f, "  \"reused_stores\": %s,\n", reuse ? "true" : "false");
 	fprintf(f, "  \"date\": \"%s\"\n}\n", date);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "recall_bench: writing %s failed\n", out);
@@ -1298,7 +1352,7 @@ int main(int argc, char **argv)
 	}
 	printf("results: %s\n", out);
 
-	if (keep)
+	if (keep || reuse)
 		printf("kept: %s\n", tmp);
 	else
 		nftw(tmp, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);

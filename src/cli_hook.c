@@ -313,6 +313,7 @@ out:
 	json_free(j);
 	cairn_free(in);
 	cairn_free(dir);
+	hook_db_release(db); /* the WAL emptied for the next hook */
 	cairn_db_close(db);
 	sbuf_release(&text);
 	sbuf_release(&outj);

@@ -136,6 +136,12 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	memset(&ro, 0, sizeof(ro));
 	ro.k = k * HOOK_ASK;
 	ro.no_receipt = o->no_receipt;
+	/*
+	 * Never a cross-encoder here: on a CPU it costs ~0.5 s per pair for
+	 * a base-sized model (bench/results/rerank.json), far past the
+	 * hook's deadline. Recall and MCP still use a configured one.
+	 */
+	ro.rerank = -1;
 	return cairn_recall(db, prompt, &ro, out);
 }
 
@@ -305,8 +311,32 @@ void hook_db_tune(cairn_db *db)
 	 * for one receipt. Leave that to SQLite's automatic checkpoint
 	 * (every ~1000 WAL pages, in whichever connection commits then); the
 	 * WAL is as durable as the database file (synchronous=NORMAL).
+	 * hook_db_release() empties the WAL before the process ends.
 	 */
 	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+}
+
+/*
+ * With NO_CKPT_ON_CLOSE alone the WAL was never emptied: the next hook,
+ * again the only connection, finds no WAL index in shared memory, so
+ * SQLite rebuilds it by reading every frame of the WAL (recovery) and,
+ * having forgotten which frames were already copied into the database,
+ * copies them all again at its automatic checkpoint; a WAL that is never
+ * reset only grows (~40 pages a prompt, 17 MB after 270 prompts of
+ * bench/hook_bench.c, each hook then reading all of it and rewriting
+ * ~1 350 pages). A TRUNCATE checkpoint at the end copies this process's
+ * own pages once (two fsyncs, as any checkpoint) and leaves the WAL empty.
+ * Without waiting: while another connection reads, SQLite keeps the WAL
+ * index in shared memory and that connection's checkpoints do the work.
+ */
+void hook_db_release(cairn_db *db)
+{
+	if (!db || !db->sql)
+		return;
+	sqlite3_busy_timeout(db->sql, 0);
+	/* every attached schema; SQLITE_BUSY (a reader) is fine */
+	(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
+					SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 }
 
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,

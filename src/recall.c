@@ -20,9 +20,11 @@
  *   1. terms:   the question is tokenised exactly as records are (query
  *               mode), de-duplicated; stop words are dropped unless nothing
  *               else is left; at most RECALL_MAX_TERMS, rarest first.
- *   2. bm25:    FTS5 bm25() over title and body (title weighted
- *               RECALL_W_TITLE), OR of the terms, pool of RECALL_POOL,
- *               filtered by status and kind inside the same query.
+ *   2. bm25:    FTS5's BM25 over title and body (title weighted
+ *               RECALL_W_TITLE), OR of the terms, ranked inside FTS5 by
+ *               cairn_rank (exactly bm25()'s scores and order, reading
+ *               fewer rows: see aux_rank and struct terms_order), pool of
+ *               RECALL_POOL after the status and kind filters.
  *   3. signal:  each hit's lexical signal s = its BM25 over the most the
  *               question could score (see score_signal()); terms absent
  *               from the store count in that maximum, so an off-topic
@@ -57,6 +59,7 @@
 
 #define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
 #define RECALL_INNER (4 * RECALL_POOL) /* FTS5 rows ranked before the status filter */
+#define RECALL_PRUNE_ROWS (2 * RECALL_INNER) /* rows ranked by pass 1 (struct terms_order) */
 #define RECALL_MAX_TERMS 64        /* query terms kept (the aux mask is 64 bits) */
 #define RECALL_MAX_QUERY (64 * 1024) /* bytes in a question */
 #define RECALL_MAX_K 100           /* most hits one call returns */
@@ -359,85 +362,213 @@ static int load_bilingual(struct cairn_db *db)
 /* ------------------------------------------------------- FTS5 aux function */
 
 /*
- * cairn_terms(records_fts): a 64-bit mask of the query phrases (one per
- * term, in MATCH order) that occur in the current row. Needs detail=full,
- * FTS5's default.
+ * cairn_rank(records_fts, ctx): BM25 of the current row, ranked in C.
+ *
+ * Called once per matching row by search_schema's statement, which sorts
+ * nothing itself: the rows go into ctx's heap of the best ctx->cap, in
+ * the order SQLite's "ORDER BY s LIMIT cap" keeps (higher score first,
+ * then the earlier row: its sort is stable). The score is FTS5's BM25
+ * (k1 = 1.2, b = 0.75, fts5_bm25.c) with the idf of each phrase given by
+ * recall (a gloss counts RECALL_GLOSS_WEIGHT of a word of the question):
+ * per phrase f = sum of column weight x count, score += idf x (f (k1 +
+ * 1)) / (f + k1 (1 - b + b |D| / avgdl)), evaluated in the order bm25()
+ * evaluates it, so that with FTS5's own idfs it is bit for bit bm25()'s
+ * (negated). Also the mask of the phrases that occur in the row.
+ *
+ * Reading the row's length |D| (a lookup in FTS5's docsize table) is most
+ * of a row's cost. A column holds at least one token more than the
+ * highest position a phrase was found at (FTS5 numbers a column's tokens
+ * from 0, colocated ones sharing a position, and counts them the same
+ * way in docsize), so the same sum with that lower bound of |D|, the
+ * same operations in the same order, is an upper bound of the score
+ * (each step is monotonic, in floating point too): once the heap is full,
+ * a row whose bound is below its worst score cannot enter it and its
+ * length is never read. Exact: the kept rows and their order are those
+ * of the plain sort.
  */
-static void aux_terms(const Fts5ExtensionApi *api, Fts5Context *ctx,
-		      sqlite3_context *out, int nval, sqlite3_value **vals)
-{
-	sqlite3_int64 mask = 0;
-	int i, n = api->xPhraseCount(ctx);
+struct rank_hit {
+	double score;        /* BM25, higher is better */
+	sqlite3_int64 rowid; /* FTS5 rowid = records.rid */
+	sqlite3_int64 mask;  /* matched phrases */
+	sqlite3_int64 seq;   /* visiting order, for ties */
+};
 
-	(void)nval;
-	(void)vals;
-	for (i = 0; i < n && i < 64; i++) {
+struct rank_ctx {
+	int n;                         /* phrases */
+	double idf[RECALL_MAX_TERMS];  /* idf x weight per phrase, MATCH order */
+	double wcol[2];                /* title and body weights */
+	double avgdl;                  /* average row length (first row) */
+	int have_avgdl;
+	int first;                     /* phrase of the first term (see search_schema) */
+	double floor;                  /* no kept row can score below it */
+	size_t cap;                    /* keep the best cap rows; 0: all */
+	struct rank_hit *v;            /* kept rows (a heap, worst first, when cap) */
+	size_t nv, alloc;
+	sqlite3_int64 seen;            /* rows visited */
+	sqlite3_int64 last;            /* rowid of the last row visited */
+	size_t unread;                 /* rows left out by the bound */
+	int nomem;
+};
+
+/* a ranks below b: lower score, or the same score and visited later */
+static int hit_worse(const struct rank_hit *a, const struct rank_hit *b)
+{
+	return a->score < b->score || (a->score == b->score && a->seq > b->seq);
+}
+
+static void heap_down(struct rank_hit *v, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		struct rank_hit tmp;
+
+		if (l < n && hit_worse(&v[l], &v[w]))
+			w = l;
+		if (r < n && hit_worse(&v[r], &v[w]))
+			w = r;
+		if (w == i)
+			return;
+		tmp = v[i];
+		v[i] = v[w];
+		v[w] = tmp;
+		i = w;
+	}
+}
+
+static void heap_up(struct rank_hit *v, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		struct rank_hit tmp;
+
+		if (!hit_worse(&v[i], &v[p]))
+			return;
+		tmp = v[i];
+		v[i] = v[p];
+		v[p] = tmp;
+		i = p;
+	}
+}
+
+/* Keep h if it is among the best c->cap (all when cap is 0). */
+static void rank_keep(struct rank_ctx *c, const struct rank_hit *h)
+{
+	if (c->cap && c->nv == c->cap) {
+		if (!hit_worse(&c->v[0], h))
+			return;
+		c->v[0] = *h;
+		heap_down(c->v, c->nv, 0);
+		return;
+	}
+	if (c->nv == c->alloc) {
+		size_t na = c->alloc ? 2 * c->alloc : 256;
+		struct rank_hit *nv;
+
+		if (c->cap && na > c->cap)
+			na = c->cap;
+		nv = util_realloc(c->v, na * sizeof(*nv));
+		if (!nv) {
+			c->nomem = 1;
+			return;
+		}
+		c->v = nv;
+		c->alloc = na;
+	}
+	c->v[c->nv++] = *h;
+	if (c->cap)
+		heap_up(c->v, c->nv - 1);
+}
+
+/* Sum over the phrases with frequencies f[] for a row of length D. */
+static double bm25_sum(const struct rank_ctx *c, const double *f, double D)
+{
+	const double k1 = RECALL_K1, b = 0.75;
+	double score = 0;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (f[i] > 0)
+			score += c->idf[i] * ((f[i] * (k1 + 1.0)) /
+					      (f[i] + k1 * (1 - b + b * D /
+								  c->avgdl)));
+	return score;
+}
+
+static void aux_rank(const Fts5ExtensionApi *api, Fts5Context *ctx,
+		     sqlite3_context *out, int nval, sqlite3_value **vals)
+{
+	struct rank_ctx *c = nval == 1 ? sqlite3_value_pointer(vals[0],
+							       "cairn_rank")
+				       : NULL;
+	double f[RECALL_MAX_TERMS];
+	struct rank_hit h;
+	int i, ntok = 0, top[2] = { -1, -1 };
+
+	if (!c || c->first + c->n > api->xPhraseCount(ctx)) {
+		sqlite3_result_error(out, "cairn_rank: wrong arguments", -1);
+		return;
+	}
+	h.rowid = api->xRowid(ctx);
+	if (c->seen > 0 && h.rowid == c->last)
+		return; /* the same row again: counted once */
+	c->last = h.rowid;
+	h.seq = c->seen++;
+	if (!c->have_avgdl) {
+		sqlite3_int64 nrow = 0, total = 0;
+
+		api->xRowCount(ctx, &nrow);
+		api->xColumnTotalSize(ctx, -1, &total);
+		c->avgdl = nrow > 0 && total > 0 ? (double)total / (double)nrow
+						 : 1;
+		c->have_avgdl = 1;
+	}
+	h.mask = 0;
+	for (i = 0; i < c->n; i++) {
 		Fts5PhraseIter it;
 		int col = -1, off = -1;
 
-		if (api->xPhraseFirst(ctx, i, &it, &col, &off) == SQLITE_OK &&
-		    col >= 0)
-			mask |= (sqlite3_int64)((sqlite3_uint64)1 << i);
+		f[i] = 0;
+		if (api->xPhraseFirst(ctx, c->first + i, &it, &col, &off) !=
+		    SQLITE_OK)
+			continue;
+		for (; col >= 0; api->xPhraseNext(ctx, &it, &col, &off)) {
+			if (col >= 2)
+				continue;
+			f[i] += c->wcol[col];
+			if (off > top[col])
+				top[col] = off;
+		}
+		if (f[i] > 0 && i < 64)
+			h.mask |= (sqlite3_int64)((sqlite3_uint64)1 << i);
 	}
-	sqlite3_result_int64(out, mask);
+	if (c->cap) {
+		double worst = c->nv == c->cap && c->v[0].score > c->floor
+				       ? c->v[0].score
+				       : c->floor;
+
+#ifndef CAIRN_MUTATE_NO_RANK_BOUND
+		if (bm25_sum(c, f, (double)(top[0] + 1 + top[1] + 1)) <
+		    worst) {
+#else
+		if (worst > -HUGE_VAL) { /* negative control: no bound */
+#endif
+			c->unread++;
+			return; /* cannot be kept: its length is not read */
+		}
+	}
+	if (api->xColumnSize(ctx, -1, &ntok) != SQLITE_OK)
+		ntok = 0;
+	h.score = bm25_sum(c, f, (double)ntok);
+	rank_keep(c, &h);
+	(void)out;
 }
 
-/*
- * cairn_bm25(records_fts, w_title, w_body, idfs): FTS5's BM25 (k1 = 1.2,
- * b = 0.75, the formula of fts5_bm25.c) with the idf of each query phrase
- * passed in as a comma-separated list in MATCH order, so that recall can
- * weight terms individually (a gloss counts RECALL_GLOSS_WEIGHT of a word
- * of the question). With unit weights it ranks exactly as bm25() does.
- * Per phrase: w = sum of column weight x count; idf x w (k1 + 1) /
- * (w + k1 (1 - b + b |D| / avgdl)). Higher is better.
- */
-static void aux_bm25(const Fts5ExtensionApi *api, Fts5Context *ctx,
-		     sqlite3_context *out, int nval, sqlite3_value **vals)
+/* Best first: the order of SQLite's stable "ORDER BY -score". */
+static int hit_cmp(const void *a, const void *b)
 {
-	const double k1 = RECALL_K1, b = 0.75;
-	double idf[64], tf[64][2], wcol[2], score = 0, avgdl;
-	sqlite3_int64 nrow = 0, total = 0;
-	const char *p;
-	int i, n, ninst = 0, dl = 0;
+	const struct rank_hit *x = a, *y = b;
 
-	if (nval != 3) {
-		sqlite3_result_error(out, "cairn_bm25: wrong arguments", -1);
-		return;
-	}
-	wcol[0] = sqlite3_value_double(vals[0]);
-	wcol[1] = sqlite3_value_double(vals[1]);
-	p = (const char *)sqlite3_value_text(vals[2]);
-	n = api->xPhraseCount(ctx);
-	if (n > 64)
-		n = 64;
-	for (i = 0; i < n; i++) {
-		char *end = NULL;
-
-		idf[i] = p && *p ? strtod(p, &end) : 0;
-		p = end && *end == ',' ? end + 1 : end;
-		tf[i][0] = tf[i][1] = 0;
-	}
-	if (api->xInstCount(ctx, &ninst) != SQLITE_OK)
-		ninst = 0;
-	for (i = 0; i < ninst; i++) {
-		int ip, ic, io;
-
-		if (api->xInst(ctx, i, &ip, &ic, &io) == SQLITE_OK && ip >= 0 &&
-		    ip < n && ic >= 0 && ic < 2)
-			tf[ip][ic] += 1;
-	}
-	api->xRowCount(ctx, &nrow);
-	api->xColumnTotalSize(ctx, -1, &total);
-	api->xColumnSize(ctx, -1, &dl);
-	avgdl = nrow > 0 && total > 0 ? (double)total / (double)nrow : 1;
-	for (i = 0; i < n; i++) {
-		double w = wcol[0] * tf[i][0] + wcol[1] * tf[i][1];
-
-		if (w > 0)
-			score += idf[i] * w * (k1 + 1) /
-				 (w + k1 * (1 - b + b * (double)dl / avgdl));
-	}
-	sqlite3_result_double(out, score);
+	return hit_worse(y, x) ? -1 : hit_worse(x, y) ? 1 : 0;
 }
 
 static int register_aux(struct cairn_db *db)
@@ -456,12 +587,9 @@ static int register_aux(struct cairn_db *db)
 	sqlite3_finalize(st);
 	if (!api)
 		return store_error(db, CAIRN_ERROR, "SQLite has no FTS5");
-	src = api->xCreateFunction(api, "cairn_terms", NULL, aux_terms, NULL);
-	if (src == SQLITE_OK)
-		src = api->xCreateFunction(api, "cairn_bm25", NULL, aux_bm25,
-					   NULL);
+	src = api->xCreateFunction(api, "cairn_rank", NULL, aux_rank, NULL);
 	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "registering cairn_terms");
+		return store_sql_error(db, src, "registering cairn_rank");
 	db->aux_registered = 1;
 	return CAIRN_OK;
 }
@@ -553,7 +681,14 @@ static void pool_release(struct pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Document frequency of each term, and the store's record count. */
+/*
+ * Document frequency of each term, and the store's record count.
+ * NEEDSWORK: fts5vocab walks every position of a term to count its rows
+ * (a quarter of a 10k-record hook's work for a question of common words);
+ * counting MATCH rows only up to half the store (all a floor idf needs)
+ * was 33% cheaper there but 30% dearer on bench/recall_bench.c's 100k
+ * records, whose terms are rarer.
+ */
 static int term_stats(struct cairn_db *db, const char *schema,
 		      struct terms *t, long long *ndocs)
 {
@@ -631,42 +766,152 @@ static void add_raw(struct sbuf *m, const struct qterm *q)
 	sbuf_addc(m, '"');
 }
 
-/* Rows of schema's index that match, counting at most limit + 1. */
-static int count_matches(struct cairn_db *db, const char *schema,
-			 const char *match, size_t len, int limit,
-			 sqlite3_int64 *out)
+/* Append a record of schema read by st (bound to rid) to the pool. */
+static int pool_fetch(struct cairn_db *db, sqlite3_stmt *st,
+		      const struct rank_hit *h, struct pool *pool, int *rank)
 {
-	char sql[200];
-	sqlite3_stmt *st = NULL;
+	struct cand *c;
 	int src;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT count(*) FROM (SELECT 1 FROM %s.records_fts WHERE "
-		 "records_fts MATCH ?1 LIMIT %d)",
-		 schema, limit + 1);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, match, (int)len, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	*out = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, h->rowid);
+	src = sqlite3_step(st);
+	if (src == SQLITE_DONE)
+		return CAIRN_OK; /* filtered out (status, kind) */
 	if (src != SQLITE_ROW)
 		return store_sql_error(db, src, "recall");
+	if (pool->n == pool->cap) {
+		size_t ncap = pool->cap ? 2 * pool->cap : 32;
+		struct cand *nv = util_realloc(pool->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		pool->v = nv;
+		pool->cap = ncap;
+	}
+	c = &pool->v[pool->n];
+	memset(c, 0, sizeof(*c));
+	c->bm25 = h->score;
+	c->mask = h->mask;
+	c->rank = ++*rank;
+	c->rec = store_row_record(st, 0);
+	if (!c->rec)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	pool->n++;
 	return CAIRN_OK;
 }
 
-/* Run the BM25 pool over one schema and append its candidates. */
+/*
+ * Which rows are ranked at all (MaxScore, exact). A term's share of a
+ * row's BM25 is below idf x weight x (k1 + 1) whatever the row (the
+ * frequency factor f (k1 + 1) / (f + K) stays below k1 + 1), so a row
+ * that matches none of the "essential" terms (a prefix of the terms by
+ * descending bound) scores below the sum of the other terms' bounds,
+ * rest. The MATCH "(E1 OR E2 ...) AND (T1 OR T2 ...)" ranks only rows
+ * with an essential term, every term still counting in their scores (the
+ * essential phrases come first and get idf 0: cairn_rank reads the terms
+ * from phrase `first` on). A question's common words match most of the
+ * store; their rows are never read.
+ *
+ * Pass 1 takes the terms of highest bound until their document
+ * frequencies add up to RECALL_PRUNE_ROWS. If it fills the heap
+ * (RECALL_INNER rows) and its worst score is at least rest, no row left
+ * out could have been kept: done. Otherwise that worst score is still a
+ * lower bound of the true one (more rows only raise it), so pass 2 takes
+ * as many terms as make rest smaller than it, and skips every row whose
+ * bound is below it. Either way the kept rows, their scores and their
+ * order are those of ranking the plain OR of the terms.
+ */
+struct terms_order {
+	int ord[RECALL_MAX_TERMS];      /* index in the match list, best bound first */
+	double bound[RECALL_MAX_TERMS]; /* idf x weight x (k1 + 1), same order */
+	int n;
+};
+
+/* Bound of a row that matches none of ord[0 .. ness), with a margin. */
+static double order_rest(const struct terms_order *to, int ness)
+{
+	double rest = 0;
+	int j;
+
+	for (j = ness; j < to->n; j++)
+		rest += to->bound[j];
+	return rest * (1 + 1e-9);
+}
+
+/*
+ * The MATCH of terms mv[0 .. n) (raw-escaped), with the essential ones
+ * ord[0 .. ness) in front when ness < n.
+ */
+static void build_match(struct sbuf *m, const struct terms *t,
+			const int *mv, const struct terms_order *to, int ness)
+{
+	int i;
+
+	sbuf_reset(m);
+	if (ness < to->n) {
+		sbuf_addc(m, '(');
+		for (i = 0; i < ness; i++) {
+			if (i)
+				sbuf_adds(m, " OR ");
+			add_raw(m, &t->v[mv[to->ord[i]]]);
+		}
+		sbuf_adds(m, ") AND (");
+	}
+	for (i = 0; i < to->n; i++) {
+		if (i)
+			sbuf_adds(m, " OR ");
+		add_raw(m, &t->v[mv[i]]);
+	}
+	if (ness < to->n)
+		sbuf_addc(m, ')');
+}
+
+/* One ranking pass: st over match, into c (heap of cap, floor, first). */
+static int rank_pass(struct cairn_db *db, sqlite3_stmt *st,
+		     const struct sbuf *match, struct rank_ctx *c)
+{
+	int src;
+
+	if (match->err)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	c->nv = 0;
+	c->seen = 0;
+	c->unread = 0;
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, match->buf, (int)match->len, SQLITE_STATIC);
+	sqlite3_bind_pointer(st, 2, c, "cairn_rank", NULL);
+	while ((src = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	sqlite3_reset(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "recall");
+	if (c->nomem)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	return CAIRN_OK;
+}
+
+/*
+ * Run the BM25 pool over one schema and append its candidates: rank the
+ * matching rows inside FTS5 (cairn_rank keeps the best RECALL_INNER), then
+ * read those records by rid, best first, through the status and kind
+ * filters until the pool holds RECALL_POOL. Joining every matching row to
+ * the records table before sorting cost most of recall's time on 100k
+ * records, and sorting in SQL most of what remained (bench/README.md).
+ * When the filters leave the pool short while more rows matched, rank
+ * again keeping every row.
+ */
 static int search_schema(struct cairn_db *db, const char *schema,
 			 const struct terms *t, const cairn_recall_opts *o,
 			 struct pool *pool)
 {
-	struct sbuf match = SBUF_INIT, sql = SBUF_INIT, idfs = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
+	struct sbuf match = SBUF_INIT, sql = SBUF_INIT;
+	struct rank_ctx rc_;
+	struct terms_order to;
+	sqlite3_stmt *st = NULL, *get = NULL;
 	size_t i, first = pool->n;
-	sqlite3_int64 matched = 0;
-	int rc = CAIRN_OK, src, nterm = 0, rank = 0;
-	int inner = RECALL_INNER, weighted = 0;
+	int rc = CAIRN_OK, src, rank = 0, mv[RECALL_MAX_TERMS], ness, j;
+	long long rows = 0;
 #ifndef CAIRN_MUTATE_NO_RECALL_STATUS
 	/* SPEC 3: default recall searches accepted + unverified only */
 	const char *statuses = o->statuses && *o->statuses
@@ -676,124 +921,120 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	const char *statuses = "all";
 #endif
 
+	memset(&rc_, 0, sizeof(rc_));
+	memset(&to, 0, sizeof(to));
+	rc_.wcol[0] = RECALL_W_TITLE;
+	rc_.wcol[1] = RECALL_W_BODY;
 	/* terms that occur nowhere cannot match; they still count in the mass */
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n && to.n < RECALL_MAX_TERMS; i++) {
+		double b = t->v[i].idf * t->v[i].weight * (RECALL_K1 + 1.0);
+
 		if (t->v[i].df == 0)
 			continue;
-		if (nterm)
-			sbuf_adds(&match, " OR ");
-		add_raw(&match, &t->v[i]);
-		nterm++;
+		mv[to.n] = (int)i;
+		rc_.idf[to.n] = t->v[i].idf * t->v[i].weight;
+		/* insertion by descending bound; ties keep question order */
+		for (j = to.n; j > 0 && to.bound[j - 1] < b; j--) {
+			to.ord[j] = to.ord[j - 1];
+			to.bound[j] = to.bound[j - 1];
+		}
+		to.ord[j] = to.n;
+		to.bound[j] = b;
+		to.n++;
 	}
-	if (nterm == 0)
+	rc_.n = to.n;
+	if (to.n == 0)
 		goto out;
-	/* each term's idf x its weight, in MATCH order, for cairn_bm25() */
-	for (i = 0; i < t->n; i++) {
-		if (t->v[i].df == 0)
-			continue;
-		sbuf_addf(&idfs, "%s%.17g", idfs.len ? "," : "",
-			  t->v[i].idf * t->v[i].weight);
-		weighted |= t->v[i].weight != 1.0;
-	}
-again:
-	/*
-	 * Rank inside FTS5 first and join only the best `inner` rows to the
-	 * records table: joining every matching row before sorting cost most
-	 * of recall's time on 100k records (bench/README.md). When the status
-	 * and kind filters leave the pool short while more rows matched, run
-	 * again over every match.
-	 */
-	sbuf_reset(&sql);
-	/* FTS5's own bm25() is faster and ranks the same with unit weights */
-	sbuf_addf(&sql,
-		  "SELECT f.s, f.m, " STORE_COLS_R " FROM (SELECT "
-		  "rowid AS frid, %s(records_fts, %g, %g%s) AS s, "
-		  "cairn_terms(records_fts) AS m "
-		  "FROM %s.records_fts WHERE records_fts MATCH ?1 ORDER BY s",
-		  weighted ? "-cairn_bm25" : "bm25", RECALL_W_TITLE,
-		  RECALL_W_BODY, weighted ? ", ?2" : "", schema);
-	if (inner > 0)
-		sbuf_addf(&sql, " LIMIT %d", inner);
-	sbuf_addf(&sql, ") AS f JOIN %s.records r ON r.rid = f.frid WHERE 1",
+	/* the records, by rid, through the caller's filters */
+	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records WHERE rid = ?1",
 		  schema);
 	if (strcmp(statuses, "all") != 0)
-		rc = store_add_in(db, &sql, "r.status", statuses,
-				     cairn_status_valid, "status");
+		rc = store_add_in(db, &sql, "status", statuses,
+				  cairn_status_valid, "status");
 	if (rc == CAIRN_OK && o->kinds && *o->kinds)
-		rc = store_add_in(db, &sql, "r.kind", o->kinds,
-				     cairn_kind_valid, "kind");
+		rc = store_add_in(db, &sql, "kind", o->kinds, cairn_kind_valid,
+				  "kind");
 	if (rc)
 		goto out;
-	sbuf_addf(&sql, " ORDER BY f.s LIMIT %d", RECALL_POOL);
-	if (sql.err || match.err) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
+	src = sql.err ? SQLITE_NOMEM
+		      : sqlite3_prepare_v2(db->sql, sql.buf, -1, &get, NULL);
+	if (src == SQLITE_OK) {
+		sbuf_reset(&sql);
+		sbuf_addf(&sql,
+			  "SELECT cairn_rank(records_fts, ?2) FROM "
+			  "%s.records_fts WHERE records_fts MATCH ?1",
+			  schema);
+		src = sql.err ? SQLITE_NOMEM
+			      : sqlite3_prepare_v2(db->sql, sql.buf, -1, &st,
+						   NULL);
 	}
-	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
 	if (src != SQLITE_OK) {
 		rc = store_sql_error(db, src, "recall");
 		goto out;
 	}
-	sqlite3_bind_text(st, 1, match.buf, (int)match.len, SQLITE_STATIC);
-	if (weighted)
-		sqlite3_bind_text(st, 2, sbuf_str(&idfs), -1, SQLITE_STATIC);
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		struct cand *c;
-
-		if (pool->n == pool->cap) {
-			size_t ncap = pool->cap ? 2 * pool->cap : 32;
-			struct cand *nv =
-				util_realloc(pool->v, ncap * sizeof(*nv));
-
-			if (!nv) {
-				rc = store_error(db, CAIRN_NOMEM,
-						 "out of memory");
-				goto out;
-			}
-			pool->v = nv;
-			pool->cap = ncap;
-		}
-		c = &pool->v[pool->n];
-		memset(c, 0, sizeof(*c));
-		/* negated, like FTS5's bm25(), so that smaller sorts first */
-		c->bm25 = -sqlite3_column_double(st, 0);
-		c->mask = sqlite3_column_int64(st, 1);
-		c->rank = ++rank;
-		c->rec = store_row_record(st, 2);
-		if (!c->rec) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		pool->n++;
-	}
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "recall");
+	/* pass 1 (struct terms_order) */
+	for (ness = 0; ness < to.n && rows < RECALL_PRUNE_ROWS; ness++)
+		rows += t->v[mv[to.ord[ness]]].df;
+	rc_.cap = RECALL_INNER;
+	rc_.floor = -HUGE_VAL;
+	rc_.first = ness < to.n ? ness : 0;
+	build_match(&match, t, mv, &to, ness);
+	rc = rank_pass(db, st, &match, &rc_);
+	if (rc)
 		goto out;
+	if (ness < to.n) {
+		int full = rc_.nv == rc_.cap;
+		double worst = full ? rc_.v[0].score : -HUGE_VAL;
+
+#ifndef CAIRN_MUTATE_NO_PRUNE_CHECK
+		if (!full || worst < order_rest(&to, ness)) {
+#else
+		if (!full) { /* negative control: pass 1 trusted unchecked */
+#endif
+			/* pass 2: enough terms for what pass 1 kept */
+			while (ness < to.n && order_rest(&to, ness) >= worst)
+				ness++;
+			rc_.floor = worst;
+			rc_.first = ness < to.n ? ness : 0;
+			build_match(&match, t, mv, &to, ness);
+			rc = rank_pass(db, st, &match, &rc_);
+			if (rc)
+				goto out;
+		}
 	}
-	if (inner > 0 && pool->n - first < RECALL_POOL) {
-		rc = count_matches(db, schema, match.buf, match.len, inner,
-				   &matched);
+fetch:
+	if (rc_.nv > 1)
+		qsort(rc_.v, rc_.nv, sizeof(rc_.v[0]), hit_cmp);
+	for (i = 0; i < rc_.nv && pool->n - first < RECALL_POOL; i++) {
+		rc = pool_fetch(db, get, &rc_.v[i], pool, &rank);
 		if (rc)
 			goto out;
 	}
-	if (inner > 0 && pool->n - first < RECALL_POOL && matched > inner) {
-		/* the filters ate the pool: start over without the inner limit */
+	if (rc_.cap > 0 && pool->n - first < RECALL_POOL &&
+	    (rc_.seen > (sqlite3_int64)rc_.cap || rc_.first > 0 ||
+	     rc_.floor > -HUGE_VAL)) {
+		/* the filters ate the pool: rank every matching row */
 		for (i = first; i < pool->n; i++)
 			cairn_record_free(pool->v[i].rec);
 		pool->n = first;
 		rank = 0;
-		inner = 0;
-		sqlite3_finalize(st);
-		st = NULL;
-		goto again;
+		rc_.cap = 0;
+		rc_.floor = -HUGE_VAL;
+		rc_.first = 0;
+		build_match(&match, t, mv, &to, to.n);
+		rc = rank_pass(db, st, &match, &rc_);
+		if (rc)
+			goto out;
+		goto fetch;
 	}
 	for (i = first; i < pool->n; i++)
 		pool->v[i].best = pool->v[first].bm25;
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(get);
+	cairn_free(rc_.v);
 	sbuf_release(&sql);
 	sbuf_release(&match);
-	sbuf_release(&idfs);
 	return rc;
 }
 
