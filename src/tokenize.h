@@ -18,7 +18,12 @@
  *     HTTPServer words are split into parts; each part is a normal token
  *     (so BM25 counts it) and the whole identifier, lower-cased and not
  *     stemmed, is emitted colocated with its first part. A camelCase segment
- *     inside a longer identifier also gets its own colocated whole. Hyphens
+ *     inside a longer identifier also gets its own colocated whole. A change
+ *     between a cased letter and a digit splits too (EMNLP2022, python3,
+ *     100ms: "emnlp +emnlp2022 +2022"), but the part after such a change is
+ *     colocated with the part before it, so a word keeps its length in
+ *     positions (BM25's length normalisation of every record is unchanged)
+ *     while "EMNLP 2022" and "EMNLP2022" share their parts. Hyphens
  *     split words. Parts made only of a-z (and ') are stemmed with Snowball
  *     "english"; tokens with digits or other letters are kept as they are.
  *     Single-letter tokens are KEPT ("c" of store.c, "R", "x"): dropping
@@ -132,7 +137,7 @@ int tok_run(struct tok *t, const char *text, size_t len, unsigned flags,
 
 /*
  * A string that changes whenever the tokens for some text could change,
- * e.g. "cairn-tok/1 jieba=0123456789ab opencc=t2s stem=english
+ * e.g. "cairn-tok/2 jieba=0123456789ab opencc=t2s stem=english
  * unicode=15.0.0". Borrowed; valid until tok_close.
  */
 const char *tok_identity(const struct tok *t);

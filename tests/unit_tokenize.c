@@ -154,7 +154,7 @@ static void tokenize_open_identity(void)
 
 	CHECK(get_tok() != NULL);
 	id = tok_identity(get_tok());
-	CHECK(strncmp(id, "cairn-tok/1 jieba=", 18) == 0);
+	CHECK(strncmp(id, "cairn-tok/2 jieba=", 18) == 0);
 	CHECK(strstr(id, " opencc=t2s") != NULL);
 	CHECK(strstr(id, " stem=english") != NULL);
 	CHECK(strstr(id, " unicode=") != NULL);
@@ -272,8 +272,10 @@ static void tokenize_identifiers(void)
 	CHECK_STR(toks("kebab-case"), "kebab case");
 	CHECK_STR(toks("decisions_log"), "decis +decisions_log log");
 	CHECK_STR(toks("myHTTPServer_v2.go"),
-		  "my +myhttpserver_v2.go +myhttpserver http server v2 go");
-	CHECK_STR(toks("utf8Proc sha256"), "utf8 +utf8proc proc sha256");
+		  "my +myhttpserver_v2.go +myhttpserver http server v +v2 +2 "
+		  "go");
+	CHECK_STR(toks("utf8Proc sha256"),
+		  "utf +utf8proc +8 proc sha +sha256 +256");
 	/* a full stop ending a sentence is not part of the word */
 	CHECK_STR(toks("see store.c. Then"), "see store +store.c c then");
 	CHECK_STR(toks("__init__"), "init");
@@ -285,10 +287,32 @@ static void tokenize_identifiers(void)
 
 static void tokenize_numbers(void)
 {
-	CHECK_STR(toks("42 3.14 v1.2.3"), "42 3 +3.14 14 v1 +v1.2.3 2 3");
+	CHECK_STR(toks("42 3.14 v1.2.3"),
+		  "42 3 +3.14 14 v +v1.2.3 +v1 +1 2 3");
 	CHECK_STR(toks("2024-01-05 1,000"), "2024 01 05 1 000");
-	/* no stemming of tokens with digits */
-	CHECK_STR(toks("running2"), "running2");
+	/* no stemming of tokens with digits; a letter part is stemmed */
+	CHECK_STR(toks("running2"), "run +running2 +2");
+}
+
+/*
+ * A change between letters and digits splits a word the way camelCase
+ * does, but the digit (or letter) part after it shares the position of
+ * the part before: the joined and the spaced spelling share their parts,
+ * and a document's length in positions does not change.
+ */
+static void tokenize_letter_digit(void)
+{
+	CHECK_STR(toks("EMNLP2022"), "emnlp +emnlp2022 +2022");
+	CHECK_STR(toks("EMNLP 2022"), "emnlp 2022");
+	CHECK_STR(toks_off("x EMNLP2022"),
+		  "x@0-1 emnlp@2-7 +emnlp2022@2-11 +2022@7-11");
+	CHECK_STR(toks("100ms 3rd python3"),
+		  "100 +100ms +ms 3 +3rd +rd python +python3 +3");
+	/* digit then capital is a camelCase boundary: a new position */
+	CHECK_STR(toks("2Fast"), "2 +2fast fast");
+	/* in Chinese text: 2022年 was already two tokens */
+	CHECK_STR(toks("EMNLP2022的举办地"),
+		  "emnlp +emnlp2022 +2022 的 举办 举办地");
 }
 
 static void tokenize_chinese_jieba(void)
@@ -1170,7 +1194,7 @@ static void tokenize_fts5_end_to_end(void)
 	t = fts_tok(db, err, sizeof(err));
 	CHECK(t != NULL);
 	if (t)
-		CHECK(strncmp(tok_identity(t), "cairn-tok/1 ", 12) == 0);
+		CHECK(strncmp(tok_identity(t), "cairn-tok/2 ", 12) == 0);
 	CHECK(sqlite3_exec(db,
 			   "CREATE VIRTUAL TABLE u USING fts5(x, "
 			   "tokenize='cairn extra')",
@@ -1235,6 +1259,7 @@ void unit_tokenize(void)
 	RUN(tokenize_case_and_nfkc);
 	RUN(tokenize_identifiers);
 	RUN(tokenize_numbers);
+	RUN(tokenize_letter_digit);
 	RUN(tokenize_chinese_jieba);
 	RUN(tokenize_traditional);
 	RUN(tokenize_oov_bigrams);

@@ -49,7 +49,7 @@ $ cairn recall --json "what does E4711 mean for the database" | jq -c '[.hits[0]
 > ["err",true,"lexical",true,"pg"]
 # --explain names every step
 $ cairn recall --explain "what does E4711 mean for the database"
-~ \| bm25: rank 1, raw [0-9.]+ \(title x2\); matched: e4711
+~ \| bm25: rank 1, raw [0-9.]+ \(title x2\); matched: (.* )?e4711( |$)
 ~ \| dense: rank 6[0-9], cosine 0\.0000
 ~ \| rrf: 0\.0[0-9]+ = 1/\(60\+bm25 rank\) 0\.016393 \+ 1/\(60\+dense rank\) 0\.00[0-9]+
 ~ \| pin: yes, overwhelming BM25 hit \(dense rank worse than 50, raw >= 1\.5x the second\)
