@@ -97,6 +97,14 @@ int util_random(void *buf, size_t n);
 void util_hex(const unsigned char *in, size_t n, char *out);
 /* SHA-256 of data as 64 lower-case hex characters + NUL into out[65]. */
 void util_sha256_hex(const void *data, size_t len, char out[65]);
+/* A region of bytes, one of the parts hashed by util_sha256_parts. */
+struct util_span {
+	const void *p;
+	size_t len;
+};
+/* SHA-256 of n regions one after another into out; 0, or -1 on failure. */
+int util_sha256_parts(const struct util_span *parts, size_t n,
+		      unsigned char out[32]);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);

@@ -26,13 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/*
- * SHA256_Init/Update/Final: deprecated by OpenSSL 3 but present; the EVP
- * interface would load the provider configuration on first use (~3 ms a
- * process, more than the cache saves on a small vocabulary).
- */
-#define OPENSSL_API_COMPAT 10101
-#include <openssl/sha.h>
 
 #include "gguf.h"
 #include "internal.h"
@@ -947,8 +940,9 @@ static int vc_key(const struct gguf *g, int kind, uint64_t n,
 	struct gguf_str first, last;
 	int64_t in[32];
 	size_t k = 0;
-	SHA256_CTX ctx;
-	int et = -1, ok;
+	struct util_span parts[6];
+	size_t np = 0;
+	int et = -1;
 	uint64_t nc = 0;
 	const void *dc = NULL;
 
@@ -973,15 +967,17 @@ static int vc_key(const struct gguf *g, int kind, uint64_t n,
 		et = -1, nc = 0;
 	in[k++] = et;
 	in[k++] = (int64_t)nc;
-	ok = SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, VC_MAGIC, 8) == 1 &&
-	     SHA256_Update(&ctx, in, k * sizeof(in[0])) == 1 &&
-	     SHA256_Update(&ctx, first.s - 8,
-			   (size_t)(last.s + last.len - (first.s - 8))) == 1 &&
-	     (!d_sc || SHA256_Update(&ctx, d_sc, 4 * (size_t)n) == 1) &&
-	     (!d_ty || SHA256_Update(&ctx, d_ty, 4 * (size_t)n) == 1) &&
-	     (!dc || SHA256_Update(&ctx, dc, (size_t)nc) == 1) &&
-	     SHA256_Final(key, &ctx) == 1;
-	return ok ? 0 : -1;
+	parts[np++] = (struct util_span){ VC_MAGIC, 8 };
+	parts[np++] = (struct util_span){ in, k * sizeof(in[0]) };
+	parts[np++] = (struct util_span){
+		first.s - 8, (size_t)(last.s + last.len - (first.s - 8)) };
+	if (d_sc)
+		parts[np++] = (struct util_span){ d_sc, 4 * (size_t)n };
+	if (d_ty)
+		parts[np++] = (struct util_span){ d_ty, 4 * (size_t)n };
+	if (dc)
+		parts[np++] = (struct util_span){ dc, (size_t)nc };
+	return util_sha256_parts(parts, np, key);
 }
 
 int vocab_load(const struct gguf *g, struct vocab **out, char *err,
