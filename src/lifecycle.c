@@ -56,27 +56,9 @@ static void iso_of(long long t, char *buf, size_t size)
 static int meta_get(struct cairn_db *db, const char *schema, const char *k,
 		    char *buf, size_t size)
 {
-	char sql[128];
-	sqlite3_stmt *st = NULL;
-	int src, found = 0;
+	int found, rc = store_meta_get(db, schema, k, buf, size, &found);
 
-	buf[0] = '\0';
-	snprintf(sql, sizeof(sql), "SELECT v FROM %s.meta WHERE k = ?1",
-		 schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "reading meta");
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	src = sqlite3_step(st);
-	if (src == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-		snprintf(buf, size, "%s",
-			 (const char *)sqlite3_column_text(st, 0));
-		found = 1;
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_ROW && src != SQLITE_DONE)
-		return store_sql_error(db, src, "reading meta");
-	return found ? CAIRN_OK : CAIRN_NOTFOUND;
+	return rc ? rc : found ? CAIRN_OK : CAIRN_NOTFOUND;
 }
 
 /* Run one statement with up to two text parameters; *changes if not NULL. */

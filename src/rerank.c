@@ -183,29 +183,7 @@ static int model_get(struct cairn_db *db, const char *path,
 
 static int meta_model(struct cairn_db *db, char *buf, size_t size, int *found)
 {
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	buf[0] = '\0';
-	*found = 0;
-	src = sqlite3_prepare_v2(db->sql,
-				 "SELECT v FROM main.meta WHERE k = ?1", -1,
-				 &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, RERANK_META, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-		if (src == SQLITE_ROW) {
-			const char *v = (const char *)sqlite3_column_text(st, 0);
-
-			snprintf(buf, size, "%s", v ? v : "");
-			*found = 1;
-			src = SQLITE_DONE;
-		}
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "reading rerank.model");
-	return CAIRN_OK;
+	return store_meta_get(db, "main", RERANK_META, buf, size, found);
 }
 
 static int is_off(const char *s)

@@ -714,6 +714,38 @@ int cairn_rollback(cairn_db *db)
 	return exec(db, "ROLLBACK", "rolling back a batch");
 }
 
+/* -------------------------------------------------------------- settings */
+
+int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
+		   char *buf, size_t size, int *found)
+{
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	buf[0] = '\0';
+	*found = 0;
+	snprintf(sql, sizeof(sql), "SELECT v FROM %s.meta WHERE k = ?1",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+		if (src == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, 0);
+
+			snprintf(buf, size, "%s", v ? v : "");
+			*found = v != NULL;
+			src = SQLITE_DONE;
+		}
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_error(db, CAIRN_ERROR, "reading the setting %s: %s",
+				   k, sqlite3_errmsg(db->sql));
+	return CAIRN_OK;
+}
+
 /* ----------------------------------------------------------------- records */
 
 static char *col_dup(sqlite3_stmt *st, int i)

@@ -100,5 +100,11 @@ int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
 		 const char *what);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
+/*
+ * The setting k of schema's meta table into buf ("" and *found 0 when
+ * absent or NULL). CAIRN_OK, or the SQLite error naming k.
+ */
+int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
+		   char *buf, size_t size, int *found);
 
 #endif /* CAIRN_STORE_H */

@@ -861,41 +861,12 @@ static int index_of(const char *const *tab, size_t n, const char *s)
 
 /* ----------------------------------------------------------------- meta */
 
-static int meta_find(struct cairn_db *db, const char *schema, const char *k,
-		     char *buf, size_t size, int *found)
-{
-	char sql[128];
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	buf[0] = '\0';
-	*found = 0;
-	snprintf(sql, sizeof(sql), "SELECT v FROM %s.meta WHERE k = ?1",
-		 schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-		if (src == SQLITE_ROW) {
-			const char *v = (const char *)sqlite3_column_text(st, 0);
-
-			snprintf(buf, size, "%s", v ? v : "");
-			*found = 1;
-			src = SQLITE_DONE;
-		}
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "reading the vector settings");
-	return CAIRN_OK;
-}
-
 static int meta_get(struct cairn_db *db, const char *schema, const char *k,
 		    char *buf, size_t size)
 {
 	int found;
 
-	return meta_find(db, schema, k, buf, size, &found);
+	return store_meta_get(db, schema, k, buf, size, &found);
 }
 
 static int meta_set(struct cairn_db *db, const char *schema, const char *k,
@@ -1015,7 +986,7 @@ int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
 			found = 1;
 			snprintf(buf, sizeof(buf), "%s", env);
 		} else if (db) {
-			rc = meta_find(db, "main", setting_names[i].key, buf,
+			rc = store_meta_get(db, "main", setting_names[i].key, buf,
 				       sizeof(buf), &found);
 			if (rc)
 				goto fail;
