@@ -75,3 +75,23 @@ int bench_rm_entry(const char *path, const struct stat *st, int flag,
 	(void)ftw;
 	return remove(path);
 }
+
+double bench_loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}

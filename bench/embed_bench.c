@@ -97,13 +97,6 @@ static long peak_kb(void)
 	return ru.ru_maxrss;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* ids[N_SEQS][len]: a CLS-like first id, then LCG ids below nvocab. */
 static void make_ids(int32_t *ids, size_t len, uint32_t nvocab, uint32_t seed)
 {
@@ -288,7 +281,7 @@ static int bench_model(const char *name, const char *path, int threads,
 			sum += t * 1000.0;
 		}
 	}
-	qsort(lat, LAT_RUNS, sizeof(double), cmp_d);
+	qsort(lat, LAT_RUNS, sizeof(double), bench_cmp_double);
 	fprintf(f, "],\n  \"latency_16_tokens_ms\": {\"p50\": %.2f, "
 		   "\"p95\": %.2f, \"mean\": %.2f, \"runs\": %d},\n"
 		   "  \"peak_rss_mb\": %.1f",
@@ -410,7 +403,7 @@ static int fresh_once(const char *self, const char *path, int baseline,
 
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	qsort(v, (size_t)n, sizeof(double), bench_cmp_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

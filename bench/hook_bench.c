@@ -372,26 +372,6 @@ static double run(char *const argv[], const char *in, char *out,
 }
 
 /* The 1-minute load average (/proc/loadavg), or -1. */
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double v = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct stats {
 	double p50, p90, mean, min;
 };
@@ -403,7 +383,7 @@ static struct stats summarise(double *v, size_t n)
 
 	if (n == 0)
 		return s;
-	qsort(v, n, sizeof(*v), dbl_cmp);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	for (i = 0; i < n; i++)
 		s.mean += v[i];
 	s.mean /= (double)n;
@@ -513,7 +493,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = bench_now_s();
-	load_before = loadavg();
+	load_before = bench_loadavg();
 	if (load(ws, n, &c, hc, reuse != NULL) != 0)
 		return 1;
 	fprintf(stderr, "hook_bench: %zu records in %.1f s (%s), %zu prompts\n",
@@ -631,7 +611,7 @@ int main(int argc, char **argv)
 		if (compare)
 			sc = summarise(tc, c.q);
 	}
-	load_after = loadavg();
+	load_after = bench_loadavg();
 	if (model) {
 		DIR *d = opendir(cache);
 		struct dirent *e;

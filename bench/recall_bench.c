@@ -654,13 +654,6 @@ static long long db_bytes(const char *path)
 	return file_bytes(path) + file_bytes(wal);
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct timing {
 	double p50_ms, p95_ms, mean_ms; /* per-query wall time */
 	double load_s, rate;            /* load time, records per second */
@@ -695,7 +688,7 @@ static void summarise(struct timing *t, double *ms, size_t n)
 
 	for (i = 0; i < n; i++)
 		sum += ms[i];
-	qsort(ms, n, sizeof(*ms), dbl_cmp);
+	qsort(ms, n, sizeof(*ms), bench_cmp_double);
 	t->p50_ms = pct(ms, n, 0.50);
 	t->p95_ms = pct(ms, n, 0.95);
 	t->mean_ms = sum / (double)n;

@@ -63,29 +63,9 @@ static const char *const words[] = {
 #define QUESTION "quick brown fox search memory"
 
 /* The 1-minute load average (other work on the machine), or -1. */
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double v = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double p50(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_d);
+	qsort(v, (size_t)n, sizeof(v[0]), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -140,7 +120,7 @@ int main(int argc, char **argv)
 	int runs = 5, nwords = 120, i, rc = 1;
 	char tmpl[] = "/tmp/cairn-rerank-bench-XXXXXX", dir[600], cpu[256];
 	double base[MAX_RUNS], rr[MAX_RUNS], step[MAX_RUNS], load0 = 0, d;
-	double la0 = loadavg(), la1;
+	double la0 = bench_loadavg(), la1;
 	char ids_a[10][20], ids_b[10][20];
 	size_t na = 0, nb = 0, w, r;
 	cairn_open_opts oo;
@@ -225,7 +205,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	la1 = loadavg();
+	la1 = bench_loadavg();
 	bench_cpu_model(cpu, sizeof(cpu));
 	{
 		double bmin = base[0], bmax = base[0], rmin = rr[0],

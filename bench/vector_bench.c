@@ -58,16 +58,9 @@ static void rand_unit(float *v, int dim)
 		v[i] = (float)(v[i] / sqrt(ss));
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double pct(double *v, size_t n, double p)
 {
-	qsort(v, n, sizeof(*v), cmp_d);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	return v[(size_t)(p * (double)(n - 1) + 0.5)];
 }
 

@@ -1396,21 +1396,6 @@ int mcp_handle_line(struct mcp_server *s, const char *line, size_t len,
 
 /* ============================================================== serving */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return CAIRN_IO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return CAIRN_OK;
-}
-
 /* Handle one complete line (or an over-long one by its size) and write
  * the reply with its newline. */
 static int serve_line(struct mcp_server *s, int outfd, const char *line,
@@ -1437,7 +1422,7 @@ static int serve_line(struct mcp_server *s, int outfd, const char *line,
 	}
 	if (rc == CAIRN_OK && reply) {
 		reply[n] = '\n'; /* replaces the NUL: written as n + 1 bytes */
-		rc = write_all(outfd, reply, n + 1);
+		rc = util_write_all(outfd, reply, n + 1) ? CAIRN_IO : CAIRN_OK;
 	}
 	cairn_free(reply);
 	return rc;

@@ -178,21 +178,6 @@ static int spool_open(struct cairn_db *db, int flags)
 	return open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int spool_append(struct cairn_db *db, const struct rcpt *r)
 {
 	struct sbuf line = SBUF_INIT;
@@ -203,7 +188,7 @@ static int spool_append(struct cairn_db *db, const struct rcpt *r)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
 	fd = spool_open(db, O_WRONLY | O_APPEND | O_CREAT);
 	if (fd < 0 || flock(fd, LOCK_EX) != 0 ||
-	    write_all(fd, line.buf, line.len) != 0)
+	    util_write_all(fd, line.buf, line.len) != 0)
 		rc = store_error(db, CAIRN_IO,
 				 "the store is locked and the receipt could "
 				 "not be spooled to %s/%s: %s",

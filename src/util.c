@@ -306,6 +306,23 @@ void util_sha256_hex(const void *data, size_t len, char out[65])
 	util_hex(md, sizeof(md), out);
 }
 
+int util_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize)
 {
