@@ -346,14 +346,6 @@ out:
 	return rc;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * Load a CC-CEDICT file: read it whole, hash it for the identity, parse
  * every line, build the table (see bilingual.h for the codes).
@@ -362,7 +354,7 @@ int bil_open(const char *path, struct bil **out, char *err, size_t errsize)
 {
 	struct bil *b = NULL;
 	char hex[65];
-	double t0 = now_ms();
+	double t0 = util_now_ms();
 	size_t lines = 1, i;
 	int rc;
 
@@ -406,7 +398,7 @@ int bil_open(const char *path, struct bil **out, char *err, size_t errsize)
 		goto out;
 	}
 	b->stats.entries = b->n_entries;
-	b->stats.load_ms = now_ms() - t0;
+	b->stats.load_ms = util_now_ms() - t0;
 	*out = b;
 	b = NULL;
 out:

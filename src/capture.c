@@ -1956,14 +1956,6 @@ static int walk_generic(struct walk *wk, const struct json *j, long line)
 	return 0;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The file name without its directory and last extension. */
 static char *file_stem(const char *path)
 {
@@ -2349,7 +2341,7 @@ int capture_transcript(cairn_db *db, const char *path,
 		size_t len;
 
 		if (o->deadline_ms > 0 && lineno % DEADLINE_EVERY == 0 &&
-		    mono_ms() > o->deadline_ms) {
+		    util_now_ms() > o->deadline_ms) {
 			st->timed_out = 1;
 			break;
 		}

@@ -117,18 +117,10 @@ struct prog {
 	long long printed;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void on_progress(void *ctx, long long done, long long total)
 {
 	struct prog *p = ctx;
-	double now = mono(), el = now - p->t0;
+	double now = (util_now_ms() / 1e3), el = now - p->t0;
 
 	if (!p->tty && done < total && now - p->last < PROGRESS_EVERY_S)
 		return;
@@ -465,7 +457,7 @@ int cmd_reindex(int argc, char **argv)
 		}
 	}
 	memset(&pr, 0, sizeof(pr));
-	pr.t0 = pr.last = mono();
+	pr.t0 = pr.last = (util_now_ms() / 1e3);
 	pr.tty = isatty(2);
 	rc = vector_reindex(db, e, (size_t)batch, on_progress, &pr, &res);
 	if (rc) {

@@ -42,14 +42,6 @@ static int log_fd = -1;        /* .cairn/hook.log, opened early */
 static double t_start;         /* monotonic ms at start */
 static const char *log_event = "unknown"; /* event name for the log */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* One log line. Only async-signal-safe calls: used by the alarm handler. */
 static void log_line(const char *outcome, const char *extra)
 {
@@ -64,7 +56,7 @@ static void log_line(const char *outcome, const char *extra)
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	n = snprintf(buf, sizeof(buf), "%s\t%s\t%s\t%.1f\t%s\n", ts,
-		     log_event, outcome, now_ms() - t_start,
+		     log_event, outcome, util_now_ms() - t_start,
 		     extra ? extra : "");
 	if (n > 0)
 		(void)!write(log_fd, buf,
@@ -199,7 +191,7 @@ int cmd_hook(int argc, char **argv)
 	long deadline = HOOK_DEFAULT_DEADLINE_MS;
 	int c, rc, capture = 0;
 
-	t_start = now_ms();
+	t_start = util_now_ms();
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	o.budget = HOOK_DEFAULT_BUDGET;

@@ -587,15 +587,6 @@ static void rm_tree(const char *path)
 		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Seconds on the monotonic clock. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The rows of one store: indices into c->docs and c->r->q. */
 struct eval_job {
 	const char *group; /* the group (per_group), or NULL for the pooled run */
@@ -876,9 +867,9 @@ static int seed_store(struct eval_ctx *c, cairn_db *db,
 	so.no_git = 1;
 	so.progress = seed_progress;
 	so.user = c;
-	t0 = now_s();
+	t0 = (util_now_ms() / 1e3);
 	rc = cairn_seed(db, paths, ARRAY_SIZE(paths), &so, &rep);
-	c->r->seed_s += now_s() - t0;
+	c->r->seed_s += (util_now_ms() / 1e3) - t0;
 	if (c->stop) {
 		rc = CAIRN_ERROR; /* report_progress wrote the message */
 		goto out;
@@ -1155,7 +1146,7 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	char root[4200], dir[4300], docs[4300];
 	cairn_open_opts oo;
 	cairn_db *db = NULL;
-	double t0 = now_s(), t1, floor = 0, cal_floor = 0;
+	double t0 = (util_now_ms() / 1e3), t1, floor = 0, cal_floor = 0;
 	size_t i;
 	int rc, calibrated = 0, have_floor = 0;
 
@@ -1200,7 +1191,7 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	rc = calibrate_job(c, db, j, &cal_floor, &calibrated);
 	if (rc)
 		goto out;
-	t1 = now_s();
+	t1 = (util_now_ms() / 1e3);
 	c->r->load_s += t1 - t0;
 	for (i = 0; i < j->nqueries; i++) {
 		rc = run_query(c, db, j->queries[i], &floor, &have_floor);
@@ -1212,7 +1203,7 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 		if (rc)
 			goto out;
 	}
-	c->r->query_s += now_s() - t1;
+	c->r->query_s += (util_now_ms() / 1e3) - t1;
 	c->r->calibrated += calibrated;
 	if (!c->opts->no_floor && (have_floor || calibrated))
 		note_floor(c, have_floor ? floor : cal_floor);
@@ -1412,7 +1403,7 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 	struct eval_ctx c;
 	struct stat st;
 	const char *tmpdir;
-	double t0 = now_s();
+	double t0 = (util_now_ms() / 1e3);
 	int rc, have_docs, have_corpus;
 
 	*out = NULL;
@@ -1527,7 +1518,7 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 		c.r->floor_known = 1;
 		c.r->floor = c.floor_sum / (double)c.nfloors;
 	}
-	c.r->elapsed_s = now_s() - t0;
+	c.r->elapsed_s = (util_now_ms() / 1e3) - t0;
 	*out = c.r;
 	c.r = NULL;
 out:

@@ -107,6 +107,8 @@ int util_sha256_parts(const struct util_span *parts, size_t n,
 		      unsigned char out[32]);
 /* write(2) all n bytes, again after EINTR and short writes; 0 or -1. */
 int util_write_all(int fd, const void *p, size_t n);
+/* Milliseconds on the monotonic clock (for durations only). */
+double util_now_ms(void);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);

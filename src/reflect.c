@@ -679,14 +679,6 @@ out:
 	return rc;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Run an external command with input and a deadline (capture.h). */
 int reflect_run_cmd(const char *cmd, const char *in, size_t len,
 		    int timeout_ms, char **out, size_t *outlen, char *err,
@@ -696,7 +688,7 @@ int reflect_run_cmd(const char *cmd, const char *in, size_t len,
 	struct sigaction ign, old;
 	struct sbuf sb = SBUF_INIT;
 	size_t sent = 0;
-	double deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : CAPTURE_LLM_TIMEOUT_MS);
+	double deadline = util_now_ms() + (timeout_ms > 0 ? timeout_ms : CAPTURE_LLM_TIMEOUT_MS);
 	pid_t pid;
 	int killed = 0, out_open = 1;
 
@@ -744,7 +736,7 @@ int reflect_run_cmd(const char *cmd, const char *in, size_t len,
 	}
 	while (out_open) {
 		struct pollfd fds[2];
-		int nf = 0, left = (int)(deadline - now_ms()), r;
+		int nf = 0, left = (int)(deadline - util_now_ms()), r;
 
 		if (left <= 0) {
 			kill(pid, SIGKILL);
@@ -794,7 +786,7 @@ int reflect_run_cmd(const char *cmd, const char *in, size_t len,
 	if (!killed) {
 		/* stdout closed: give it until the deadline to exit */
 		while (waitpid(pid, &status, WNOHANG) == 0) {
-			if (now_ms() > deadline) {
+			if (util_now_ms() > deadline) {
 				kill(pid, SIGKILL);
 				killed = 1;
 				waitpid(pid, &status, 0);

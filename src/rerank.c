@@ -101,14 +101,6 @@ static struct rr_cache *cache_get(struct cairn_db *db)
 	return c;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * The model at path: from the cache when the file is the same (device,
  * inode, size, mtime), else loaded (and cached while there is room; *own
@@ -146,7 +138,7 @@ static int model_get(struct cairn_db *db, const char *path,
 			return CAIRN_OK;
 		}
 	}
-	t0 = mono_ms();
+	t0 = util_now_ms();
 	rc = bert_load(path, NULL, &m, err, sizeof(err));
 	if (rc)
 		return store_error(db, rc, "rerank model: %s", err);
@@ -157,7 +149,7 @@ static int model_get(struct cairn_db *db, const char *path,
 				   "and classifier head)",
 				   path);
 	}
-	*load_ms = mono_ms() - t0;
+	*load_ms = util_now_ms() - t0;
 	if (c->n < RERANK_CACHE_MAX) {
 		char *p = util_strdup(path);
 
@@ -389,10 +381,10 @@ int rerank_result(struct cairn_db *db, const char *query,
 			goto out;
 		}
 	}
-	t0 = mono_ms();
+	t0 = util_now_ms();
 	rc = bert_rank(m, query, (const char *const *)docs, n, fs, err,
 		       sizeof(err));
-	res->rerank_ms = mono_ms() - t0;
+	res->rerank_ms = util_now_ms() - t0;
 	if (rc) {
 		rc = store_error(db, rc, "rerank: %s", err);
 		if (!asked)

@@ -203,14 +203,6 @@ struct run {
 
 /* ------------------------------------------------------------- helpers */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 static uint64_t fnv_extend(uint64_t h, const char *p, size_t n)
 {
 	size_t i;
@@ -1274,13 +1266,13 @@ static int build_tables(struct tok *t, const struct tok_opts *o,
 			char *err, size_t errsize)
 {
 	struct cache_loc now;
-	double t0 = now_ms();
+	double t0 = util_now_ms();
 	int rc;
 
 	rc = dict_load(&t->dict, dict_path, err, errsize);
 	if (rc)
 		return rc;
-	t->load_ms = now_ms() - t0;
+	t->load_ms = util_now_ms() - t0;
 	rc = open_cc(t, err, errsize);
 	if (rc)
 		return rc;
@@ -1341,14 +1333,14 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 #else
 	t->no_segment = 1; /* negative control: Chinese is not segmented */
 #endif
-	t0 = now_ms();
+	t0 = util_now_ms();
 	loc = cairn_malloc(sizeof(*loc));
 	if (loc && !cache_locate(o, dict_path, cfg, loc)) {
 		cairn_free(loc);
 		loc = NULL;
 	}
 	if (loc && cache_load(t, loc) == 0)
-		t->load_ms = now_ms() - t0;
+		t->load_ms = util_now_ms() - t0;
 	else
 		rc = build_tables(t, o, dict_path, loc, err, errsize);
 	if (rc)

@@ -306,6 +306,14 @@ void util_sha256_hex(const void *data, size_t len, char out[65])
 	util_hex(md, sizeof(md), out);
 }
 
+double util_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int util_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

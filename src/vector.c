@@ -1923,14 +1923,6 @@ int vector_stats(struct cairn_db *db, struct vector_stats *st)
 
 /* -------------------------------------------------------------- reindex */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* title + "\n" + body, cut at VEC_TEXT_MAX bytes on a UTF-8 boundary */
 static char *record_text(const char *title, const char *body)
 {
@@ -2107,11 +2099,11 @@ int vector_reindex(struct cairn_db *db, struct embedder *e, size_t batch,
 		}
 		res->total += lack;
 	}
-	t0 = now_s();
+	t0 = (util_now_ms() / 1e3);
 	for (si = 0; rc == CAIRN_OK && si < n_schemas(db); si++)
 		rc = reindex_schema(db, e, si, batch, &res->embedded,
 				    res->total, progress, ctx);
-	res->seconds = now_s() - t0;
+	res->seconds = (util_now_ms() / 1e3) - t0;
 	for (si = 0; si < n_schemas(db); si++) {
 		long long have = 0;
 
