@@ -8,12 +8,9 @@
  * Holds: the choice of model (opts->rerank_model, else $CAIRN_RERANK_MODEL,
  * else meta 'rerank.model' of the main store, a relative path there being
  * relative to the workspace root; "" or "none" turns it off), the
- * per-handle model cache and the timing. The cache lives on the SQLite
- * connection: an SQL function "cairn_rerank_cache" registered once per
- * connection carries it as its user data and frees it (xDestroy) when
- * cairn_db_close() closes the connection, so a model is loaded once per
- * db handle and the library keeps no global state. The function only
- * hands its user data back through a bound pointer (sqlite3_bind_pointer).
+ * per-handle model cache and the timing. The cache hangs on the handle
+ * (db->rerank, freed by cairn_db_close() like the vector cache), so a
+ * model is loaded once per db handle and the library keeps no global state.
  *
  * Must never: drop or add a hit, move an exact-key or pinned hit, or run
  * when nothing asked for it.
@@ -31,8 +28,6 @@
 #include "store.h"
 
 #define RERANK_CACHE_MAX 4     /* models kept per handle */
-#define RERANK_FN "cairn_rerank_cache"
-#define RERANK_PTR "cairn_rerank_cache_out"
 
 /* ------------------------------------------------------------ the cache */
 
@@ -64,41 +59,15 @@ static void cache_destroy(void *p)
 	cairn_free(c);
 }
 
-/* SELECT cairn_rerank_cache(?1): writes the user data into ?1's pointer. */
-static void cache_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	void **out = argc == 1 ? sqlite3_value_pointer(argv[0], RERANK_PTR)
-			       : NULL;
-
-	if (out)
-		*out = sqlite3_user_data(ctx);
-	sqlite3_result_null(ctx);
-}
-
-/* The handle's cache, made and registered on first use. NULL: no memory. */
+/* The handle's cache, made on first use and freed by cairn_db_close. */
 static struct rr_cache *cache_get(struct cairn_db *db)
 {
-	sqlite3_stmt *st = NULL;
-	struct rr_cache *c = NULL;
-	void *found = NULL;
-
-	if (sqlite3_prepare_v2(db->sql, "SELECT " RERANK_FN "(?1)", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_pointer(st, 1, &found, RERANK_PTR, NULL);
-		(void)sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (found)
-			return found;
+	if (!db->rerank) {
+		db->rerank = util_calloc(1, sizeof(struct rr_cache));
+		if (db->rerank)
+			db->rerank_free = cache_destroy;
 	}
-	c = util_calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	/* on failure SQLite calls cache_destroy(c) itself */
-	if (sqlite3_create_function_v2(db->sql, RERANK_FN, 1, SQLITE_UTF8, c,
-				       cache_fn, NULL, NULL,
-				       cache_destroy) != SQLITE_OK)
-		return NULL;
-	return c;
+	return db->rerank;
 }
 
 /*
@@ -362,15 +331,15 @@ int rerank_result(struct cairn_db *db, const char *query,
 	const char *base;
 	int rc, own = 0, asked = opts && opts->rerank > 0;
 
-	rc = rerank_model_path(db, opts, path, sizeof(path));
-	if (rc || !path[0])
-		return rc;
 	first = rerank_first(res);
 	n = res->n - first;
 	if (n > RANK_RERANK_TOP)
 		n = RANK_RERANK_TOP;
-	if (n < 2)
-		return CAIRN_OK; /* nothing to reorder: no model load */
+	if (n < 2 && !asked)
+		return CAIRN_OK; /* nothing to reorder: no setting read, no load */
+	rc = rerank_model_path(db, opts, path, sizeof(path));
+	if (rc || !path[0] || n < 2)
+		return rc; /* asked: a missing model is still an error */
 	rc = model_get(db, path, &m, &own, &res->rerank_load_ms);
 	if (rc)
 		return asked ? rc : add_notice(db, res);

@@ -635,6 +635,8 @@ int cairn_db_close(cairn_db *db)
 		return CAIRN_OK;
 	if (db->vec_free)
 		db->vec_free(db->vec);
+	if (db->rerank_free)
+		db->rerank_free(db->rerank);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
 	bil_close(db->bil);

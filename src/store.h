@@ -32,6 +32,8 @@ struct cairn_db {
 	int bil_tried;             /* 1 once loading was attempted */
 	void *vec;                 /* vector.c's cache (embedder, matrix) */
 	void (*vec_free)(void *);  /* frees vec; called by cairn_db_close */
+	void *rerank;              /* rerank.c's cache (loaded cross-encoders) */
+	void (*rerank_free)(void *); /* frees rerank; called by cairn_db_close */
 	char errmsg[STORE_ERRMSG]; /* last detailed error message */
 };
 
