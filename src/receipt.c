@@ -418,10 +418,12 @@ int receipt_write(struct cairn_db *db, const char *query,
 	r.time = now;
 	r.seen = seen;
 	rc = store_tx_begin(db);
+#ifndef CAIRN_MUTATE_NO_RECEIPT_SPOOL
 	if (rc == CAIRN_BUSY && !db->in_batch) {
 		rc = spool_append(db, &r);
 		goto done;
 	}
+#endif
 	if (rc)
 		goto out;
 	in_tx = 1;

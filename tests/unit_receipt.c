@@ -3,8 +3,8 @@
  * still answers, its receipt goes to the spool, `cairn receipt` finds it
  * there, and the next recall that gets the lock moves it into the table
  * with last_seen. Torn and malformed spool lines are skipped, not fatal.
- * Negative control: without the spool, the locked recall fails with
- * CAIRN_BUSY and test_locked_store fails on its first check.
+ * Negative control (tests/mutate, NO_RECEIPT_SPOOL): without the spool,
+ * the locked recall fails with CAIRN_BUSY and test_locked_store fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
