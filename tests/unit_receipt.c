@@ -5,6 +5,8 @@
  * with last_seen. Torn and malformed spool lines are skipped, not fatal.
  * Negative control (tests/mutate, NO_RECEIPT_SPOOL): without the spool,
  * the locked recall fails with CAIRN_BUSY and test_locked_store fails.
+ * A receipt's database revision moves with every write to the records
+ * and with nothing else (recall's own last_seen included).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #include "cairn.h"
 #include "receipt.h"
+#include "store.h"
 #include "test.h"
 
 static long spool_size(const char *root)
@@ -175,8 +178,76 @@ static void test_busy_message(void)
 	cairn_db_close(db);
 }
 
+/* The revision a new receipt for question q names ("db:N"), as a number. */
+static long long receipt_rev(cairn_db *db, const char *q)
+{
+	cairn_result *res = NULL;
+	char *json = NULL;
+	const char *p;
+	long long n = -1;
+
+	CHECK_INT(cairn_recall(db, q, NULL, &res), CAIRN_OK);
+	if (res && res->receipt_id[0] &&
+	    cairn_receipt_json(db, res->receipt_id, &json) == CAIRN_OK &&
+	    (p = strstr(json, " db:")) != NULL)
+		n = atoll(p + 4);
+	cairn_free(json);
+	cairn_result_free(res);
+	return n;
+}
+
+static void test_revision(void)
+{
+	char root[512];
+	cairn_db *db;
+	cairn_record ch;
+	char *id, *id2;
+	long long r0, r1;
+
+	db = test_store("rcpt-rev", root, sizeof(root));
+	id = test_write_record(db, "fact", "accepted", "human", NULL,
+			       "Staging deploys",
+			       "Deploy to staging with make deploy-staging.");
+	r0 = receipt_rev(db, "deploy staging");
+	CHECK_MSG(r0 >= 1, "revision %lld after a write", r0);
+	/* a recall sets last_seen: not a change of the store's content */
+	CHECK_INT(receipt_rev(db, "deploy staging"), r0);
+	CHECK_INT(sqlite3_exec(db->sql,
+			       "UPDATE records SET last_seen = '2030-01-01'",
+			       NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(receipt_rev(db, "deploy staging"), r0);
+	/* a new record, a revision, a status change, a deletion: each counts */
+	id2 = test_write_record(db, "note", "accepted", "human", NULL,
+				"Prod deploys", "Deploy to prod on Tuesdays.");
+	r1 = receipt_rev(db, "deploy staging");
+	CHECK_MSG(r1 > r0, "write: %lld after %lld", r1, r0);
+	memset(&ch, 0, sizeof(ch));
+	ch.body = (char *)"Deploy to staging with make stage.";
+	ch.confidence = -1;
+	CHECK_INT(cairn_record_revise(db, id, &ch, 0), CAIRN_OK);
+	r0 = r1;
+	r1 = receipt_rev(db, "deploy staging");
+	CHECK_MSG(r1 > r0, "revise: %lld after %lld", r1, r0);
+	CHECK_INT(cairn_record_set_status(db, id2, NULL, "retired", 0), CAIRN_OK);
+	r0 = r1;
+	r1 = receipt_rev(db, "deploy staging");
+	CHECK_MSG(r1 > r0, "status: %lld after %lld", r1, r0);
+	CHECK_INT(sqlite3_exec(db->sql,
+			       "DELETE FROM records WHERE kind = 'note'", NULL,
+			       NULL, NULL),
+		  SQLITE_OK);
+	r0 = r1;
+	r1 = receipt_rev(db, "deploy staging");
+	CHECK_MSG(r1 > r0, "delete: %lld after %lld", r1, r0);
+	cairn_db_close(db);
+	cairn_free(id);
+	cairn_free(id2);
+}
+
 void unit_receipt(void)
 {
 	RUN(test_locked_store);
 	RUN(test_busy_message);
+	RUN(test_revision);
 }

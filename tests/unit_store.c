@@ -225,8 +225,11 @@ static void test_forward_migration(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	/* back to what a schema-2 store had: no key index, no vector table */
+	/* back to what a schema-2 store had: no key index, no vector table,
+	 * no revision counter */
 	CHECK(sqlite3_exec(raw,
+			   "DROP TRIGGER records_rev_ai; DROP TRIGGER "
+			   "records_rev_ad; DROP TRIGGER records_rev_au;"
 			   "DROP TRIGGER vectors_ad; DROP TRIGGER vectors_au;"
 			   "DROP TRIGGER vectors_al; DROP TABLE vectors;"
 			   "DROP INDEX records_key; PRAGMA user_version=2",
@@ -247,13 +250,16 @@ static void test_forward_migration(void)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(raw, "SELECT count(*) FROM sqlite_master WHERE "
-				    "name IN ('records_key', 'vectors')",
+				    "name IN ('records_key', 'vectors', "
+				    "'records_rev_ai', 'records_rev_ad', "
+				    "'records_rev_au')",
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		has_index = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	CHECK_INT(version, STORE_SCHEMA_VERSION);
-	CHECK_INT(has_index, 2); /* the key index (v3) and the vector table (v4) */
+	/* the key index (v3), the vector table (v4), the revision triggers (v5) */
+	CHECK_INT(has_index, 5);
 	/* a newer store is refused with CAIRN_MISMATCH */
 	CHECK(sqlite3_exec(raw, "PRAGMA user_version=99", NULL, NULL, NULL) ==
 	      SQLITE_OK);
