@@ -21,14 +21,29 @@ WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl and OpenBLAS: headers only; embed_http.c and bert.c load them
-# with dlopen() when an HTTP provider or a model is used, so that no other
-# command pays for libcurl's ~30 libraries or OpenBLAS's thread pool
-LINK_PKGS  := $(filter-out libcurl openblas,$(PKGS))
+# libcurl, OpenBLAS and OpenCC: headers only; embed_http.c, bert.c and
+# tokenize.c load them with dlopen() when an HTTP provider, a model or a
+# conversion is used, so that no other command pays for libcurl's ~30
+# libraries, OpenBLAS's thread pool or OpenCC's C++ runtime
+LINK_PKGS  := $(filter-out libcurl openblas opencc,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
+OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
+# The cairn executable links the archives that Debian's -dev packages ship
+# for these (libsqlite3.a, libcrypto.a, ...): a short-lived process such as
+# the hook then spends no start-up on relocating their shared objects
+# (~4 ms of a ~12 ms start in bench/hook_bench.c). CLI_STATIC=0 links the
+# shared ones; libcairn.so always does.
+CLI_STATIC ?= 1
+ifeq ($(CLI_STATIC),1)
+CLI_LIBS := -Wl,-Bstatic -lsqlite3 -lutf8proc -lcrypto -lyaml -lstemmer \
+            -Wl,-Bdynamic -lmd4c -lm -lpthread -ldl
+else
+CLI_LIBS := $(LIBS)
+endif
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = $(BASE) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(BASE) $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
+             -DTOK_OPENCC_LIBDIR='"$(OPENCC_LIBDIR)"'
 
 LIB_SRC  := $(filter-out src/cli%.c,$(wildcard src/*.c))
 CLI_SRC  := $(wildcard src/cli*.c)
@@ -63,7 +78,7 @@ $(B)/libcairn.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libcairn.so.0 -o $@ $^ $(LIBS)
 
 $(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
-	$(CC) -o $@ $^ $(LIBS)
+	$(CC) -o $@ $^ $(CLI_LIBS)
 
 # ----------------------------------------------------------------- tests
 

@@ -47,7 +47,8 @@
 #include <unistd.h>
 
 #include <libstemmer.h>
-#include <opencc/opencc.h>
+#include <opencc/opencc.h> /* types only: the library is loaded with dlopen() */
+#include <pthread.h>
 #include <utf8proc.h>
 
 #include "internal.h"
@@ -692,6 +693,59 @@ static long t2s_index(int32_t cp)
 }
 
 /*
+ * OpenCC is loaded with dlopen() when a conversion is first needed, not
+ * linked: the tables of the tokenizer cache already hold the conversion of
+ * every character alone, so most processes never call it, and linking it
+ * (with libstdc++ and libmarisa) cost every cairn process ~2.6 ms of
+ * start-up, a tenth of a hook call (bench/hook_bench.c). The cache key
+ * names the library file (TOK_OPENCC_LIBDIR, from pkg-config at build
+ * time) without loading it.
+ */
+#define TOK_LIBOPENCC "libopencc.so.1.1" /* Debian's libopencc1.1 (ABI 1.1) */
+#ifndef TOK_OPENCC_LIBDIR
+#define TOK_OPENCC_LIBDIR "/usr/lib/x86_64-linux-gnu"
+#endif
+
+static struct {
+	opencc_t (*open)(const char *);
+	const char *(*error)(void);
+	char *(*convert)(opencc_t, const char *, size_t);
+	void (*convert_free)(char *);
+	int (*close)(opencc_t);
+	char why[256]; /* "" when loaded */
+} occ;
+static pthread_once_t occ_once = PTHREAD_ONCE_INIT;
+
+static void occ_load(void)
+{
+	void *h = dlopen(TOK_LIBOPENCC, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(occ.why, sizeof(occ.why),
+			 "cannot load %s (install Debian's libopencc1.1): %s",
+			 TOK_LIBOPENCC, dlerror());
+		return;
+	}
+	*(void **)&occ.open = dlsym(h, "opencc_open");
+	*(void **)&occ.error = dlsym(h, "opencc_error");
+	*(void **)&occ.convert = dlsym(h, "opencc_convert_utf8");
+	*(void **)&occ.convert_free = dlsym(h, "opencc_convert_utf8_free");
+	*(void **)&occ.close = dlsym(h, "opencc_close");
+	if (!occ.open || !occ.error || !occ.convert || !occ.convert_free ||
+	    !occ.close)
+		snprintf(occ.why, sizeof(occ.why),
+			 "%s lacks the opencc_* functions cairn calls",
+			 TOK_LIBOPENCC);
+}
+
+/* Load OpenCC once; NULL when loaded, else why not. */
+static const char *occ_need(void)
+{
+	pthread_once(&occ_once, occ_load);
+	return occ.why[0] ? occ.why : NULL;
+}
+
+/*
  * Fill t->t2s_map with one OpenCC call over every character of t2s_ranges,
  * one per line (so no phrase can match). A character whose conversion is
  * not one character, or that is in t2s_in_phrases, gets -1. If the output
@@ -725,7 +779,7 @@ static int t2s_build(struct tok *t)
 		sbuf_release(&in);
 		return CAIRN_NOMEM;
 	}
-	out = opencc_convert_utf8(t->cc, in.buf, in.len);
+	out = occ.convert(t->cc, in.buf, in.len);
 	if (!out)
 		goto done;
 	for (p = in.buf, q = out; *p && idx < T2S_CHARS; idx++) {
@@ -758,7 +812,7 @@ static int t2s_build(struct tok *t)
 	t->t2s_all = 0;
 done:
 	if (out)
-		opencc_convert_utf8_free(out);
+		occ.convert_free(out);
 	sbuf_release(&in);
 	return CAIRN_OK;
 }
@@ -906,7 +960,6 @@ static int key_add_stat(struct sbuf *key, const char *what, const char *path)
 static int key_add_opencc(struct sbuf *key, const char *cfg)
 {
 	char path[CACHE_PATH_MAX], *slash;
-	Dl_info info;
 	int n;
 
 	n = snprintf(path, sizeof(path), "%s", cfg);
@@ -928,10 +981,9 @@ static int key_add_opencc(struct sbuf *key, const char *cfg)
 		snprintf(path, sizeof(path), ".");
 	if (key_add_stat(key, "opencc-dir", path))
 		return -1;
-	/* the library: a new OpenCC may convert differently */
-	memset(&info, 0, sizeof(info));
-	if (dladdr((void *)opencc_open, &info) && info.dli_fname &&
-	    key_add_stat(key, "opencc-lib", info.dli_fname) == 0)
+	/* the library (not loaded): a new OpenCC may convert differently */
+	if (key_add_stat(key, "opencc-lib",
+			 TOK_OPENCC_LIBDIR "/" TOK_LIBOPENCC) == 0)
 		return 0;
 	sbuf_adds(key, "opencc-lib=unknown\n");
 	return 0;
@@ -1244,10 +1296,16 @@ static int open_cc(struct tok *t, char *err, size_t errsize)
 
 	if (t->cc)
 		return CAIRN_OK;
-	t->cc = opencc_open(t->cc_config);
+	why = occ_need();
+	if (why) {
+		if (err && errsize)
+			snprintf(err, errsize, "%s", why);
+		return CAIRN_IO;
+	}
+	t->cc = occ.open(t->cc_config);
 	if (t->cc != (opencc_t)-1)
 		return CAIRN_OK;
-	why = opencc_error();
+	why = occ.error();
 	t->cc = NULL;
 	if (err && errsize)
 		snprintf(err, errsize,
@@ -1377,7 +1435,7 @@ void tok_close(struct tok *t)
 	if (!t)
 		return;
 	if (t->cc)
-		opencc_close(t->cc);
+		occ.close(t->cc);
 	if (t->stem)
 		sb_stemmer_delete(t->stem);
 	if (t->map) {
@@ -1801,7 +1859,7 @@ static int han_flush(struct run *r, size_t n)
 			return rc;
 	}
 	if (use_cc) {
-		conv = opencc_convert_utf8(r->t->cc, r->src.buf, r->src.len);
+		conv = occ.convert(r->t->cc, r->src.buf, r->src.len);
 		if (conv && util_utf8_invalid_at(conv, strlen(conv)) < 0) {
 			text = conv;
 			tlen = strlen(conv);
@@ -1822,7 +1880,7 @@ static int han_flush(struct run *r, size_t n)
 	rc = han_segment(r, text, m);
 out:
 	if (conv)
-		opencc_convert_utf8_free(conv);
+		occ.convert_free(conv);
 	return rc;
 }
 
