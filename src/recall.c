@@ -1778,7 +1778,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	char err[256];
 	size_t i, qlen, kept = 0;
 	long bad;
-	int rc = CAIRN_OK, k, calibrated = 0, s;
+	int rc = CAIRN_OK, k, calibrated = 0, s, own_read = 0;
 	double floor;
 
 	*out = NULL;
@@ -1819,6 +1819,15 @@ int cairn_recall(cairn_db *db, const char *query,
 	res = util_calloc(1, sizeof(*res));
 	if (!res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
+	/*
+	 * One read transaction for every lookup up to the receipt: each
+	 * statement on its own would take and drop the WAL read lock and
+	 * look at the files again (~700 system calls for a hook prompt, one
+	 * per fetched record and per term). Not when the caller holds one.
+	 */
+	if (sqlite3_get_autocommit(db->sql) &&
+	    sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+		own_read = 1;
 	rc = query_terms(db, tk, query, &t);
 	if (rc == CAIRN_OK)
 		rc = load_bilingual(db);
@@ -1954,9 +1963,15 @@ terms:
 		goto out;
 	}
 	rc = rerank_result(db, query, opts, res); /* step 6: off by default */
+	if (own_read) {
+		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+		own_read = 0;
+	}
 	if (rc == CAIRN_OK && !opts->no_receipt)
 		rc = receipt_write(db, query, identity, dn.label, res);
 out:
+	if (own_read)
+		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
 	dense_release(&dn);
 	sbuf_release(&sb);
 	pool_release(&pool);
