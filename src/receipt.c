@@ -62,8 +62,8 @@ static char *normalise_query(const char *q)
 }
 
 /*
- * The store's revision: how many writes its records have had, counted by
- * the writes (store.c, migration 5), so that naming it reads one row.
+ * The store's revision: how many transactions changed its records,
+ * counted by the writes (store.c, migration 5), so naming it reads one row.
  */
 static void db_revision(struct cairn_db *db, struct sbuf *sb)
 {
@@ -152,7 +152,9 @@ static int rcpt_insert(struct cairn_db *db, const struct rcpt *r)
 		if (src == SQLITE_OK) {
 			sqlite3_bind_text(st, 1, r->seen, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, r->ids, -1, SQLITE_STATIC);
+			db->rev_quiet = 1; /* not a change of the content */
 			src = sqlite3_step(st);
+			db->rev_quiet = 0;
 		}
 		sqlite3_finalize(st);
 		if (src != SQLITE_DONE)

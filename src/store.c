@@ -110,11 +110,6 @@ int cairn_libversion_number(void)
  * Migrations, applied in order from the store's PRAGMA user_version. Each
  * runs in one transaction; never edit a shipped step, append a new one.
  */
-/* one more write to the records (migration 5); meta resolves to the trigger's schema */
-#define REV_BUMP                                                               \
-	" INSERT INTO meta (k, v) VALUES ('" STORE_META_REVISION "', '1')"     \
-	" ON CONFLICT (k) DO UPDATE SET v = CAST(v AS INTEGER) + 1;"
-
 static const char *const migrations[] = {
 	/* 1: records and their revisions (SPEC 3) */
 	"CREATE TABLE records ("
@@ -219,22 +214,18 @@ static const char *const migrations[] = {
 	"  WHERE k = 'vector.labels'; END;",
 
 	/*
-	 * 5: the records' revision (meta 'records.revision'), counted by the
-	 * writes themselves: every insert, delete and update of a record
-	 * except its last_seen (which recall sets). A receipt names it
-	 * (src/receipt.c). Reading count(*) and max(updated) instead walked
-	 * every record on every recall: a quarter of a 10k-record hook's
-	 * instructions, and most of the store's pages faulted in.
+	 * 5: the records' revision, meta 'records.revision' (its row: see
+	 * migrate()), moved by one in every transaction that changed a
+	 * record other than in its last_seen (rev_hook, rev_bump). A receipt
+	 * names it (src/receipt.c). Reading count(*) and max(updated) instead
+	 * walked every record on every recall: a quarter of a 10k-record hook
+	 * call's instructions, and most of the store's pages faulted in.
+	 * Triggers counting each row were tried: a record's INSERT then writes
+	 * two tables, needs a statement journal, and FTS5 flushes its pending
+	 * terms at every statement (bench/recall_bench.c load: 3,300 -> 700
+	 * records/s).
 	 */
-	"CREATE TRIGGER records_rev_ai AFTER INSERT ON records BEGIN"
-	REV_BUMP " END;"
-	"CREATE TRIGGER records_rev_ad AFTER DELETE ON records BEGIN"
-	REV_BUMP " END;"
-	"CREATE TRIGGER records_rev_au AFTER UPDATE OF id, kind, key, scope,"
-	" title, body, status, confidence, proof, origin, src_path,"
-	" src_heading, src_line, src_commit, src_session, src_tool, time,"
-	" created, updated, supersedes, superseded_by, revision, hash,"
-	" pending_key ON records BEGIN" REV_BUMP " END;",
+	"",
 };
 
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
@@ -288,6 +279,9 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 			   db && db->sql ? sqlite3_errmsg(db->sql)
 					 : sqlite3_errstr(sqlite_rc));
 }
+
+static void rev_hook(void *user, int op, const char *schema,
+		     const char *table, sqlite3_int64 rowid);
 
 static int exec(struct cairn_db *db, const char *sql, const char *what)
 {
@@ -373,6 +367,11 @@ static int migrate(struct cairn_db *db, const char *schema)
 				p = name;
 			}
 		}
+		if (v + 1 == 5) /* the revision's row (migration 5) */
+			sbuf_addf(&sql,
+				  ";INSERT OR IGNORE INTO %s.meta (k, v) "
+				  "VALUES ('" STORE_META_REVISION "', '0')",
+				  schema);
 		sbuf_addf(&sql, ";PRAGMA %s.user_version=%d;", schema, v + 1);
 		if (sql.err)
 			rc = store_error(db, CAIRN_NOMEM, "out of memory");
@@ -488,6 +487,7 @@ static int connection_setup(struct cairn_db *db, int busy_ms,
 	int rc;
 
 	sqlite3_busy_timeout(db->sql, busy_ms);
+	sqlite3_update_hook(db->sql, rev_hook, db); /* migration 5 */
 	db->busy_ms = busy_ms;
 	sqlite3_extended_result_codes(db->sql, 1);
 	rc = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
@@ -685,6 +685,42 @@ const char *cairn_db_root(const cairn_db *db)
 
 /* ------------------------------------------------------------ transactions */
 
+/*
+ * sqlite3_update_hook: a row of a records table changed. Changes made
+ * while db->rev_quiet is set (last_seen) do not count.
+ */
+static void rev_hook(void *user, int op, const char *schema,
+		     const char *table, sqlite3_int64 rowid)
+{
+	struct cairn_db *db = user;
+
+	(void)op;
+	(void)rowid;
+	if (db->rev_quiet || strcmp(table, "records") != 0)
+		return;
+	db->rev_dirty |= strcmp(schema, "global") == 0 ? 2 : 1;
+}
+
+/* Before a COMMIT: move the revision of each schema whose records changed. */
+static int rev_bump(struct cairn_db *db)
+{
+	int s, rc = CAIRN_OK;
+
+	for (s = 0; s < 2 && rc == CAIRN_OK; s++) {
+		char sql[128];
+
+		if (!(db->rev_dirty & (1 << s)))
+			continue;
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.meta SET v = CAST(v AS INTEGER) + 1 "
+			 "WHERE k = '" STORE_META_REVISION "'",
+			 s == 0 ? "main" : "global");
+		rc = exec(db, sql, "counting the write");
+	}
+	db->rev_dirty = 0;
+	return rc;
+}
+
 int store_tx_begin(struct cairn_db *db)
 {
 	if (db->in_batch)
@@ -697,10 +733,13 @@ int store_tx_end(struct cairn_db *db, int rc)
 	if (db->in_batch)
 		return rc;
 	if (rc != CAIRN_OK) {
+		db->rev_dirty = 0;
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
-	rc = exec(db, "COMMIT", "committing a write");
+	rc = rev_bump(db);
+	if (rc == CAIRN_OK)
+		rc = exec(db, "COMMIT", "committing a write");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -725,7 +764,9 @@ int cairn_commit(cairn_db *db)
 	if (!db->in_batch)
 		return store_error(db, CAIRN_INVALID, "no batch is open");
 	db->in_batch = 0;
-	rc = exec(db, "COMMIT", "committing a batch");
+	rc = rev_bump(db);
+	if (rc == CAIRN_OK)
+		rc = exec(db, "COMMIT", "committing a batch");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -736,6 +777,7 @@ int cairn_rollback(cairn_db *db)
 	if (!db->in_batch)
 		return CAIRN_OK;
 	db->in_batch = 0;
+	db->rev_dirty = 0;
 	return exec(db, "ROLLBACK", "rolling back a batch");
 }
 
@@ -1465,7 +1507,9 @@ static int touch_seen(struct cairn_db *db, const char *schema, const char *id)
 	if (src == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+		db->rev_quiet = 1; /* not a change of the content */
 		src = sqlite3_step(st);
+		db->rev_quiet = 0;
 	}
 	sqlite3_finalize(st);
 	if (src != SQLITE_DONE)

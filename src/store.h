@@ -26,6 +26,9 @@ struct cairn_db {
 	int has_global;            /* 1 when the global store is attached as "global" */
 	int no_global;             /* 1: never attach or create the global store */
 	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	int rev_dirty;             /* records changed in this transaction: bit 0
+				    * main, bit 1 global (store.c, rev_hook) */
+	int rev_quiet;             /* 1: record changes now do not count (last_seen) */
 	int busy_ms;               /* the connection's busy timeout */
 	int aux_registered;        /* 1 once recall's FTS5 functions exist */
 	char *bil_path;            /* bilingual dictionary file, or NULL */

@@ -5,8 +5,8 @@
  * with last_seen. Torn and malformed spool lines are skipped, not fatal.
  * Negative control (tests/mutate, NO_RECEIPT_SPOOL): without the spool,
  * the locked recall fails with CAIRN_BUSY and test_locked_store fails.
- * A receipt's database revision moves with every write to the records
- * and with nothing else (recall's own last_seen included).
+ * A receipt's database revision moves with every transaction that writes
+ * to the records and with nothing else (recall's own last_seen included).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,10 +212,6 @@ static void test_revision(void)
 	CHECK_MSG(r0 >= 1, "revision %lld after a write", r0);
 	/* a recall sets last_seen: not a change of the store's content */
 	CHECK_INT(receipt_rev(db, "deploy staging"), r0);
-	CHECK_INT(sqlite3_exec(db->sql,
-			       "UPDATE records SET last_seen = '2030-01-01'",
-			       NULL, NULL, NULL),
-		  SQLITE_OK);
 	CHECK_INT(receipt_rev(db, "deploy staging"), r0);
 	/* a new record, a revision, a status change, a deletion: each counts */
 	id2 = test_write_record(db, "note", "accepted", "human", NULL,
@@ -233,10 +229,13 @@ static void test_revision(void)
 	r0 = r1;
 	r1 = receipt_rev(db, "deploy staging");
 	CHECK_MSG(r1 > r0, "status: %lld after %lld", r1, r0);
+	/* any statement inside a batch counts, through the update hook */
+	CHECK_INT(cairn_begin(db), CAIRN_OK);
 	CHECK_INT(sqlite3_exec(db->sql,
 			       "DELETE FROM records WHERE kind = 'note'", NULL,
 			       NULL, NULL),
 		  SQLITE_OK);
+	CHECK_INT(cairn_commit(db), CAIRN_OK);
 	r0 = r1;
 	r1 = receipt_rev(db, "deploy staging");
 	CHECK_MSG(r1 > r0, "delete: %lld after %lld", r1, r0);

@@ -752,10 +752,7 @@ static void test_migrate_v4(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/vmigrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	/* a schema-3 store: neither the vectors (4) nor the revision (5) */
-	CHECK(sqlite3_exec(raw, "DROP TRIGGER records_rev_ai; DROP TRIGGER "
-				"records_rev_ad; DROP TRIGGER records_rev_au;"
-				"DROP TRIGGER vectors_ad; DROP TRIGGER "
+	CHECK(sqlite3_exec(raw, "DROP TRIGGER vectors_ad; DROP TRIGGER "
 				"vectors_au; DROP TRIGGER vectors_al; DROP "
 				"TABLE vectors; PRAGMA user_version=3",
 			   NULL, NULL, NULL) == SQLITE_OK);
