@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -473,10 +474,11 @@ static void test_sidecar(void)
 	cairn_db *db = test_store("vside", NULL, 0);
 	struct embed_identity id;
 	struct vector_hit hits[10];
-	char side[600], top[VECTOR_ID_MAX];
+	char side[600], top[VECTOR_ID_MAX], stale[640], live[640];
 	char *r[40];
 	float v[8], q[8], cos = 0;
 	size_t n = 0, i;
+	pid_t dead;
 	FILE *f;
 
 	fake_identity(&id, "m", 8);
@@ -494,13 +496,32 @@ static void test_sidecar(void)
 	snprintf(side, sizeof(side), "%s/vside/.cairn/cairn.db-vectors",
 		 test_tmpdir);
 	remove(side);
-	/* a load from SQLite writes the sidecar */
+	/* the temporary file of a writer that died (a child that has exited)
+	 * and one of a live process (this one's parent) */
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	CHECK(dead > 0 && waitpid(dead, NULL, 0) == dead);
+	snprintf(stale, sizeof(stale), "%s.%ld.tmp", side, (long)dead);
+	snprintf(live, sizeof(live), "%s.%ld.tmp", side, (long)getppid());
+	f = fopen(stale, "wb");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	f = fopen(live, "wb");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	/* a load from SQLite writes the sidecar (and sweeps the dead one's) */
 	CHECK_INT(vector_search(db, &id, q, NULL, 10, hits, &n), CAIRN_OK);
 	CHECK(n > 0 && strcmp(hits[0].id, r[0]) == 0);
 	f = fopen(side, "rb");
 	CHECK(f != NULL);
 	if (f)
 		fclose(f);
+	CHECK(access(stale, F_OK) != 0);
+	CHECK(access(live, F_OK) == 0);
+	remove(live);
 	/* a fresh handle finds the same */
 	CHECK_INT(fresh_search("vside", &id, q, top, sizeof(top), &cos), 10);
 	CHECK_STR(top, r[0]);
