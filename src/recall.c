@@ -1384,6 +1384,44 @@ out:
 	return rc;
 }
 
+/*
+ * The record of schema by rid, through a statement prepared once per
+ * schema (st[2], finalized by the caller): a dense pool fetches up to 200,
+ * and preparing the 25-column SELECT each time was a fifth of a hook
+ * call with a model. *out NULL when there is no such record.
+ */
+static int fetch_rid(struct cairn_db *db, sqlite3_stmt *st[2],
+		     const char *schema, long long rid, cairn_record **out)
+{
+	int si = strcmp(schema, "global") == 0, src;
+
+	*out = NULL;
+	if (!st[si]) {
+		struct sbuf sql = SBUF_INIT;
+
+		sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records "
+				"WHERE rid = ?1",
+			  schema);
+		src = sql.err ? SQLITE_NOMEM
+			      : sqlite3_prepare_v2(db->sql, sql.buf, -1,
+						   &st[si], NULL);
+		sbuf_release(&sql);
+		if (src != SQLITE_OK)
+			return store_sql_error(db, src, "recall");
+	}
+	sqlite3_reset(st[si]);
+	sqlite3_bind_int64(st[si], 1, rid);
+	src = sqlite3_step(st[si]);
+	if (src == SQLITE_ROW) {
+		*out = store_row_record(st[si], 0);
+		if (!*out)
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+	} else if (src != SQLITE_DONE) {
+		return store_sql_error(db, src, "recall");
+	}
+	return CAIRN_OK;
+}
+
 /* Append a candidate that only the dense pool or the key found. */
 static struct cand *pool_add(struct pool *pool, cairn_record *rec)
 {
@@ -1597,7 +1635,7 @@ static int hybrid_rank(struct cairn_db *db, const char *query,
 		       cairn_result *res, size_t k, double lex_floor)
 {
 	struct rank_config cfg;
-	sqlite3_stmt *vst[2] = { NULL, NULL };
+	sqlite3_stmt *vst[2] = { NULL, NULL }, *rst[2] = { NULL, NULL };
 	struct rank_cand *rc_v = NULL;
 	struct rank_counts counts;
 	struct sbuf sb = SBUF_INIT;
@@ -1629,8 +1667,8 @@ static int hybrid_rank(struct cairn_db *db, const char *query,
 		if (at < 0) {
 			cairn_record *rec = NULL;
 
-			rc = fetch_record(db, d->hits[i].schema, "rid = ?1",
-					  NULL, d->hits[i].rid, opts, &rec);
+			rc = fetch_rid(db, rst, d->hits[i].schema,
+				       d->hits[i].rid, &rec);
 			if (rc)
 				goto out;
 			if (!rec)
@@ -1784,6 +1822,8 @@ static int hybrid_rank(struct cairn_db *db, const char *query,
 out:
 	sqlite3_finalize(vst[0]);
 	sqlite3_finalize(vst[1]);
+	sqlite3_finalize(rst[0]);
+	sqlite3_finalize(rst[1]);
 	cairn_free(rc_v);
 	cairn_free(key);
 	sbuf_release(&sb);
