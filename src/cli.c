@@ -1029,6 +1029,94 @@ static int cmd_export(int argc, char **argv)
 	return ret;
 }
 
+/* The longest line `cairn import` takes: EXPORT_MAX_LINE (internal.h), which
+ * cairn_import_line checks again. The reader below never holds more than
+ * this of a line, so a huge line costs no more memory than one at the limit. */
+#define IMPORT_MAX_LINE EXPORT_MAX_LINE
+#define IMPORT_READ_CHUNK 65536 /* bytes read from the file at a time */
+
+struct import_reader {
+	FILE *f;                       /* the file (the caller closes it) */
+	char chunk[IMPORT_READ_CHUNK]; /* bytes read ahead */
+	size_t pos, len;               /* next unread byte, bytes in chunk */
+	char *line;                    /* the line's first bytes, NUL-ended */
+	size_t cap;                    /* allocated: at most IMPORT_MAX_LINE+1 */
+};
+
+/* Append n bytes to rd->line at *kept, keeping at most IMPORT_MAX_LINE. */
+static int import_keep(struct import_reader *rd, size_t *kept, const char *p,
+		       size_t n)
+{
+	size_t room = IMPORT_MAX_LINE - *kept, need, cap;
+	char *grown;
+
+	if (n > room)
+		n = room;
+	need = *kept + n + 1;
+	if (need > rd->cap) {
+		cap = rd->cap ? rd->cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		if (cap > IMPORT_MAX_LINE + 1)
+			cap = IMPORT_MAX_LINE + 1;
+		grown = util_realloc(rd->line, cap);
+		if (!grown)
+			return -1;
+		rd->line = grown;
+		rd->cap = cap;
+	}
+	memcpy(rd->line + *kept, p, n);
+	*kept += n;
+	rd->line[*kept] = '\0';
+	return 0;
+}
+
+/*
+ * One line without its "\n" and the "\r"s before it: *len is its length.
+ * When *len <= IMPORT_MAX_LINE the line is rd->line; a longer one was read
+ * to its end but only its start kept. Returns 1 for a line, 0 at end of
+ * file, -1 on a read error, -2 out of memory.
+ */
+static int import_read_line(struct import_reader *rd, size_t *len)
+{
+	size_t total = 0, kept = 0, cr = 0, take, i;
+	const char *p, *nl;
+	int any = 0;
+
+	if (import_keep(rd, &kept, "", 0))
+		return -2;
+	for (;;) {
+		if (rd->pos == rd->len) {
+			rd->pos = 0;
+			rd->len = fread(rd->chunk, 1, sizeof(rd->chunk), rd->f);
+			if (rd->len == 0) {
+				if (ferror(rd->f))
+					return -1;
+				if (!any)
+					return 0;
+				break;
+			}
+		}
+		any = 1;
+		p = rd->chunk + rd->pos;
+		nl = memchr(p, '\n', rd->len - rd->pos);
+		take = nl ? (size_t)(nl - p) : rd->len - rd->pos;
+		rd->pos += take + (nl != NULL);
+		for (i = take; i > 0 && p[i - 1] == '\r'; i--)
+			;
+		cr = i == 0 ? cr + take : take - i;
+		if (import_keep(rd, &kept, p, take))
+			return -2;
+		total += take;
+		if (nl)
+			break;
+	}
+	*len = total - cr;
+	if (*len <= kept)
+		rd->line[*len] = '\0';
+	return 1;
+}
+
 static int cmd_import(int argc, char **argv)
 {
 	enum { O_REPLACE = 256, O_REDACT, O_JSON };
@@ -1039,11 +1127,12 @@ static int cmd_import(int argc, char **argv)
 					    { 0, 0, 0, 0 } };
 	cairn_db *db = NULL;
 	FILE *f = stdin;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0, added = 0, skipped = 0;
-	ssize_t len;
+	struct import_reader *rd = NULL;
+	size_t len = 0, lineno = 0, added = 0, skipped = 0;
 	unsigned flags = CAIRN_WRITE_KEEP_TIMES;
-	int c, rc = CAIRN_OK, replace = 0, ret = EXIT_OK, sk;
+	int c, rc = CAIRN_OK, replace = 0, ret = EXIT_OK, sk, got = 0;
+	int toolong = 0;
+	const char *what = NULL; /* a reading failure, else NULL */
 
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
 		switch (c) {
@@ -1066,18 +1155,27 @@ static int cmd_import(int argc, char **argv)
 					strerror(errno));
 		}
 	}
+	rd = util_calloc(1, sizeof(*rd));
+	if (!rd) {
+		if (f != stdin)
+			fclose(f);
+		cairn_db_close(db);
+		return cli_fail("out of memory");
+	}
+	rd->f = f;
 	/* batches of 500 lines: one transaction each, so a crash keeps whole
 	 * records only, and a bad line rolls back only its own batch */
 	rc = cairn_begin(db);
-	while (rc == CAIRN_OK && (len = getline(&line, &cap, f)) >= 0) {
+	while (rc == CAIRN_OK && (got = import_read_line(rd, &len)) > 0) {
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' ||
-				   line[len - 1] == '\r'))
-			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		rc = cairn_import_line(db, line, (size_t)len, flags, replace,
-				       &sk);
+		if (len > IMPORT_MAX_LINE) {
+			rc = CAIRN_TOOBIG;
+			toolong = 1;
+			break;
+		}
+		rc = cairn_import_line(db, rd->line, len, flags, replace, &sk);
 		if (rc)
 			break;
 		if (sk)
@@ -1090,14 +1188,27 @@ static int cmd_import(int argc, char **argv)
 				rc = cairn_begin(db);
 		}
 	}
+	if (rc == CAIRN_OK && got < 0) {
+		rc = got == -2 ? CAIRN_NOMEM : CAIRN_IO;
+		what = got == -2 ? "out of memory" : strerror(errno);
+	}
 	if (rc) {
 		char msg[STORE_ERRMSG_CLI];
 
-		snprintf(msg, sizeof(msg), "%s", cairn_errmsg(db));
+		/* the same words as cairn_import_line's, which never sees it */
+		if (toolong)
+			snprintf(msg, sizeof(msg),
+				 "import: line of %zu bytes is over the limit "
+				 "of %zu",
+				 len, IMPORT_MAX_LINE);
+		else if (what)
+			snprintf(msg, sizeof(msg), "reading: %s", what);
+		else
+			snprintf(msg, sizeof(msg), "%s", cairn_errmsg(db));
 		cairn_rollback(db);
 		ret = cli_fail("line %zu: %s (the batch holding this line was "
 			       "not imported)",
-			       lineno, msg);
+			       lineno + (what != NULL), msg);
 	} else {
 		rc = cairn_commit(db);
 		if (rc)
@@ -1111,7 +1222,8 @@ static int cmd_import(int argc, char **argv)
 			printf("imported %zu records, skipped %zu existing\n",
 			       added, skipped);
 	}
-	free(line);
+	cairn_free(rd->line);
+	cairn_free(rd);
 	if (f != stdin)
 		fclose(f);
 	cairn_db_close(db);

@@ -19,7 +19,6 @@
 #include "secret.h"
 #include "store.h"
 
-#define EXPORT_MAX_LINE ((size_t)8 << 20) /* 8 MiB: one record with history */
 
 /* ------------------------------------------------------------------ export */
 

@@ -71,6 +71,10 @@ struct sbuf {
 #define SBUF_INIT { NULL, 0, 0, 0, 0 }
 #define SBUF_DEFAULT_LIMIT ((size_t)1 << 30) /* 1 GiB */
 
+/* The longest JSON Lines line cairn_import_line takes (export.c), and so
+ * the most of a line `cairn import` holds (cli.c): one record with history */
+#define EXPORT_MAX_LINE ((size_t)8 << 20) /* 8 MiB */
+
 void sbuf_init(struct sbuf *sb, size_t limit);
 void sbuf_release(struct sbuf *sb);
 void sbuf_reset(struct sbuf *sb);
