@@ -2816,7 +2816,18 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 			/* a copy: store_error writes the buffer it reads */
 			char why[STORE_ERRMSG];
 
-			snprintf(why, sizeof(why), "%s", cairn_errmsg(r->db));
+			if (rc == CAIRN_SECRET) /* the store's advice is --redact */
+				snprintf(why, sizeof(why),
+					 "refusing to store a secret found in "
+					 "this section (remove it from the "
+					 "file; seed never stores secrets)");
+			else
+				snprintf(why, sizeof(why), "%s",
+					 cairn_errmsg(r->db));
+			/* listed too: the store can refuse what the plan let
+			 * through (a secret seen in a chunk's trimmed text but
+			 * not in the file's; found by tests/fuzz/fuzz_seed.c) */
+			run_msg(r, 1, rc, f->rel, c->line, "%s", why);
 			store_error(r->db, rc, "%s:%ld: %s", f->rel, c->line,
 				    why);
 		}

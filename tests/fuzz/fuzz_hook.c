@@ -157,11 +157,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rc != CAIRN_OK)
 		goto out;
-	/* FUZZ_HOOK_SKIP_SESSION_BUDGET=1: leave out the one known open bug
-	 * (hook_session_block ignores the budget; corpus bug_session_budget)
-	 * so that a long run can look for others; never set in make check */
-	if (!prompt_event && getenv("FUZZ_HOOK_SKIP_SESSION_BUDGET"))
-		o.budget = (size_t)-1;
 	if (u8chars(text.buf ? text.buf : "", text.len) > o.budget ||
 	    res.injected > (prompt_event ? (size_t)HOOK_DEFAULT_K : (size_t)HOOK_MAX_K) || res.injected > res.found ||
 	    (text.len && util_utf8_invalid_at(text.buf, text.len) >= 0)) {
