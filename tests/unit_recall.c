@@ -183,28 +183,29 @@ static void test_same_as_bm25(void)
  */
 static void test_filtered_pool(void)
 {
+	/* the statuses to set, then two questions to compare */
+	static const char *const phase[][3] = {
+		/* three records in four superseded: the heap's first rows
+		 * fall short, a heap 8x larger does not */
+		{ "UPDATE records SET status = 'superseded' WHERE rid % 4 != 0",
+		  "omnia", "glacies omnia zephyrus" },
+		/* all but one in fifteen: every matching row */
+		{ "UPDATE records SET status = CASE WHEN rid % 15 = 0 THEN "
+		  "'accepted' ELSE 'superseded' END",
+		  "omnia", "borealis glacies" },
+	};
 	cairn_db *db = test_store("rank-filtered", NULL, 0);
+	size_t i;
 
 	if (!db)
 		return;
 	fill(db);
-	/* three records in four superseded: the heap's first rows fall short */
-	CHECK_INT(sqlite3_exec(db->sql,
-			       "UPDATE records SET status = 'superseded' "
-			       "WHERE rid % 4 != 0",
-			       NULL, NULL, NULL),
-		  SQLITE_OK);
-	compare_f(db, "omnia", 1);
-	compare_f(db, "glacies omnia zephyrus", 1);
-	/* then all but one in fifteen: every matching row */
-	CHECK_INT(sqlite3_exec(db->sql,
-			       "UPDATE records SET status = CASE WHEN "
-			       "rid % 15 = 0 THEN 'accepted' ELSE "
-			       "'superseded' END",
-			       NULL, NULL, NULL),
-		  SQLITE_OK);
-	compare_f(db, "omnia", 1);
-	compare_f(db, "borealis glacies", 1);
+	for (i = 0; i < sizeof(phase) / sizeof(phase[0]); i++) {
+		CHECK_INT(sqlite3_exec(db->sql, phase[i][0], NULL, NULL, NULL),
+			  SQLITE_OK);
+		compare_f(db, phase[i][1], 1);
+		compare_f(db, phase[i][2], 1);
+	}
 	cairn_db_close(db);
 }
 
