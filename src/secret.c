@@ -1076,6 +1076,13 @@ static void parse_value(const struct scan *s, size_t p, struct value *v)
 		}
 		if (e > s->len)
 			e = s->len;
+		/* a quote never closed on its line: trailing blanks are not
+		 * part of the value (else trimming a text would change the
+		 * verdict; found by tests/fuzz/fuzz_seed.c) */
+		if (at(s, e) != q &&
+		    !(esc && at(s, e) == '\\' && at(s, e + 1) == q))
+			while (e > p && is_hspace(s->t[e - 1]))
+				e--;
 	} else {
 		while (e < s->len && e - p < VALUE_MAX &&
 		       !ends_unquoted(s->t[e]))
