@@ -69,7 +69,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <dlfcn.h>
 
 #include <cblas.h>
 
@@ -102,22 +101,14 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 static void blas_load(void)
 {
-	void *h = dlopen(BERT_LIBBLAS, RTLD_NOW | RTLD_LOCAL);
+	static const char *const names[] = { "cblas_sgemm",
+					     "openblas_set_num_threads" };
+	void **const slots[] = { (void **)&blas.sgemm,
+				 (void **)&blas.set_threads };
 
-	if (!h) {
-		snprintf(blas.why, sizeof(blas.why),
-			 "cannot load %s (install Debian's libopenblas0): %s",
-			 BERT_LIBBLAS, dlerror());
+	if (util_dl_syms(BERT_LIBBLAS, "Debian's libopenblas0", names, slots,
+			 ARRAY_SIZE(names), blas.why, sizeof(blas.why)))
 		return;
-	}
-	*(void **)&blas.sgemm = dlsym(h, "cblas_sgemm");
-	*(void **)&blas.set_threads = dlsym(h, "openblas_set_num_threads");
-	if (!blas.sgemm || !blas.set_threads) {
-		snprintf(blas.why, sizeof(blas.why),
-			 "%s has no cblas_sgemm/openblas_set_num_threads",
-			 BERT_LIBBLAS);
-		return;
-	}
 	/* every call splits its work over its own team; OpenBLAS threads
 	 * on top of that would oversubscribe the cores */
 	blas.set_threads(1);

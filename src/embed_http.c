@@ -26,7 +26,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <dlfcn.h>
 #include <pthread.h>
 
 #define CURL_DISABLE_TYPECHECK /* the calls below go through pointers */
@@ -62,37 +61,21 @@ static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
 
 static void cu_load(void)
 {
-	void *h = dlopen(HTTP_LIBCURL, RTLD_NOW | RTLD_LOCAL);
-	void **slot[9];
-	static const char *const names[9] = {
+	static const char *const names[] = {
 		"curl_easy_init",    "curl_easy_cleanup",  "curl_easy_reset",
 		"curl_easy_setopt",  "curl_easy_getinfo",  "curl_easy_perform",
 		"curl_easy_strerror", "curl_slist_append", "curl_slist_free_all",
 	};
-	size_t i;
+	void **const slots[] = {
+		(void **)&cu.easy_init,     (void **)&cu.easy_cleanup,
+		(void **)&cu.easy_reset,    (void **)&cu.easy_setopt,
+		(void **)&cu.easy_getinfo,  (void **)&cu.easy_perform,
+		(void **)&cu.easy_strerror, (void **)&cu.slist_append,
+		(void **)&cu.slist_free_all,
+	};
 
-	if (!h) {
-		snprintf(cu.why, sizeof(cu.why), "cannot load %s (install %s): %s",
-			 HTTP_LIBCURL, "Debian's libcurl4", dlerror());
-		return;
-	}
-	slot[0] = (void **)&cu.easy_init;
-	slot[1] = (void **)&cu.easy_cleanup;
-	slot[2] = (void **)&cu.easy_reset;
-	slot[3] = (void **)&cu.easy_setopt;
-	slot[4] = (void **)&cu.easy_getinfo;
-	slot[5] = (void **)&cu.easy_perform;
-	slot[6] = (void **)&cu.easy_strerror;
-	slot[7] = (void **)&cu.slist_append;
-	slot[8] = (void **)&cu.slist_free_all;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		*slot[i] = dlsym(h, names[i]);
-		if (!*slot[i]) {
-			snprintf(cu.why, sizeof(cu.why), "%s has no %s",
-				 HTTP_LIBCURL, names[i]);
-			return; /* the handle stays open: harmless */
-		}
-	}
+	(void)util_dl_syms(HTTP_LIBCURL, "Debian's libcurl4", names, slots,
+			   ARRAY_SIZE(names), cu.why, sizeof(cu.why));
 }
 
 /* Load libcurl once; 0, or -1 with the reason in err. */

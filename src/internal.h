@@ -113,6 +113,15 @@ int util_sha256_parts(const struct util_span *parts, size_t n,
 int util_write_all(int fd, const void *p, size_t n);
 /* Milliseconds on the monotonic clock (for durations only). */
 double util_now_ms(void);
+
+/*
+ * dlopen() lib and resolve names[i] into *slots[i] for i < n: 0, or -1
+ * with why set ("cannot load LIB (install PKG): ..." or "LIB has no
+ * NAME"). The handle stays open for the rest of the process. For the
+ * libraries loaded only when first needed (OpenCC, libcurl, OpenBLAS).
+ */
+int util_dl_syms(const char *lib, const char *pkg, const char *const *names,
+		 void **const *slots, size_t n, char *why, size_t whysize);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);

@@ -34,7 +34,6 @@
  * cache file's contents, fail because of the cache, or read past the input
  * on any byte sequence.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -718,24 +717,18 @@ static pthread_once_t occ_once = PTHREAD_ONCE_INIT;
 
 static void occ_load(void)
 {
-	void *h = dlopen(TOK_LIBOPENCC, RTLD_NOW | RTLD_LOCAL);
+	static const char *const names[] = {
+		"opencc_open", "opencc_error", "opencc_convert_utf8",
+		"opencc_convert_utf8_free", "opencc_close",
+	};
+	void **const slots[] = {
+		(void **)&occ.open,	    (void **)&occ.error,
+		(void **)&occ.convert,	    (void **)&occ.convert_free,
+		(void **)&occ.close,
+	};
 
-	if (!h) {
-		snprintf(occ.why, sizeof(occ.why),
-			 "cannot load %s (install Debian's libopencc1.1): %s",
-			 TOK_LIBOPENCC, dlerror());
-		return;
-	}
-	*(void **)&occ.open = dlsym(h, "opencc_open");
-	*(void **)&occ.error = dlsym(h, "opencc_error");
-	*(void **)&occ.convert = dlsym(h, "opencc_convert_utf8");
-	*(void **)&occ.convert_free = dlsym(h, "opencc_convert_utf8_free");
-	*(void **)&occ.close = dlsym(h, "opencc_close");
-	if (!occ.open || !occ.error || !occ.convert || !occ.convert_free ||
-	    !occ.close)
-		snprintf(occ.why, sizeof(occ.why),
-			 "%s lacks the opencc_* functions cairn calls",
-			 TOK_LIBOPENCC);
+	(void)util_dl_syms(TOK_LIBOPENCC, "Debian's libopencc1.1", names,
+			   slots, ARRAY_SIZE(names), occ.why, sizeof(occ.why));
 }
 
 /* Load OpenCC once; NULL when loaded, else why not. */

@@ -4,6 +4,7 @@
  * Layer: bottom (see internal.h). No SQLite, no I/O beyond reading a file
  * and the OS random source.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -474,4 +475,25 @@ void util_source_text(struct sbuf *sb, const cairn_record *r)
 	} else {
 		sbuf_adds(sb, r->origin ? r->origin : "");
 	}
+}
+
+int util_dl_syms(const char *lib, const char *pkg, const char *const *names,
+		 void **const *slots, size_t n, char *why, size_t whysize)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!h) {
+		snprintf(why, whysize, "cannot load %s (install %s): %s", lib,
+			 pkg, dlerror());
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		*slots[i] = dlsym(h, names[i]);
+		if (!*slots[i]) {
+			snprintf(why, whysize, "%s has no %s", lib, names[i]);
+			return -1;
+		}
+	}
+	return 0;
 }
