@@ -1,6 +1,6 @@
 /*
- * bench_util.h -- helpers shared by bench/recall_bench.c and
- * bench/seed_bench.c (benchmark programs, not part of libcairn).
+ * bench_util.h -- helpers shared by the benchmark programs of bench/
+ * (not part of libcairn).
  */
 #ifndef CAIRN_BENCH_UTIL_H
 #define CAIRN_BENCH_UTIL_H

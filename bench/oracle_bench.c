@@ -206,22 +206,6 @@ static int run_child(int run, const char *lib, const char *path,
 	return r->ok ? 0 : -1;
 }
 
-/* the 1-minute load average (-1 when unknown): recorded with the results,
- * since a busy machine makes both engines' numbers, and their ratio,
- * meaningless */
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double x = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &x) != 1)
-			x = -1;
-		fclose(f);
-	}
-	return x;
-}
-
 static double min_cosine(const float *a, const float *b, size_t n, int dim)
 {
 	double worst = 1.0;
@@ -290,7 +274,7 @@ int main(int argc, char **argv)
 	fprintf(f, "{\n  \"benchmark\": \"embed-vs-llama\",\n  \"cpu\": ");
 	bench_json_str(f, cpu);
 	fprintf(f, ",\n  \"cores\": %ld,\n  \"loadavg_start\": %.2f,", cores,
-		loadavg());
+		bench_loadavg());
 	fprintf(f, "\n  \"threads\": %d,\n  \"seconds_per_cell\": %g,\n"
 		"  \"per_call\": %d,\n  \"baseline\": ", threads, seconds,
 		PER_CALL);
@@ -376,7 +360,7 @@ int main(int argc, char **argv)
 			for (size_t s = 0; s < N_SEQS; s++)
 				free(seqs[l][s]);
 	}
-	double load = loadavg();
+	double load = bench_loadavg();
 	fprintf(f, "\n  ],\n  \"loadavg_end\": %.2f\n}\n", load);
 	fclose(f);
 	if (load > (double)cores)

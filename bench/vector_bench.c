@@ -232,17 +232,7 @@ int main(int argc, char **argv)
 		fprintf(o, "  \"shipped\": \"int8 x int8 first pass (1 "
 			   "thread) + exact f16 rescoring\",\n"
 			   "  \"load_average\": ");
-		{
-			FILE *la = fopen("/proc/loadavg", "r");
-			double l1 = -1;
-
-			if (la) {
-				if (fscanf(la, "%lf", &l1) != 1)
-					l1 = -1;
-				fclose(la);
-			}
-			fprintf(o, "%.2f,\n", l1);
-		}
+		fprintf(o, "%.2f,\n", bench_loadavg());
 		fprintf(o, "  \"kernel\": \"%s\",\n",
 			vector_simd_active() ? "avx2+fma+f16c" : "portable");
 		fprintf(o, "  \"scalar_f32_ms\": {\"p50\": %.3f, \"p95\": %.3f},\n",
