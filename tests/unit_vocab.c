@@ -891,13 +891,13 @@ static struct {
 	struct vocab *v;
 } real[2];
 
+static struct vocab *load_path(const char *path);
+
 static struct vocab *load_real(const char *name)
 {
-	char p[256], err[256];
-	struct gguf *g = NULL;
-	struct vocab *v = NULL;
+	char p[256];
+	struct vocab *v;
 	size_t slot = ARRAY_SIZE(real);
-	int rc;
 
 	for (size_t i = 0; i < ARRAY_SIZE(real); i++) {
 		if (real[i].name && strcmp(real[i].name, name) == 0)
@@ -906,13 +906,7 @@ static struct vocab *load_real(const char *name)
 			slot = i;
 	}
 	snprintf(p, sizeof(p), VOCAB_DIR "/%s", name);
-	rc = gguf_open(p, &g, err, sizeof(err));
-	CHECK_MSG(rc == CAIRN_OK, "%s: %s", p, err);
-	if (rc)
-		return NULL;
-	rc = vocab_load(g, &v, err, sizeof(err));
-	CHECK_MSG(rc == CAIRN_OK, "%s: %s", p, err);
-	gguf_close(g);
+	v = load_path(p);
 	if (v && slot < ARRAY_SIZE(real)) {
 		real[slot].name = name;
 		real[slot].v = v;
