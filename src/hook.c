@@ -314,6 +314,12 @@ void hook_db_tune(cairn_db *db)
 	 * hook_db_release() empties the WAL before the process ends.
 	 */
 	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/*
+	 * And most prompts write nothing at all: the receipt (and last_seen)
+	 * is appended to the spool, moved into the store in one write every
+	 * RECEIPT_SPOOL_DRAIN bytes (receipt.h).
+	 */
+	db->spool_receipts = 1;
 }
 
 /*

@@ -131,23 +131,34 @@ void lifecycle_now_iso(char *buf, size_t size)
 	iso_of(lifecycle_now(), buf, size);
 }
 
+int lifecycle_due(struct cairn_db *db)
+{
+	char last[64];
+	long long now = lifecycle_now(), t;
+	int rc;
+
+	rc = meta_get(db, "main", "lifecycle.last_run", last, sizeof(last));
+	if (rc && rc != CAIRN_NOTFOUND)
+		return -rc;
+	t = rc == CAIRN_OK ? util_parse_iso(last) : -1;
+	/* a clock that moved back runs it again */
+	return !(t >= 0 && now >= t && now - t < LIFECYCLE_EVERY_SECONDS);
+}
+
 int lifecycle_run(struct cairn_db *db, int force, cairn_gc_result *out)
 {
 	cairn_gc_result r;
-	char last[64], cut_stale[32], cut_retire[32];
-	long long now = lifecycle_now(), t;
+	char cut_stale[32], cut_retire[32];
+	long long now = lifecycle_now();
 	int rc, s;
 
 	memset(&r, 0, sizeof(r));
 	iso_of(now, r.now, sizeof(r.now));
 	if (!force) {
-		rc = meta_get(db, "main", "lifecycle.last_run", last,
-			      sizeof(last));
-		if (rc && rc != CAIRN_NOTFOUND)
-			return rc;
-		t = rc == CAIRN_OK ? util_parse_iso(last) : -1;
-		/* a clock that moved back runs it again */
-		if (t >= 0 && now >= t && now - t < LIFECYCLE_EVERY_SECONDS) {
+		rc = lifecycle_due(db);
+		if (rc < 0)
+			return -rc;
+		if (!rc) {
 			if (out)
 				*out = r;
 			return CAIRN_OK;
@@ -177,11 +188,6 @@ int lifecycle_run(struct cairn_db *db, int force, cairn_gc_result *out)
 	if (out)
 		*out = r;
 	return CAIRN_OK;
-}
-
-int cairn_gc(cairn_db *db, int force, cairn_gc_result *out)
-{
-	return lifecycle_run(db, force, out);
 }
 
 int lifecycle_revive(struct cairn_db *db, const char *schema, const char *id,

@@ -42,6 +42,8 @@ void lifecycle_now_iso(char *buf, size_t size);
  * records age too (a re-seed of an unchanged file leaves their status).
  */
 int lifecycle_run(struct cairn_db *db, int force, cairn_gc_result *out);
+/* 1 when lifecycle_run(db, 0, ...) would age now, 0 if not, -code on error. */
+int lifecycle_due(struct cairn_db *db);
 
 /*
  * Revive record id (in schema "main" or "global") if it is stale: back to

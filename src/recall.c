@@ -1910,8 +1910,10 @@ int cairn_recall(cairn_db *db, const char *query,
 	 * that writes nothing (no_receipt: evaluation, calibration) does not;
 	 * a failure (e.g. a read-only store) does not stop the recall.
 	 */
-	if (!opts->no_receipt)
+	if (!opts->no_receipt && lifecycle_due(db) == 1) {
+		(void)receipt_drain(db); /* the hook's spooled last_seen first */
 		(void)lifecycle_run(db, 0, NULL);
+	}
 	res = util_calloc(1, sizeof(*res));
 	if (!res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
@@ -2250,4 +2252,16 @@ int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
 	if (rc == CAIRN_OK && floor_out)
 		*floor_out = c.lexical_floor;
 	return rc;
+}
+
+/* Ageing reads last_seen: the spooled receipts' go in first. */
+int cairn_gc(cairn_db *db, int force, cairn_gc_result *out)
+{
+#ifndef CAIRN_MUTATE_NO_GC_DRAIN
+	int rc = receipt_drain(db);
+#else
+	int rc = CAIRN_OK;
+#endif
+
+	return rc ? rc : lifecycle_run(db, force, out);
 }

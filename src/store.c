@@ -1991,6 +1991,27 @@ static void stats_group(struct cairn_db *db, struct sbuf *sb, const char *col,
 	sqlite3_finalize(st);
 }
 
+/* Complete lines in the receipt spool: receipts not yet in the table. */
+static long long spooled_lines(struct cairn_db *db)
+{
+	char path[4200], buf[8192];
+	long long n = 0;
+	ssize_t got;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", db->dir, STORE_SPOOL_FILE) >=
+	    (int)sizeof(path))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < got; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	return n;
+}
+
 int cairn_stats_json(cairn_db *db, char **out)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -2011,8 +2032,10 @@ int cairn_stats_json(cairn_db *db, char **out)
 	}
 	sqlite3_finalize(st);
 	sbuf_addf(&sb, "{\"workspace_records\":%lld,\"revisions\":%lld,"
-		  "\"receipts\":%lld,\"global_attached\":%s,",
-		  total, revs, receipts, db->has_global ? "true" : "false");
+		  "\"receipts\":%lld,\"receipts_spooled\":%lld,"
+		  "\"global_attached\":%s,",
+		  total, revs, receipts, spooled_lines(db),
+		  db->has_global ? "true" : "false");
 	stats_group(db, &sb, "kind", &rc);
 	sbuf_addc(&sb, ',');
 	stats_group(db, &sb, "status", &rc);

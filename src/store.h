@@ -17,6 +17,7 @@
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */
+#define STORE_SPOOL_FILE "receipts.pending" /* receipts not yet in the table (receipt.h) */
 
 struct cairn_db {
 	sqlite3 *sql;              /* the connection; main = workspace store */
@@ -30,6 +31,8 @@ struct cairn_db {
 				    * main, bit 1 global (store.c, rev_hook) */
 	int rev_quiet;             /* 1: record changes now do not count (last_seen) */
 	int busy_ms;               /* the connection's busy timeout */
+	int spool_receipts;        /* 1: receipts go to the spool first (the
+				    * hook; receipt.h) */
 	int aux_registered;        /* 1 once recall's FTS5 functions exist */
 	char *bil_path;            /* bilingual dictionary file, or NULL */
 	struct bil *bil;           /* loaded on the first recall that needs it */

@@ -244,8 +244,110 @@ static void test_revision(void)
 	cairn_free(id2);
 }
 
+/* Count rows of main.receipts. */
+static long long receipt_rows(cairn_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	long long n = -1;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT count(*) FROM main.receipts",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static void set_now(const char *iso)
+{
+	if (iso)
+		setenv("CAIRN_NOW", iso, 1);
+	else
+		unsetenv("CAIRN_NOW");
+}
+
+/*
+ * Spool-first (the hook, db->spool_receipts): a recall writes nothing to
+ * the database, `cairn receipt` finds the receipt in the spool, the
+ * receipt that finds RECEIPT_SPOOL_DRAIN bytes spooled moves them all,
+ * and ageing reads the spooled last_seen: a decision seen 60 days after it
+ * was written is not stale 150 days after it was written (it would be
+ * without the drain in cairn_gc: unseen for 150 > LIFECYCLE_STALE_DAYS).
+ */
+static void test_spool_first(void)
+{
+	char root[512], rid[32], *id, *json = NULL, *seen;
+	cairn_db *db, *w;
+	cairn_result *res = NULL;
+	cairn_gc_result gc;
+	cairn_record *r = NULL;
+	long long rows0;
+	int i, drained = 0;
+
+	set_now("2026-01-01T00:00:00Z");
+	w = test_store("rcpt-first", root, sizeof(root));
+	id = test_write_record(w, "decision", "accepted", "human", NULL,
+			       "Staging deploys",
+			       "Deploy to staging with make deploy-staging.");
+	cairn_db_close(w);
+	db = open_short(root);
+	db->spool_receipts = 1;
+	set_now("2026-03-02T00:00:00Z"); /* day 60: ages nothing yet */
+	CHECK_INT(cairn_recall(db, "deploy staging", NULL, &res), CAIRN_OK);
+	CHECK(res && res->n == 1 && res->receipt_id[0]);
+	rid[0] = '\0';
+	if (res)
+		snprintf(rid, sizeof(rid), "%s", res->receipt_id);
+	cairn_result_free(res);
+	res = NULL;
+	rows0 = receipt_rows(db);
+	CHECK_INT(rows0, 0);
+	CHECK(spool_size(root) > 0);
+	seen = last_seen(db, id);
+	CHECK(seen == NULL); /* not in the table yet */
+	free(seen);
+	CHECK_INT(cairn_receipt_json(db, rid, &json), CAIRN_OK);
+	CHECK(json && strstr(json, "\"pending\":true") && strstr(json, id));
+	cairn_free(json);
+	json = NULL;
+
+	/* day 150: a forced run drains first, so the record is not stale */
+	set_now("2026-05-31T00:00:00Z");
+	CHECK_INT(cairn_gc(db, 1, &gc), CAIRN_OK);
+	CHECK_INT((int)gc.staled, 0);
+	CHECK_INT(spool_size(root), 0);
+	CHECK_INT(receipt_rows(db), 1);
+	CHECK_INT(cairn_record_get(db, id, &r), CAIRN_OK);
+	CHECK(r && strcmp(r->status, "accepted") == 0 && r->last_seen &&
+	      strcmp(r->last_seen, "2026-03-02T00:00:00Z") == 0);
+	cairn_record_free(r);
+
+	/* receipts pile up in the spool until it holds RECEIPT_SPOOL_DRAIN
+	 * bytes; the next one moves them all (and itself) into the table */
+	for (i = 0; i < 400 && !drained; i++) {
+		long before = spool_size(root);
+
+		CHECK_INT(cairn_recall(db, "deploy staging", NULL, &res),
+			  CAIRN_OK);
+		cairn_result_free(res);
+		res = NULL;
+		if (before >= (long)RECEIPT_SPOOL_DRAIN) {
+			CHECK_INT(spool_size(root), 0);
+			CHECK_INT(receipt_rows(db), 1 + i + 1);
+			drained = 1;
+		} else {
+			CHECK_INT(receipt_rows(db), 1);
+		}
+	}
+	CHECK_MSG(drained, "the spool never drained in %d recalls", i);
+	set_now(NULL);
+	cairn_db_close(db);
+	cairn_free(id);
+}
+
 void unit_receipt(void)
 {
+	RUN(test_spool_first);
 	RUN(test_locked_store);
 	RUN(test_busy_message);
 	RUN(test_revision);

@@ -20,6 +20,17 @@ $ cairn get pg
 # ... and the MCP tool memory_read with that id gives it too
 $ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_read","arguments":{"id":"pg"}}}' | cairn mcp | jq -r 'select(.id == 2) | .result.content[0].text'
 ~ DynamoDB was rejected: reporting needs joins\.
+# the hook writes nothing to the database for a prompt: its receipt is
+# spooled (receipt.h), found by `cairn receipt`, counted by stats, and moved
+# into the table by the next recall that writes
+$ cairn receipt "$(grep -o 'receipt=q[0-9a-f]*' .cairn/hook.log | tail -1 | cut -d= -f2)" --json | jq -c "{pending, first: .ids[0]}"
+> {"pending":true,"first":"pg"}
+$ cairn stats --json | jq -c '{receipts, receipts_spooled}'
+> {"receipts":0,"receipts_spooled":1}
+$ cairn recall "orders database" >/dev/null && cairn stats --json | jq -c '{receipts, receipts_spooled}'
+> {"receipts":2,"receipts_spooled":0}
+$ cairn receipt "$(grep -o 'receipt=q[0-9a-f]*' .cairn/hook.log | tail -1 | cut -d= -f2)" --json | jq -c "{pending, first: .ids[0]}"
+> {"pending":null,"first":"pg"}
 # off-topic: nothing at all
 $ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"how do I bake sourdough bread?"}' "$PWD" | cairn hook | wc -c
 > 0
