@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bilingual.h"
 #include "glossary.h"
@@ -57,6 +58,7 @@
 #include "rank.h"
 #include "receipt.h"
 #include "rerank.h"
+#include "termstat.h"
 #include "tokenize.h"
 #include "vector.h"
 
@@ -138,6 +140,7 @@ struct qterm {
 	double weight; /* 1, or RECALL_GLOSS_WEIGHT for a gloss */
 	int gloss;     /* 1: an English gloss of a Chinese term */
 	size_t from;   /* gloss: index of the Chinese term it translates */
+	int df_of;     /* df and idf hold for schema df_of - 1 (0: not yet) */
 };
 
 struct terms {
@@ -789,55 +792,141 @@ static void pool_release(struct pool *p)
 
 /*
  * Document frequency of each term, and the store's record count.
- * NEEDSWORK: fts5vocab walks every position of a term to count its rows
- * (a quarter of a 10k-record hook's work for a question of common words);
- * counting MATCH rows only up to half the store (all a floor idf needs)
- * was 33% cheaper there but 30% dearer on bench/recall_bench.c's 100k
- * records, whose terms are rarer.
+ * fts5vocab walks every position of a term to count its rows (~40% of a
+ * 10k-record hook's instructions for a question of common words), hence
+ * the term-count file. Counting MATCH rows only up to half the store (all
+ * a floor idf needs) was tried: 33% cheaper there but 30% dearer on
+ * bench/recall_bench.c's 100k records, whose terms are rarer.
  */
-static int term_stats(struct cairn_db *db, const char *schema,
-		      struct terms *t, long long *ndocs)
+/*
+ * The key of schema si's term-count file (termstat.h) and its path; 0 when
+ * there is none to use: no revision, no database file.
+ */
+static int term_key(struct cairn_db *db, const char *schema, int si,
+		    long long ndocs, struct termstat_key *k, char *path,
+		    size_t size)
 {
-	char sql[160];
+	const char *dir = si == 0 ? db->dir : db->global_dir;
+	const char *name = si == 0 ? "cairn.db" : "global.db";
 	sqlite3_stmt *st = NULL;
-	size_t i;
-	int src;
+	char sql[120];
+	struct stat fs;
+	int ok;
+
+	if (!dir || snprintf(path, size, "%s/%s", dir, name) >= (int)size ||
+	    stat(path, &fs) != 0)
+		return 0;
+	snprintf(sql, sizeof(sql),
+		 "SELECT CAST(v AS INTEGER) FROM %s.meta WHERE k = '"
+		 STORE_META_REVISION "'", schema);
+	ok = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK &&
+	     sqlite3_step(st) == SQLITE_ROW;
+	if (ok)
+		k->revision = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	k->ndocs = ndocs;
+	k->dev = (uint64_t)fs.st_dev;
+	k->ino = (uint64_t)fs.st_ino;
+	return ok && snprintf(path, size, "%s/%s" TERMSTAT_SUFFIX, dir, name) <
+			     (int)size;
+}
+
+/*
+ * Document counts and idf of every term for schema si (terms counted for
+ * it already are kept). Counts come from the term-count file when
+ * `cached` (recall's own read transaction: see termstat.h) and it has
+ * them, else from fts5vocab, and those are appended to the file.
+ */
+static int term_stats(struct cairn_db *db, const char *schema, int si,
+		      int cached, struct terms *t, long long *ndocs)
+{
+	char sql[160], path[4200];
+	sqlite3_stmt *st = NULL;
+	struct termstat_key key;
+	long long *df = NULL;
+	char **txt = NULL;
+	size_t *lens = NULL, i, nput = 0;
+	unsigned char *put = NULL;
+	int src, rc = CAIRN_OK;
 
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.records", schema);
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		*ndocs = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	st = NULL;
 	if (src != SQLITE_OK)
 		return store_sql_error(db, src, "recall");
+	if (t->n == 0)
+		return CAIRN_OK;
+	df = util_calloc(t->n, sizeof(*df));
+	txt = util_calloc(t->n, sizeof(*txt));
+	lens = util_calloc(t->n, sizeof(*lens));
+	put = util_calloc(t->n, 1);
+	if (!df || !txt || !lens || !put) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < t->n; i++) {
+		df[i] = t->v[i].df_of == si + 1 ? t->v[i].df : -1;
+		txt[i] = t->v[i].text;
+		lens[i] = t->v[i].len;
+	}
+#ifdef CAIRN_MUTATE_NO_TERMSTAT
+	cached = 0;
+#endif
+	if (cached)
+		cached = term_key(db, schema, si, *ndocs, &key, path,
+				  sizeof(path));
+	if (cached)
+		termstat_get(path, &key, t->n, txt, lens, df);
 	snprintf(sql, sizeof(sql),
 		 "SELECT doc FROM %s.records_vocab WHERE term = ?1", schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "recall");
 	for (i = 0; i < t->n; i++) {
-		double n = (double)*ndocs, df;
-
+		if (df[i] >= 0)
+			continue;
+		if (!st) {
+			src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+			if (src != SQLITE_OK) {
+				rc = store_sql_error(db, src, "recall");
+				goto out;
+			}
+		}
 		sqlite3_reset(st);
 		sqlite3_bind_text(st, 1, t->v[i].text, (int)t->v[i].len,
 				  SQLITE_STATIC);
-		t->v[i].df = sqlite3_step(st) == SQLITE_ROW
-				     ? sqlite3_column_int64(st, 0)
-				     : 0;
-		df = (double)t->v[i].df;
-		if (df > n)
-			n = df;
+		df[i] = sqlite3_step(st) == SQLITE_ROW
+				? sqlite3_column_int64(st, 0)
+				: 0;
+		put[i] = 1;
+		nput++;
+	}
+	if (cached && nput > 0)
+		termstat_put(path, &key, t->n, txt, lens, df, put);
+	for (i = 0; i < t->n; i++) {
+		double n = (double)*ndocs, d;
+
+		t->v[i].df = df[i];
+		t->v[i].df_of = si + 1;
+		d = (double)df[i];
+		if (d > n)
+			n = d;
 		/*
 		 * FTS5's own idf (fts5_bm25.c), so that the signal below is
 		 * bounded by 1: terms in more than half the records weigh
 		 * (almost) nothing, as they do in bm25().
 		 */
-		t->v[i].idf = log((n - df + 0.5) / (df + 0.5));
+		t->v[i].idf = log((n - d + 0.5) / (d + 0.5));
 		if (t->v[i].idf <= 0)
 			t->v[i].idf = RECALL_IDF_MIN;
 	}
+out:
 	sqlite3_finalize(st);
-	return CAIRN_OK;
+	cairn_free(df);
+	cairn_free(txt);
+	cairn_free(lens);
+	cairn_free(put);
+	return rc;
 }
 
 /* Keep the RECALL_MAX_TERMS rarest terms (highest idf), in query order. */
@@ -1946,7 +2035,8 @@ int cairn_recall(cairn_db *db, const char *query,
 
 		if (s == 1 && !db->has_global)
 			break;
-		rc = term_stats(db, schema, &t, &ndocs);
+		rc = term_stats(db, schema, s, own_read && !db->in_batch, &t,
+				&ndocs);
 		if (rc)
 			goto out;
 		if (s == 0) {
@@ -1954,7 +2044,9 @@ int cairn_recall(cairn_db *db, const char *query,
 
 			rc = add_glosses(db, tk, &t);
 			if (rc == CAIRN_OK && t.n > before)
-				rc = term_stats(db, schema, &t, &ndocs);
+				rc = term_stats(db, schema, s,
+						own_read && !db->in_batch, &t,
+						&ndocs);
 			if (rc)
 				goto out;
 		}
