@@ -19,6 +19,9 @@
  * stdout read to the end, waitpid. The wall time from fork to waitpid is
  * one sample. Also --sessions SessionStart calls.
  *
+ * Floor, the same way: /bin/true through the same pipes, what starting
+ * any process costs on this machine ("floor_bin_true").
+ *
  * Baseline, in the same run and interleaved call by call (so that a busy
  * machine slows both alike): the same binary as `cairn --version`, through
  * the same pipes: the cost of starting this executable (loading its shared
@@ -48,6 +51,14 @@
  * wait4) is kept ("hook_prompt_cpu"): on a shared machine the wall time
  * mostly measures the others' load, the CPU time much less so.
  *
+ * With --serve a `cairn mcp` of the same binary runs in the workspace for
+ * the whole run (started as Claude Code starts it: its standard input a
+ * pipe kept open), so every hook call is answered by it over
+ * .cairn/hook.sock (hook_server.h); unless --compare names another
+ * binary, the comparison is then the same binary's `cairn hook --local`,
+ * interleaved call by call, and each served output must equal the local
+ * one byte for byte ("served_local_mismatches", which must be 0).
+ *
  * Untimed warm-up calls come first (page cache, tokenizer cache), so these
  * are warm numbers. Outputs are hashed (SHA-256 of every hook output, in
  * order): a faster hook that prints something else shows up as a changed
@@ -55,7 +66,7 @@
  *
  *   hook_bench --cairn build/cairn [--compare OTHER_CAIRN] [--n N] [--q N]
  *              [--sessions N] [--seed S] [--out FILE] [--keep]
- *              [--model FILE.gguf] [--reuse DIR]
+ *              [--model FILE.gguf] [--reuse DIR] [--serve]
  */
 #include <errno.h>
 #include <dirent.h>
@@ -376,6 +387,53 @@ struct stats {
 	double p50, p90, mean, min;
 };
 
+/*
+ * Start `cairn mcp` in ws with its standard input a pipe (*in: the end to
+ * close when done) and its output discarded; wait until it listens on
+ * ws/.cairn/hook.sock (10 s at most). The pid, or -1.
+ */
+static pid_t start_server(const char *cairn, const char *ws, int *in)
+{
+	char sock[4200];
+	struct stat st;
+	int p[2], i;
+	pid_t pid;
+
+	snprintf(sock, sizeof(sock), "%s/.cairn/hook.sock", ws);
+	if (pipe(p) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(p[0], 0);
+		dup2(null, 1);
+		close(p[0]);
+		close(p[1]);
+		if (chdir(ws) != 0)
+			_exit(127);
+		execl(cairn, cairn, "mcp", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -1;
+	}
+	*in = p[1];
+	for (i = 0; i < 1000; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return pid;
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "hook_bench: cairn mcp never listened on %s\n", sock);
+	close(p[1]);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
 static struct stats summarise(double *v, size_t n)
 {
 	struct stats s = { 0, 0, 0, 0 };
@@ -412,11 +470,17 @@ int main(int argc, char **argv)
 	struct stats sc = { 0, 0, 0, 0 }, sh_cpu, sc_cpu = { 0, 0, 0, 0 };
 	size_t n = 10000, q = 200, sessions = 50, i, injected = 0;
 	unsigned long long seed = 42;
-	int keep = 0;
+	int keep = 0, serve = 0, local_cmp = 0;
+	size_t mismatches = 0;
+	pid_t server = -1;
+	int server_in = -1;
+	char *served = NULL;
 	char wsbuf[] = "/tmp/cairn-hook-bench-XXXXXX", *out = NULL;
 	char *ws = wsbuf, reuse_abs[4096];
 	char cairn_abs[4096], cpu[256], corpus_hex[65], out_hex[65];
 	double *th = NULL, *tb = NULL, *ts = NULL, t0, load_before, load_after;
+	double *tt = NULL;
+	struct stats st_true = { 0, 0, 0, 0 };
 	struct corpus c;
 	EVP_MD_CTX *hc = EVP_MD_CTX_new(), *ho = EVP_MD_CTX_new();
 	struct stats sh, sb, ss;
@@ -427,6 +491,10 @@ int main(int argc, char **argv)
 
 		if (strcmp(a, "--keep") == 0) {
 			keep = 1;
+			continue;
+		}
+		if (strcmp(a, "--serve") == 0) {
+			serve = 1;
 			continue;
 		}
 		if (!v) {
@@ -455,7 +523,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: hook_bench --cairn PATH "
 				"[--compare PATH] [--n N] "
 				"[--q N] [--sessions N] [--seed S] [--out FILE] "
-				"[--keep] [--model FILE.gguf] [--reuse DIR]\n");
+				"[--keep] [--model FILE.gguf] [--reuse DIR] "
+				"[--serve]\n");
 			return 2;
 		}
 		i++;
@@ -479,9 +548,10 @@ int main(int argc, char **argv)
 	tb = calloc(q + sessions, sizeof(double));
 	ts = calloc(sessions + 1, sizeof(double));
 	tc = calloc(q, sizeof(double));
+	tt = calloc(q, sizeof(double));
 	th_cpu = calloc(q, sizeof(double));
 	tc_cpu = calloc(q, sizeof(double));
-	if (!th_cpu || !tc_cpu) {
+	if (!th_cpu || !tc_cpu || !tt) {
 		fprintf(stderr, "hook_bench: out of memory\n");
 		return 1;
 	}
@@ -528,10 +598,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hook_bench: reindexed in %.1f s: %s\n",
 			reindex_s, reindex_out);
 	}
+	if (serve) {
+		server = start_server(cairn_abs, ws, &server_in);
+		if (server < 0)
+			return 1;
+		if (!compare) {
+			compare = "--local";
+			snprintf(compare_abs, sizeof(compare_abs), "%s",
+				 cairn_abs);
+			local_cmp = 1;
+		}
+		served = malloc(MAX_OUT);
+		if (!served)
+			return 1;
+	}
 	{
 		char *hook_argv[] = { cairn_abs, (char *)"hook", NULL };
 		char *ver_argv[] = { cairn_abs, (char *)"--version", NULL };
-		char *cmp_argv[] = { compare_abs, (char *)"hook", NULL };
+		char *true_argv[] = { (char *)"/bin/true", NULL };
+		char *cmp_argv[] = { compare_abs, (char *)"hook",
+				     local_cmp ? (char *)"--local" : NULL,
+				     NULL };
+		size_t served_len = 0;
 		char json[8192];
 		size_t len, nb = 0, k;
 		double ms;
@@ -564,6 +652,10 @@ int main(int argc, char **argv)
 			th_cpu[k] = last_cpu_ms;
 			injected += len > 0;
 			EVP_DigestUpdate(ho, out, len + 1);
+			if (served) {
+				memcpy(served, out, len + 1);
+				served_len = len;
+			}
 			ms = run(ver_argv, "", out, &len);
 			if (ms < 0) {
 				fprintf(stderr, "hook_bench: cairn --version "
@@ -571,6 +663,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			tb[nb++] = ms;
+			tt[k] = run(true_argv, "", out, &len);
 			if (compare) {
 				snprintf(json, sizeof(json),
 					 "{\"hook_event_name\":"
@@ -586,6 +679,9 @@ int main(int argc, char **argv)
 				}
 				tc[k] = ms;
 				tc_cpu[k] = last_cpu_ms;
+				if (local_cmp && (len != served_len ||
+						  memcmp(out, served, len) != 0))
+					mismatches++;
 			}
 		}
 		snprintf(json, sizeof(json),
@@ -603,6 +699,7 @@ int main(int argc, char **argv)
 			tb[nb++] = ms;
 		}
 		sh = summarise(th, c.q);
+		st_true = summarise(tt, c.q);
 		sh_cpu = summarise(th_cpu, c.q);
 		if (compare)
 			sc_cpu = summarise(tc_cpu, c.q);
@@ -612,6 +709,10 @@ int main(int argc, char **argv)
 			sc = summarise(tc, c.q);
 	}
 	load_after = bench_loadavg();
+	if (server > 0) {
+		close(server_in); /* end of input: the server exits */
+		waitpid(server, NULL, 0);
+	}
 	if (model) {
 		DIR *d = opendir(cache);
 		struct dirent *e;
@@ -649,10 +750,15 @@ int main(int argc, char **argv)
 			"  \"sha_cache_files\": %ld,\n", reindex_s,
 			reindex_out[0] ? reindex_out : "null", sha_files);
 	}
+	fprintf(f, "  \"serve\": %s,\n", serve ? "true" : "false");
+	if (local_cmp)
+		fprintf(f, "  \"served_local_mismatches\": %zu,\n",
+			mismatches);
 	put_stats(f, "hook_prompt", sh, 0);
 	put_stats(f, "hook_prompt_cpu", sh_cpu, 0);
 	put_stats(f, "hook_session_start", ss, 0);
 	put_stats(f, "baseline_version", sb, 0);
+	put_stats(f, "floor_bin_true", st_true, 0);
 	if (compare) {
 		fprintf(f, "  \"compare\": ");
 		bench_json_str(f, compare);
@@ -670,6 +776,8 @@ int main(int argc, char **argv)
 		sb.p50 > 0 ? ss.p50 / sb.p50 : 0);
 	fprintf(f, "  \"hook_minus_baseline_p50_ms\": %.2f,\n",
 		sh.p50 - sb.p50);
+	fprintf(f, "  \"hook_minus_floor_p50_ms\": %.2f,\n",
+		sh.p50 - st_true.p50);
 	fprintf(f, "  \"injected_share\": %.3f,\n",
 		c.q ? (double)injected / (double)c.q : 0);
 	fprintf(f, "  \"hashes\": {\"corpus\": \"%s\", \"outputs\": \"%s\"}\n}\n",
@@ -680,13 +788,17 @@ int main(int argc, char **argv)
 	       "ratio p50 %.2f | injected %zu/%zu\nresults: %s\n",
 	       sh.p50, sh.p90, ss.p50, sb.p50,
 	       sb.p50 > 0 ? sh.p50 / sb.p50 : 0, injected, c.q, outpath);
-	printf("hook CPU (user + sys) p50 %.2f ms\n", sh_cpu.p50);
+	printf("hook CPU (user + sys) p50 %.2f ms | /bin/true p50 %.2f ms\n",
+	       sh_cpu.p50, st_true.p50);
 	if (compare)
 		printf("compare (%s) p50 %.2f ms  p90 %.2f ms | this / compare "
 		       "p50 %.2f | CPU p50 %.2f ms, this / compare %.2f\n",
 		       compare_abs, sc.p50, sc.p90,
 		       sc.p50 > 0 ? sh.p50 / sc.p50 : 0, sc_cpu.p50,
 		       sc_cpu.p50 > 0 ? sh_cpu.p50 / sc_cpu.p50 : 0);
+	if (local_cmp)
+		printf("served and local outputs differ for %zu of %zu "
+		       "prompts\n", mismatches, c.q);
 	if (keep || reuse)
 		fprintf(stderr, "hook_bench: kept %s\n", ws);
 	else
@@ -697,6 +809,8 @@ int main(int argc, char **argv)
 		free(vocab[i]);
 	free(c.prompt);
 	free(out);
+	free(served);
+	free(tt);
 	free(th);
 	free(tb);
 	free(ts);

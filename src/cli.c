@@ -326,7 +326,9 @@ static int cmd_init(int argc, char **argv)
 		f = fopen(gi, "w");
 		if (f) {
 			fputs("# the store is local; records/ is meant to be "
-			      "committed\ncairn.db\ncairn.db-*\n",
+			      "committed\ncairn.db\ncairn.db-*\n"
+			      "receipts.pending\nhook.log\nhook.log.1\n"
+			      "hook.sock\n",
 			      f);
 			fclose(f);
 		}

@@ -30,6 +30,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "hook.h"
+#include "hook_server.h"
 #include "json.h"
 
 #define HOOK_MAX_INPUT ((size_t)1 << 20)  /* 1 MiB of hook JSON */
@@ -107,11 +108,17 @@ static const char hook_help[] =
 	"error, ignored), latency and counts to .cairn/hook.log; 'cairn stats\n"
 	"--hook' summarises that log. 'cairn setup claude-code' installs it.\n"
 	"\n"
+	"A prompt or a session start is answered by the workspace's running\n"
+	"'cairn mcp' when there is one (it has the store and the model in\n"
+	"memory; the log line then ends in via=mcp), else by this process:\n"
+	"the same text either way.\n"
+	"\n"
 	"options:\n"
 	"  --budget N       at most N characters of context (default 4000)\n"
 	"  --deadline-ms N  print nothing after N ms (default 1500); capture\n"
 	"                   stops reading the transcript at two thirds of it\n"
-	"  -k N             entries for a prompt, 1..20 (default 5)\n";
+	"  -k N             entries for a prompt, 1..20 (default 5)\n"
+	"  --local          do not ask a running 'cairn mcp'\n";
 
 /* Copy msg into out without tabs and newlines (one log line per call). */
 static void log_clean(char *out, size_t size, const char *msg)
@@ -170,11 +177,67 @@ static int hook_capture(cairn_db *db, const char *event, const char *path,
 	return CAIRN_OK;
 }
 
+/*
+ * Ask the workspace's running `cairn mcp` (hook_server.h) for the text of
+ * a prompt or a session start; print it and log the call. 0 when it
+ * answered; -1: no server, no answer in time, or an error -- work locally.
+ */
+static int ask_server(const char *dir, const char *event, const char *prompt,
+		      const struct hook_opts *o, long deadline)
+{
+	struct sbuf req = SBUF_INIT;
+	struct json *j = NULL;
+	char *reply = NULL, extra[256];
+	const char *out, *receipt;
+	double found = 0, injected = 0, chars = 0;
+	long wait = HOOK_SERVER_WAIT_MS;
+	sigset_t block;
+	int rc = -1;
+
+	if (deadline > 0 && deadline - (long)(util_now_ms() - t_start) < wait)
+		wait = deadline - (long)(util_now_ms() - t_start);
+	sbuf_adds(&req, "{\"event\":");
+	json_add_strz(&req, event);
+	if (prompt) {
+		sbuf_adds(&req, ",\"prompt\":");
+		json_add_strz(&req, prompt);
+	}
+	sbuf_addf(&req, ",\"budget\":%zu,\"k\":%d}", o->budget, o->k);
+	if (req.err || hook_server_ask(dir, req.buf, req.len, wait, &reply))
+		goto done;
+	if (json_parse(reply, strlen(reply), &j, NULL, 0) != CAIRN_OK ||
+	    j->type != JSON_OBJECT || !(out = json_get_str(j, "out")))
+		goto done; /* an error or a reply we do not know */
+	json_get_num(j, "found", &found);
+	json_get_num(j, "injected", &injected);
+	json_get_num(j, "chars", &chars);
+	receipt = json_get_str(j, "receipt");
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	if (*out) {
+		fputs(out, stdout);
+		fflush(stdout);
+	}
+	snprintf(extra, sizeof(extra),
+		 "found=%.0f injected=%.0f chars=%.0f%s%s via=mcp", found,
+		 injected, chars, receipt && *receipt ? " receipt=" : "",
+		 receipt && *receipt ? receipt : "");
+	log_line(*out ? "injected" : "empty", extra);
+	rc = 0;
+done:
+	json_free(j);
+	cairn_free(reply);
+	sbuf_release(&req);
+	return rc;
+}
+
 int cmd_hook(int argc, char **argv)
 {
-	enum { O_BUDGET = 256, O_DEADLINE };
+	enum { O_BUDGET = 256, O_DEADLINE, O_LOCAL };
 	static const struct option lo[] = { { "budget", 1, 0, O_BUDGET },
 					    { "deadline-ms", 1, 0, O_DEADLINE },
+					    { "local", 0, 0, O_LOCAL },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	struct hook_opts o;
@@ -189,7 +252,7 @@ int cmd_hook(int argc, char **argv)
 	const char *transcript = NULL, *session = NULL;
 	char *in = NULL, *dir = NULL, err[256], extra[256];
 	long deadline = HOOK_DEFAULT_DEADLINE_MS;
-	int c, rc, capture = 0;
+	int c, rc, capture = 0, local = 0;
 
 	t_start = util_now_ms();
 	memset(&o, 0, sizeof(o));
@@ -199,6 +262,7 @@ int cmd_hook(int argc, char **argv)
 		switch (c) {
 		case O_BUDGET: o.budget = (size_t)strtoul(optarg, NULL, 10); break;
 		case O_DEADLINE: deadline = strtol(optarg, NULL, 10); break;
+		case O_LOCAL: local = 1; break;
 		case 'k': o.k = atoi(optarg); break;
 		case 'h': return cli_help(hook_help);
 		default: problem = "bad options"; break; /* never block a prompt */
@@ -255,6 +319,9 @@ int cmd_hook(int argc, char **argv)
 		log_line("error", "no transcript_path in hook input");
 		goto out;
 	}
+	if (!capture && !local &&
+	    ask_server(dir, event, prompt, &o, deadline) == 0)
+		goto out;
 	memset(&oo, 0, sizeof(oo));
 	oo.busy_timeout_ms = 200; /* a locked store must not eat the deadline */
 	rc = cairn_db_open(dir, &oo, &db);

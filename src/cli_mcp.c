@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hook_server.h"
 #include "mcp.h"
 
 #define EXIT_OK 0
@@ -35,25 +36,50 @@ static const char mcp_help[] =
 	"memory_write stores candidates with origin 'agent': a human approves\n"
 	"them with 'cairn approve ID'. No tool approves anything.\n"
 	"\n"
+	"While it runs it also answers 'cairn hook' for this workspace (prompt\n"
+	"and session start) over the socket .cairn/hook.sock, with the store,\n"
+	"tokenizer and model it already has in memory; the hook does the work\n"
+	"itself when no server answers. One server per workspace serves it.\n"
+	"\n"
 	"options:\n"
-	"  --session ID   provenance of the records memory_write stores\n"
-	"                 (default: mcp- and 12 random hex digits per process)\n"
+	"  --session ID      provenance of the records memory_write stores\n"
+	"                    (default: mcp- and 12 random hex digits per\n"
+	"                    process)\n"
+	"  --no-hook-server  do not answer the hook\n"
 	"\n"
 	"Register it in .mcp.json: {\"mcpServers\":{\"cairn\":{\"command\":\n"
 	"\"cairn\",\"args\":[\"mcp\"]}}}\n"
 	"\n"
 	"exit status: 0 end of input, 1 error (no workspace, output closed)\n";
 
+static struct hook_server hook_srv = { -1, 0, "" };
+static cairn_db *hook_db;
+
+static void on_hook_ready(void *arg)
+{
+	(void)arg;
+	hook_server_answer(hook_db, &hook_srv);
+}
+
+/* Killed (not at the end of input): the socket file goes with us. */
+static void on_signal(int sig)
+{
+	hook_server_unlink(&hook_srv);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int cmd_mcp(int argc, char **argv)
 {
-	enum { O_SESSION = 256 };
+	enum { O_SESSION = 256, O_NO_HOOK };
 	static const struct option lo[] = { { "session", 1, 0, O_SESSION },
+					    { "no-hook-server", 0, 0, O_NO_HOOK },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	struct mcp_opts o;
 	struct mcp_server *s = NULL;
 	cairn_db *db = NULL;
-	int c, rc;
+	int c, rc, no_hook = 0;
 
 	memset(&o, 0, sizeof(o));
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
@@ -61,6 +87,8 @@ int cmd_mcp(int argc, char **argv)
 			return cli_help(mcp_help);
 		if (c == O_SESSION)
 			o.session = optarg;
+		else if (c == O_NO_HOOK)
+			no_hook = 1;
 		else
 			return cli_usage("mcp", "unknown option");
 	}
@@ -78,7 +106,16 @@ int cmd_mcp(int argc, char **argv)
 	/* a client that goes away makes write() fail with EPIPE instead of
 	 * killing the process */
 	signal(SIGPIPE, SIG_IGN);
-	rc = mcp_serve(s, STDIN_FILENO, STDOUT_FILENO);
+	if (!no_hook) {
+		hook_db = db;
+		hook_server_open(db, &hook_srv);
+		signal(SIGTERM, on_signal);
+		signal(SIGINT, on_signal);
+		signal(SIGHUP, on_signal);
+	}
+	rc = mcp_serve_side(s, STDIN_FILENO, STDOUT_FILENO, hook_srv.fd,
+			    on_hook_ready, NULL);
+	hook_server_close(&hook_srv);
 	mcp_server_free(s);
 	cairn_db_close(db);
 	if (rc)

@@ -34,6 +34,7 @@
  * serving because of one malformed message.
  */
 #include <errno.h>
+#include <poll.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1430,6 +1431,31 @@ static int serve_line(struct mcp_server *s, int outfd, const char *line,
 
 int mcp_serve(struct mcp_server *s, int infd, int outfd)
 {
+	return mcp_serve_side(s, infd, outfd, -1, NULL, NULL);
+}
+
+/* Wait until infd is readable, serving side_fd meanwhile; 0, or -1 (poll). */
+static int wait_input(int infd, int side_fd, void (*side)(void *), void *arg)
+{
+	for (;;) {
+		struct pollfd p[2] = { { infd, POLLIN, 0 },
+				       { side_fd, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[1].revents & POLLIN)
+			side(arg);
+		if (p[0].revents)
+			return 0; /* data, end of input or an error: read() says */
+	}
+}
+
+int mcp_serve_side(struct mcp_server *s, int infd, int outfd, int side_fd,
+		   void (*side)(void *), void *arg)
+{
 	struct sbuf line = SBUF_INIT;
 	char *buf = NULL;
 	size_t dropped = 0; /* bytes of an over-long line so far, 0 if none */
@@ -1439,9 +1465,14 @@ int mcp_serve(struct mcp_server *s, int infd, int outfd)
 	if (!buf)
 		return CAIRN_NOMEM;
 	for (;;) {
-		ssize_t got = read(infd, buf, MCP_READ_CHUNK);
+		ssize_t got;
 		const char *p = buf, *end;
 
+		if (side_fd >= 0 && wait_input(infd, side_fd, side, arg) != 0) {
+			rc = CAIRN_IO;
+			break;
+		}
+		got = read(infd, buf, MCP_READ_CHUNK);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {

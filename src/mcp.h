@@ -58,6 +58,14 @@ int mcp_handle_line(struct mcp_server *s, const char *line, size_t len,
  */
 int mcp_serve(struct mcp_server *s, int infd, int outfd);
 
+/*
+ * mcp_serve(), and while waiting for the client, call side(arg) whenever
+ * side_fd is readable (cli_mcp.c: the hook's socket, hook_server.h).
+ * side_fd < 0: exactly mcp_serve().
+ */
+int mcp_serve_side(struct mcp_server *s, int infd, int outfd, int side_fd,
+		   void (*side)(void *), void *arg);
+
 /* The protocol revision negotiated by initialize ("" before it). Borrowed. */
 const char *mcp_protocol(const struct mcp_server *s);
 

@@ -12,8 +12,12 @@ $ cairn init
 $ cairn write --kind fact "the sky is blue" >/dev/null && ls -A .cairn | sort
 > .gitignore
 > cairn.db
+> cairn.db-terms
 $ cat .cairn/.gitignore
 ~ ^cairn\.db$
+~ ^cairn\.db-\*$
+~ ^receipts\.pending$
+~ ^hook\.log$
 # discovery from a subdirectory, like git
 $ mkdir -p a/b/c && cd a/b/c && cairn list --json | jq length
 > 1
