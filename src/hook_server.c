@@ -17,22 +17,6 @@
 #include "json.h"
 #include "store.h"
 
-/* Write all of p to socket fd; 0 on success. No SIGPIPE if the peer left. */
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* sa for dir/hook.sock; 0 when the path does not fit a socket address. */
 static int sock_addr(const char *dir, struct sockaddr_un *sa)
 {
@@ -223,7 +207,7 @@ void hook_server_answer(cairn_db *db, struct hook_server *hs)
 		answer(db, req, len, &r);
 	cairn_free(req);
 	if (!r.err) /* a hook that gave up has its own answer by now */
-		(void)send_all(c, r.buf, r.len);
+		(void)util_write_all(c, r.buf, r.len);
 	sbuf_release(&r);
 	close(c);
 }
@@ -245,7 +229,7 @@ int hook_server_ask(const char *dir, const char *req, size_t len,
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    send_all(fd, req, len) != 0 || send_all(fd, "\n", 1) != 0) {
+	    util_write_all(fd, req, len) != 0 || util_write_all(fd, "\n", 1) != 0) {
 		close(fd);
 		return -1;
 	}

@@ -109,8 +109,16 @@ struct util_span {
 /* SHA-256 of n regions one after another into out; 0, or -1 on failure. */
 int util_sha256_parts(const struct util_span *parts, size_t n,
 		      unsigned char out[32]);
-/* write(2) all n bytes, again after EINTR and short writes; 0 or -1. */
+/*
+ * write(2) all n bytes, again after EINTR and short writes; 0 or -1. On a
+ * socket whose peer has gone it fails (EPIPE) without raising SIGPIPE.
+ */
 int util_write_all(int fd, const void *p, size_t n);
+/*
+ * The whole regular file open on fd (NUL-terminated, *len bytes; caller
+ * frees), or NULL when it is empty, larger than limit or unreadable.
+ */
+char *util_read_fd(int fd, size_t limit, size_t *len);
 /* Milliseconds on the monotonic clock (for durations only). */
 double util_now_ms(void);
 

@@ -211,34 +211,6 @@ static int spool_append(struct cairn_db *db, const struct rcpt *r)
 	return rc;
 }
 
-/* The whole spool from a descriptor; NULL when empty, too big or unread. */
-static char *spool_read(int fd, size_t *len)
-{
-	struct stat stt;
-	char *buf;
-	size_t got = 0;
-
-	if (fstat(fd, &stt) != 0 || stt.st_size <= 0 ||
-	    (unsigned long long)stt.st_size > RECEIPT_SPOOL_MAX)
-		return NULL;
-	buf = util_calloc(1, (size_t)stt.st_size + 1);
-	if (!buf)
-		return NULL;
-	while (got < (size_t)stt.st_size) {
-		ssize_t n = pread(fd, buf + got, (size_t)stt.st_size - got,
-				  (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*len = got;
-	return buf;
-}
-
 /*
  * A spool line as a receipt: its strings point into j, ids and hits are
  * re-serialised into the two buffers. 0 when every field is there.
@@ -323,7 +295,7 @@ static int spool_drain(struct cairn_db *db, int *fd)
 		*fd = -1;
 		return CAIRN_OK;
 	}
-	text = spool_read(*fd, &len);
+	text = util_read_fd(*fd, RECEIPT_SPOOL_MAX, &len);
 	if (!text) {
 		close(*fd);
 		*fd = -1;
@@ -519,7 +491,8 @@ static int spool_find(struct cairn_db *db, const char *id, struct sbuf *sb)
 
 	if (fd < 0)
 		return 0;
-	if (flock(fd, LOCK_SH) == 0 && (text = spool_read(fd, &len)) != NULL) {
+	if (flock(fd, LOCK_SH) == 0 &&
+	    (text = util_read_fd(fd, RECEIPT_SPOOL_MAX, &len)) != NULL) {
 		found = spool_each(text, len, find_one, &f) == 1;
 		cairn_free(text);
 	}

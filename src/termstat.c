@@ -54,34 +54,6 @@ static int key_eq(const struct termstat_key *a, const struct termstat_key *b)
 	       a->dev == b->dev && a->ino == b->ino;
 }
 
-/* The whole file from fd (NUL-terminated) or NULL: empty, too big, unread. */
-static char *read_all(int fd, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-
-	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
-	    (unsigned long long)st.st_size > TERMSTAT_MAX)
-		return NULL;
-	buf = util_calloc(1, (size_t)st.st_size + 1);
-	if (!buf)
-		return NULL;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = pread(fd, buf + got, (size_t)st.st_size - got,
-				  (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	*len = got;
-	return buf;
-}
-
 size_t termstat_get(const char *path, const struct termstat_key *k, size_t n,
 		    char *const *text, const size_t *len, long long *df)
 {
@@ -97,7 +69,7 @@ size_t termstat_get(const char *path, const struct termstat_key *k, size_t n,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
-	buf = read_all(fd, &flen);
+	buf = util_read_fd(fd, TERMSTAT_MAX, &flen);
 	close(fd);
 	if (!buf)
 		return 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -318,10 +319,16 @@ double util_now_ms(void)
 int util_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
+	int sock = 1; /* until send() says otherwise */
 
 	while (n > 0) {
-		ssize_t w = write(fd, c, n);
+		/* a socket whose peer left fails with EPIPE, no SIGPIPE */
+		ssize_t w = sock ? send(fd, c, n, MSG_NOSIGNAL) : write(fd, c, n);
 
+		if (w < 0 && sock && errno == ENOTSOCK) {
+			sock = 0;
+			continue;
+		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -330,6 +337,33 @@ int util_write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+char *util_read_fd(int fd, size_t limit, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > limit)
+		return NULL;
+	buf = util_calloc(1, (size_t)st.st_size + 1);
+	if (!buf)
+		return NULL;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = pread(fd, buf + got, (size_t)st.st_size - got,
+				  (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	*len = got;
+	return buf;
 }
 
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,

@@ -71,21 +71,46 @@ static char *last_seen(cairn_db *db, const char *id)
 	return s;
 }
 
+/*
+ * A store in workspace name (root) holding one accepted record of kind
+ * "Staging deploys"; its id into *id. Reopened with a 50 ms busy wait.
+ */
+static cairn_db *staging_store(const char *name, const char *kind,
+			       char *root, size_t size, char **id)
+{
+	cairn_db *w = test_store(name, root, size);
+
+	*id = test_write_record(w, kind, "accepted", "human", NULL,
+				"Staging deploys",
+				"Deploy to staging with make deploy-staging.");
+	cairn_db_close(w);
+	return open_short(root);
+}
+
+/* Recall q on db expecting one hit; its receipt id into rid (32 bytes). */
+static void recall_one(cairn_db *db, const char *q, char *rid)
+{
+	cairn_result *res = NULL;
+
+	CHECK_MSG(cairn_recall(db, q, NULL, &res) == CAIRN_OK, "recall: %s",
+		  cairn_errmsg(db));
+	CHECK(res && res->n == 1 && res->receipt_id[0]);
+	rid[0] = '\0';
+	if (res)
+		snprintf(rid, 32, "%s", res->receipt_id);
+	cairn_result_free(res);
+}
+
 static void test_locked_store(void)
 {
 	char root[512], dbpath[1100], rid[32], later[32];
 	time_t t = time(NULL) + 86400;
-	cairn_db *db, *w;
+	cairn_db *db;
 	cairn_result *res = NULL;
 	sqlite3 *lock = NULL;
 	char *id, *json = NULL, *seen;
 
-	w = test_store("rcpt", root, sizeof(root));
-	id = test_write_record(w, "fact", "accepted", "human", NULL,
-			       "Staging deploys",
-			       "Deploy to staging with make deploy-staging.");
-	cairn_db_close(w);
-	db = open_short(root);
+	db = staging_store("rcpt", "fact", root, sizeof(root), &id);
 	/* first recall: ageing and the first receipt, unlocked */
 	CHECK_INT(cairn_recall(db, "deploy staging", NULL, &res), CAIRN_OK);
 	cairn_result_free(res);
@@ -104,15 +129,7 @@ static void test_locked_store(void)
 	 * last_seen a day ahead (the lifecycle's clock) to tell it apart */
 	strftime(later, sizeof(later), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	setenv("CAIRN_NOW", later, 1);
-	CHECK_MSG(cairn_recall(db, "how do I deploy to staging", NULL, &res) ==
-			  CAIRN_OK,
-		  "locked recall: %s", cairn_errmsg(db));
-	CHECK(res && res->n == 1 && res->receipt_id[0]);
-	rid[0] = '\0';
-	if (res)
-		snprintf(rid, sizeof(rid), "%s", res->receipt_id);
-	cairn_result_free(res);
-	res = NULL;
+	recall_one(db, "how do I deploy to staging", rid);
 	unsetenv("CAIRN_NOW");
 	CHECK(spool_size(root) > 0);
 	seen = last_seen(db, id);
@@ -277,7 +294,7 @@ static void set_now(const char *iso)
 static void test_spool_first(void)
 {
 	char root[512], rid[32], *id, *json = NULL, *seen;
-	cairn_db *db, *w;
+	cairn_db *db;
 	cairn_result *res = NULL;
 	cairn_gc_result gc;
 	cairn_record *r = NULL;
@@ -285,21 +302,10 @@ static void test_spool_first(void)
 	int i, drained = 0;
 
 	set_now("2026-01-01T00:00:00Z");
-	w = test_store("rcpt-first", root, sizeof(root));
-	id = test_write_record(w, "decision", "accepted", "human", NULL,
-			       "Staging deploys",
-			       "Deploy to staging with make deploy-staging.");
-	cairn_db_close(w);
-	db = open_short(root);
+	db = staging_store("rcpt-first", "decision", root, sizeof(root), &id);
 	db->spool_receipts = 1;
 	set_now("2026-03-02T00:00:00Z"); /* day 60: ages nothing yet */
-	CHECK_INT(cairn_recall(db, "deploy staging", NULL, &res), CAIRN_OK);
-	CHECK(res && res->n == 1 && res->receipt_id[0]);
-	rid[0] = '\0';
-	if (res)
-		snprintf(rid, sizeof(rid), "%s", res->receipt_id);
-	cairn_result_free(res);
-	res = NULL;
+	recall_one(db, "deploy staging", rid);
 	rows0 = receipt_rows(db);
 	CHECK_INT(rows0, 0);
 	CHECK(spool_size(root) > 0);

@@ -21,17 +21,6 @@
 #include "termstat.h"
 #include "test.h"
 
-static void put_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 static char *slurp(const char *path)
 {
 	char *s = NULL;
@@ -52,8 +41,7 @@ static void test_file(void)
 	struct termstat_key k = { 5, 100, 1, 2 }, k2 = k, old = k;
 	char *s;
 
-	snprintf(path, sizeof(path), "%s/ts-file", test_tmpdir);
-	remove(path);
+	test_write_file(test_tmpdir, "ts-file", "", path);
 	got[0] = got[1] = got[2] = -1;
 	CHECK_INT((int)termstat_get(path, &k, 3, text, len, got), 0);
 	termstat_put(path, &k, 3, text, len, df, put);
@@ -88,12 +76,14 @@ static void test_file(void)
 	s = slurp(path);
 	CHECK(s != NULL && strncmp(s, "cairnTS1 6 100 1 2\n", 19) == 0);
 	free(s);
-	put_text(path, "cairnTS1 6 100 1 2\nx stage\n-1 stage\n12 deploy\n4 sta");
+	test_write_file(test_tmpdir, "ts-file",
+			"cairnTS1 6 100 1 2\nx stage\n-1 stage\n12 deploy\n4 sta",
+			path);
 	got[0] = got[1] = -1;
 	CHECK_INT((int)termstat_get(path, &k2, 2, text, len, got), 1);
 	CHECK(got[0] == 12 && got[1] == -1);
 	/* not a header: not read, and started again by the next writer */
-	put_text(path, "12 deploy\n");
+	test_write_file(test_tmpdir, "ts-file", "12 deploy\n", path);
 	got[0] = -1;
 	CHECK_INT((int)termstat_get(path, &k2, 1, text, len, got), 0);
 	df[1] = 3;
@@ -205,7 +195,8 @@ static void test_recall_uses_file(void)
 			nl[1] = '\0';
 			snprintf(planted, sizeof(planted),
 				 "%s3 deploy\n3 stage\n3 product\n", s);
-			put_text(path, planted);
+			test_write_file(root, ".cairn/cairn.db" TERMSTAT_SUFFIX,
+					planted, path);
 		}
 		free(s);
 	}
