@@ -905,7 +905,10 @@ static const char stats_help[] =
 	"(exit 0) or what is damaged (exit 1). With --hook, summarise\n"
 	".cairn/hook.log: calls, latency p50/p90/max, and how many were\n"
 	"injected, empty, captured (Stop/SessionEnd), timeouts, errors or\n"
-	"ignored.\n";
+	"ignored, and how many a running 'cairn mcp' answered (served).\n"
+	"The JSON form also counts the receipts still in the spool\n"
+	"(receipts_spooled: hook prompts, moved into the store by a later\n"
+	"write).\n";
 
 static int cmd_stats(int argc, char **argv)
 {

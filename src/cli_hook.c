@@ -393,7 +393,7 @@ int cli_hook_stats(int json)
 {
 	static const char *const outcomes[] = { "injected", "empty", "captured",
 						"timeout", "error", "ignored" };
-	size_t counts[6] = { 0 }, n = 0, cap = 0, i;
+	size_t counts[6] = { 0 }, n = 0, cap = 0, i, served = 0;
 	double *lat = NULL, p50 = 0, p90 = 0, max = 0;
 	char path[4200], *line = NULL, *dir = NULL;
 	size_t lcap = 0;
@@ -419,6 +419,7 @@ int cli_hook_stats(int json)
 		for (k = 0; k < 6; k++)
 			if (fields[2] && strcmp(fields[2], outcomes[k]) == 0)
 				counts[k]++;
+		served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
 		if (n == cap) {
 			double *nv = util_realloc(lat, (cap ? 2 * cap : 256) *
 							       sizeof(*nv));
@@ -446,7 +447,7 @@ int cli_hook_stats(int json)
 		       n, p50, p90, max);
 		for (i = 0; i < 6; i++)
 			printf(",\"%s\":%zu", outcomes[i], counts[i]);
-		printf("}\n");
+		printf(",\"served\":%zu}\n", served);
 		return 0;
 	}
 	if (n == 0) {
@@ -459,6 +460,6 @@ int cli_hook_stats(int json)
 	printf("outcomes:  ");
 	for (i = 0; i < 6; i++)
 		printf(" %s=%zu", outcomes[i], counts[i]);
-	printf("\n");
+	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", served);
 	return 0;
 }

@@ -42,6 +42,9 @@ $ cairn hook --local < p.json | cmp - local.out && tail -1 .cairn/hook.log | gre
 # the served prompt's receipt is spooled as the hook's own, and found
 $ cairn receipt "$(grep 'via=mcp' .cairn/hook.log | head -1 | grep -o 'receipt=q[0-9a-f]*' | cut -d= -f2)" --json | jq -c '{pending, first: .ids[0]}'
 > {"pending":true,"first":"pg"}
+# stats --hook counts the served calls
+$ n=$(grep -c 'via=mcp' .cairn/hook.log); [ "$n" -gt 0 ] && [ "$(cairn stats --hook --json | jq .served)" = "$n" ] && echo same
+> same
 # a second server finds the first alive and leaves the socket to it
 $ echo | cairn mcp >/dev/null 2>&1; cairn hook < p.json >/dev/null && tail -1 .cairn/hook.log | grep -c 'via=mcp$'
 > 1
