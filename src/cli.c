@@ -906,7 +906,7 @@ static const char stats_help[] =
 	".cairn/hook.log: calls, latency p50/p90/max, and how many were\n"
 	"injected, empty, captured (Stop/SessionEnd), timeouts, errors or\n"
 	"ignored, and how many a running 'cairn mcp' answered (served).\n"
-	"The JSON form also counts the receipts still in the spool\n"
+	"Plain --json also counts the receipts still in the spool\n"
 	"(receipts_spooled: hook prompts, moved into the store by a later\n"
 	"write).\n";
 
