@@ -119,6 +119,13 @@ int util_write_all(int fd, const void *p, size_t n);
  * frees), or NULL when it is empty, larger than limit or unreadable.
  */
 char *util_read_fd(int fd, size_t limit, size_t *len);
+/*
+ * Remove the temporary files "<file>.<pid>.tmp" in dir of writers that
+ * died before renaming theirs (a hook killed at its deadline): their
+ * process is gone. A live one's, or one whose pid was reused, is left.
+ * file may be a path; its last component is what is matched.
+ */
+void util_sweep_tmp(const char *dir, const char *file);
 /* Milliseconds on the monotonic clock (for durations only). */
 double util_now_ms(void);
 

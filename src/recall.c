@@ -516,6 +516,8 @@ struct rank_ctx {
 	sqlite3_int64 last;            /* rowid of the last row visited */
 	size_t unread;                 /* rows left out by the bound */
 	int nomem;
+	const uint32_t *lens;          /* row lengths by rowid (termstat.h), or NULL */
+	size_t nlens;
 };
 
 /* a ranks below b: lower score, or the same score and visited later */
@@ -664,7 +666,10 @@ static void aux_rank(const Fts5ExtensionApi *api, Fts5Context *ctx,
 			return; /* cannot be kept: its length is not read */
 		}
 	}
-	if (api->xColumnSize(ctx, -1, &ntok) != SQLITE_OK)
+	if (h.rowid >= 0 && (sqlite3_uint64)h.rowid < c->nlens &&
+	    c->lens[h.rowid] != TERMSTAT_NO_ROW)
+		ntok = (int)c->lens[h.rowid]; /* FTS5's docsize, kept */
+	else if (api->xColumnSize(ctx, -1, &ntok) != SQLITE_OK)
 		ntok = 0;
 	h.score = bm25_sum(c, f, (double)ntok);
 	rank_keep(c, &h);
@@ -799,8 +804,9 @@ static void pool_release(struct pool *p)
  * bench/recall_bench.c's 100k records, whose terms are rarer.
  */
 /*
- * The key of schema si's term-count file (termstat.h) and its path; 0 when
- * there is none to use: no revision, no database file.
+ * The key of schema si's term-count and length files (termstat.h), and in
+ * path the database file they sit beside; 0 when there is none to use:
+ * no revision, no database file.
  */
 static int term_key(struct cairn_db *db, const char *schema, int si,
 		    long long ndocs, struct termstat_key *k, char *path,
@@ -827,8 +833,106 @@ static int term_key(struct cairn_db *db, const char *schema, int si,
 	k->ndocs = ndocs;
 	k->dev = (uint64_t)fs.st_dev;
 	k->ino = (uint64_t)fs.st_ino;
-	return ok && snprintf(path, size, "%s/%s" TERMSTAT_SUFFIX, dir, name) <
-			     (int)size;
+	return ok;
+}
+
+/* Rows of schema's records table into *n. */
+static int count_records(struct cairn_db *db, const char *schema,
+			 long long *n)
+{
+	char sql[96];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.records", schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return src == SQLITE_OK ? CAIRN_OK : store_sql_error(db, src, "recall");
+}
+
+/* One SQLite varint (FTS5 writes docsize with sqlite3Fts5PutVarint). */
+static const unsigned char *get_varint(const unsigned char *p,
+				       const unsigned char *end, uint64_t *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < 8 && p < end; i++, p++) {
+		*v = (*v << 7) | (*p & 0x7f);
+		if (!(*p & 0x80))
+			return p + 1;
+	}
+	if (p >= end)
+		return NULL;
+	*v = (*v << 8) | *p;
+	return p + 1;
+}
+
+/*
+ * The row lengths of schema (termstat.h) under key: the file beside base
+ * when it has them, else read from records_fts_docsize (every column's
+ * size summed, as xColumnSize(-1) gives it), written, and mapped. *out
+ * stays empty when neither works (recall then asks FTS5 row by row).
+ */
+static void row_lengths(struct cairn_db *db, const char *schema,
+			const struct termstat_key *key, const char *base,
+			struct termstat_lengths *out)
+{
+	char path[4300], sql[128];
+	sqlite3_stmt *st = NULL;
+	uint32_t *len = NULL;
+	sqlite3_int64 max = -1;
+	size_t n, i;
+
+	memset(out, 0, sizeof(*out));
+#ifdef CAIRN_MUTATE_NO_LENGTHS
+	return;
+#endif
+	if (snprintf(path, sizeof(path), "%s" TERMSTAT_LEN_SUFFIX, base) >=
+	    (int)sizeof(path))
+		return;
+	if (termstat_lengths_open(path, key, out) == 0)
+		return;
+	snprintf(sql, sizeof(sql),
+		 "SELECT max(id) FROM %s.records_fts_docsize", schema);
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		max = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (max < 0 || max >= (sqlite3_int64)TERMSTAT_MAX_ROWID)
+		return;
+	n = (size_t)max + 1;
+	len = util_calloc(n, sizeof(*len));
+	if (!len)
+		return;
+	for (i = 0; i < n; i++)
+		len[i] = TERMSTAT_NO_ROW;
+	snprintf(sql, sizeof(sql), "SELECT id, sz FROM %s.records_fts_docsize",
+		 schema);
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		const unsigned char *p = sqlite3_column_blob(st, 1);
+		const unsigned char *end = p + sqlite3_column_bytes(st, 1);
+		uint64_t sum = 0, v;
+
+		if (id < 0 || (size_t)id >= n)
+			continue;
+		while (p && p < end && (p = get_varint(p, end, &v)) != NULL)
+			sum += v;
+		if (!p || sum >= TERMSTAT_NO_ROW)
+			continue; /* malformed: FTS5 is asked for this row */
+		len[id] = (uint32_t)sum;
+	}
+	if (termstat_lengths_write(path, key, len, n) == 0)
+		(void)termstat_lengths_open(path, key, out);
+out:
+	sqlite3_finalize(st);
+	cairn_free(len);
 }
 
 /*
@@ -838,25 +942,17 @@ static int term_key(struct cairn_db *db, const char *schema, int si,
  * them, else from fts5vocab, and those are appended to the file.
  */
 static int term_stats(struct cairn_db *db, const char *schema, int si,
-		      int cached, struct terms *t, long long *ndocs)
+		      const struct termstat_key *key, const char *base,
+		      struct terms *t, long long ndocs)
 {
-	char sql[160], path[4200];
+	char sql[160], path[4300];
 	sqlite3_stmt *st = NULL;
-	struct termstat_key key;
 	long long *df = NULL;
 	char **txt = NULL;
 	size_t *lens = NULL, i, nput = 0;
 	unsigned char *put = NULL;
-	int src, rc = CAIRN_OK;
+	int src, rc = CAIRN_OK, cached = key != NULL;
 
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.records", schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		*ndocs = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "recall");
 	if (t->n == 0)
 		return CAIRN_OK;
 	df = util_calloc(t->n, sizeof(*df));
@@ -876,10 +972,10 @@ static int term_stats(struct cairn_db *db, const char *schema, int si,
 	cached = 0;
 #endif
 	if (cached)
-		cached = term_key(db, schema, si, *ndocs, &key, path,
-				  sizeof(path));
+		cached = snprintf(path, sizeof(path), "%s" TERMSTAT_SUFFIX,
+				  base) < (int)sizeof(path);
 	if (cached)
-		termstat_get(path, &key, t->n, txt, lens, df);
+		termstat_get(path, key, t->n, txt, lens, df);
 	snprintf(sql, sizeof(sql),
 		 "SELECT doc FROM %s.records_vocab WHERE term = ?1", schema);
 	for (i = 0; i < t->n; i++) {
@@ -902,9 +998,9 @@ static int term_stats(struct cairn_db *db, const char *schema, int si,
 		nput++;
 	}
 	if (cached && nput > 0)
-		termstat_put(path, &key, t->n, txt, lens, df, put);
+		termstat_put(path, key, t->n, txt, lens, df, put);
 	for (i = 0; i < t->n; i++) {
-		double n = (double)*ndocs, d;
+		double n = (double)ndocs, d;
 
 		t->v[i].df = df[i];
 		t->v[i].df_of = si + 1;
@@ -1098,9 +1194,11 @@ static int rank_pass(struct cairn_db *db, sqlite3_stmt *st,
  */
 static int search_schema(struct cairn_db *db, const char *schema,
 			 const struct terms *t, const cairn_recall_opts *o,
+			 const struct termstat_key *key, const char *base,
 			 struct pool *pool)
 {
 	struct sbuf match = SBUF_INIT, sql = SBUF_INIT;
+	struct termstat_lengths lens;
 	struct rank_ctx rc_;
 	struct terms_order to;
 	sqlite3_stmt *st = NULL, *get = NULL;
@@ -1118,6 +1216,7 @@ static int search_schema(struct cairn_db *db, const char *schema,
 
 	memset(&rc_, 0, sizeof(rc_));
 	memset(&to, 0, sizeof(to));
+	memset(&lens, 0, sizeof(lens));
 	rc_.wcol[0] = RECALL_W_TITLE;
 	rc_.wcol[1] = RECALL_W_BODY;
 	/* terms that occur nowhere cannot match; they still count in the mass */
@@ -1166,6 +1265,11 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	if (src != SQLITE_OK) {
 		rc = store_sql_error(db, src, "recall");
 		goto out;
+	}
+	if (key) {
+		row_lengths(db, schema, key, base, &lens);
+		rc_.lens = lens.len;
+		rc_.nlens = lens.n;
 	}
 	/* pass 1 (struct terms_order) */
 	for (ness = 0; ness < to.n && rows < RECALL_PRUNE_ROWS; ness++)
@@ -1233,6 +1337,7 @@ fetch:
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(get);
+	termstat_lengths_close(&lens);
 	cairn_free(rc_.v);
 	sbuf_release(&sql);
 	sbuf_release(&match);
@@ -2031,12 +2136,21 @@ int cairn_recall(cairn_db *db, const char *query,
 	for (s = 0; s < 2; s++) {
 		const char *schema = s == 0 ? "main" : "global";
 		long long ndocs = 0;
+		struct termstat_key key;
+		char base[4200];
+		int keyed;
 		size_t first = pool.n;
 
 		if (s == 1 && !db->has_global)
 			break;
-		rc = term_stats(db, schema, s, own_read && !db->in_batch, &t,
-				&ndocs);
+		rc = count_records(db, schema, &ndocs);
+		if (rc)
+			goto out;
+		/* the files beside the store: only in our own snapshot */
+		keyed = own_read && !db->in_batch &&
+			term_key(db, schema, s, ndocs, &key, base, sizeof(base));
+		rc = term_stats(db, schema, s, keyed ? &key : NULL, base, &t,
+				ndocs);
 		if (rc)
 			goto out;
 		if (s == 0) {
@@ -2045,8 +2159,8 @@ int cairn_recall(cairn_db *db, const char *query,
 			rc = add_glosses(db, tk, &t);
 			if (rc == CAIRN_OK && t.n > before)
 				rc = term_stats(db, schema, s,
-						own_read && !db->in_batch, &t,
-						&ndocs);
+						keyed ? &key : NULL, base, &t,
+						ndocs);
 			if (rc)
 				goto out;
 		}
@@ -2055,7 +2169,8 @@ int cairn_recall(cairn_db *db, const char *query,
 			for (i = 0; i < t.n; i++)
 				res->idf_mass += t.v[i].idf * t.v[i].weight;
 		}
-		rc = search_schema(db, schema, &t, opts, &pool);
+		rc = search_schema(db, schema, &t, opts, keyed ? &key : NULL,
+				   base, &pool);
 		if (rc)
 			goto out;
 		for (i = first; i < pool.n; i++)

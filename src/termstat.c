@@ -1,10 +1,12 @@
 /*
- * termstat.c -- the file of document counts recall already asked for; see
- * termstat.h.
+ * termstat.c -- the files of document counts and row lengths recall keeps
+ * beside the store; see termstat.h.
  *
- * Text, one line each: a header "cairnTS1 REVISION NDOCS DEV INO", then
- * "DF TERM" (the term last: it is raw bytes up to the newline; terms with
- * a newline in them are not kept).
+ * Counts: text, one line each: a header "cairnTS1 REVISION NDOCS DEV INO",
+ * then "DF TERM" (the term last: it is raw bytes up to the newline; terms
+ * with a newline in them are not kept).
+ *
+ * Lengths: struct len_header (host byte order), then n uint32 values.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,4 +160,92 @@ void termstat_put(const char *path, const struct termstat_key *k, size_t n,
 out:
 	sbuf_release(&sb);
 	close(fd); /* releases the lock */
+}
+
+/* ------------------------------------------------------------- lengths */
+
+#define TL_MAGIC "cairnTL1"
+
+struct len_header {
+	char magic[8];
+	int64_t revision, ndocs;
+	uint64_t dev, ino, n;
+};
+
+int termstat_lengths_open(const char *path, const struct termstat_key *k,
+			  struct termstat_lengths *out)
+{
+	struct len_header h;
+	struct stat st;
+	void *map;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, TL_MAGIC, 8) != 0 || h.revision != k->revision ||
+	    h.ndocs != k->ndocs || h.dev != k->dev || h.ino != k->ino ||
+	    h.n > TERMSTAT_MAX_ROWID ||
+	    (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(uint32_t)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	out->map = map;
+	out->maplen = (size_t)st.st_size;
+	out->len = (const uint32_t *)((const char *)map + sizeof(h));
+	out->n = (size_t)h.n;
+	return 0;
+}
+
+void termstat_lengths_close(struct termstat_lengths *l)
+{
+	if (l->map)
+		munmap(l->map, l->maplen);
+	memset(l, 0, sizeof(*l));
+}
+
+int termstat_lengths_write(const char *path, const struct termstat_key *k,
+			   const uint32_t *len, size_t n)
+{
+	struct len_header h;
+	char tmp[4300], dir[4200], *slash;
+	int fd, ok;
+
+	if (n > TERMSTAT_MAX_ROWID ||
+	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
+		    (int)sizeof(tmp))
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		util_sweep_tmp(dir, path);
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TL_MAGIC, 8);
+	h.revision = k->revision;
+	h.ndocs = k->ndocs;
+	h.dev = k->dev;
+	h.ino = k->ino;
+	h.n = n;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0)
+		return -1;
+	ok = util_write_all(fd, &h, sizeof(h)) == 0 &&
+	     util_write_all(fd, len, n * sizeof(*len)) == 0;
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

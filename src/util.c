@@ -4,9 +4,11 @@
  * Layer: bottom (see internal.h). No SQLite, no I/O beyond reading a file
  * and the OS random source.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,4 +532,37 @@ int util_dl_syms(const char *lib, const char *pkg, const char *const *names,
 		}
 	}
 	return 0;
+}
+
+void util_sweep_tmp(const char *dir, const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t blen;
+	struct dirent *e;
+	DIR *d;
+
+	base = base ? base + 1 : file;
+	blen = strlen(base);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name;
+		char path[4400], *end;
+		long pid;
+
+		if (strncmp(p, base, blen) != 0 || p[blen] != '.')
+			continue;
+		errno = 0;
+		pid = strtol(p + blen + 1, &end, 10);
+		if (errno || end == p + blen + 1 || pid <= 0 ||
+		    strcmp(end, ".tmp") != 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, p) <
+		    (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
 }

@@ -39,7 +39,6 @@
  */
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #endif
@@ -1479,44 +1478,6 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/*
- * Remove the temporary files "<side>.<pid>.tmp" of writers that died
- * before renaming theirs (a hook killed at its deadline): their process
- * is gone. A live one's, or one whose pid was reused, is left alone.
- */
-static void side_sweep(const char *dir, const char *side)
-{
-	const char *base = strrchr(side, '/');
-	size_t blen;
-	struct dirent *e;
-	DIR *d;
-
-	base = base ? base + 1 : side;
-	blen = strlen(base);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const char *p = e->d_name;
-		char path[4400], *end;
-		long pid;
-
-		if (strncmp(p, base, blen) != 0 || p[blen] != '.')
-			continue;
-		errno = 0;
-		pid = strtol(p + blen + 1, &end, 10);
-		if (errno || end == p + blen + 1 || pid <= 0 ||
-		    strcmp(end, ".tmp") != 0 || pid == (long)getpid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, p) <
-		    (int)sizeof(path))
-			unlink(path);
-	}
-	closedir(d);
-}
-
 /* Write s (just read from SQLite) as schema si's sidecar; failures only
  * mean that the next process reads SQLite again. */
 static void side_write(struct cairn_db *db, int si, const struct vec_schema *s,
@@ -1534,7 +1495,7 @@ static void side_write(struct cairn_db *db, int si, const struct vec_schema *s,
 	h.idbytes = s->idbytes;
 	if (side_layout(s->n, (size_t)s->dim, h.identlen, s->idbytes, &l))
 		return;
-	side_sweep(si == 0 ? db->dir : db->global_dir, side);
+	util_sweep_tmp(si == 0 ? db->dir : db->global_dir, side);
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", side, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)

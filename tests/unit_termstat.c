@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -226,8 +227,140 @@ static void test_recall_uses_file(void)
 	cairn_db_close(db);
 }
 
+static void test_lengths_file(void)
+{
+	char path[1024];
+	uint32_t len[4] = { 7, TERMSTAT_NO_ROW, 0, 123456 };
+	struct termstat_key k = { 5, 3, 1, 2 }, k2 = k;
+	struct termstat_lengths l;
+	struct stat st;
+
+	test_write_file(test_tmpdir, "ts-lengths", "", path);
+	CHECK_INT(termstat_lengths_open(path, &k, &l), -1); /* empty */
+	CHECK_INT(termstat_lengths_write(path, &k, len, 4), 0);
+	CHECK_INT(termstat_lengths_open(path, &k, &l), 0);
+	CHECK(l.n == 4 && l.len && memcmp(l.len, len, sizeof(len)) == 0);
+	termstat_lengths_close(&l);
+	termstat_lengths_close(&l); /* twice: harmless */
+	k2.revision = 6;
+	CHECK_INT(termstat_lengths_open(path, &k2, &l), -1);
+	k2 = k;
+	k2.ino = 9;
+	CHECK_INT(termstat_lengths_open(path, &k2, &l), -1);
+	/* cut short: refused, not read past its end */
+	CHECK(stat(path, &st) == 0);
+	CHECK_INT(truncate(path, st.st_size - 1), 0);
+	CHECK_INT(termstat_lengths_open(path, &k, &l), -1);
+	remove(path);
+}
+
+/* A key as recall makes it for the main schema of db in root. */
+static void key_of(cairn_db *db, const char *root, struct termstat_key *k)
+{
+	char dbf[1100];
+	sqlite3_stmt *st = NULL;
+	struct stat fs;
+
+	memset(k, 0, sizeof(*k));
+	CHECK_INT(sqlite3_prepare_v2(db->sql,
+				     "SELECT (SELECT CAST(v AS INTEGER) FROM meta "
+				     "WHERE k = 'records.revision'), "
+				     "(SELECT count(*) FROM records)",
+				     -1, &st, NULL),
+		  SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		k->revision = sqlite3_column_int64(st, 0);
+		k->ndocs = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	snprintf(dbf, sizeof(dbf), "%s/.cairn/cairn.db", root);
+	CHECK(stat(dbf, &fs) == 0);
+	k->dev = (uint64_t)fs.st_dev;
+	k->ino = (uint64_t)fs.st_ino;
+}
+
+/*
+ * Recall with the lengths file gives FTS5's own lengths: the same scores
+ * as inside a batch (where recall uses no file and asks FTS5 row by row);
+ * lengths planted under the right key change the scores (the file is
+ * read: the NO_LENGTHS mutant fails here); a write makes a new one.
+ */
+static void test_recall_lengths(void)
+{
+	char root[512], path[1100], a[2048], b[2048];
+	cairn_db *db = test_store("termstat-len", root, sizeof(root));
+	struct termstat_key k;
+	uint32_t *plant = NULL;
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 max = -1, i;
+	struct stat s0;
+	char *id;
+
+	if (!db)
+		return;
+	fill(db);
+	id = test_write_record(db, "fact", "accepted", "human", NULL,
+			       "Deploy windows",
+			       "Deploy to production only between ten and four, "
+			       "never on a Friday, never during the freeze, and "
+			       "always with a second person watching the deploy.");
+	cairn_free(id);
+	snprintf(path, sizeof(path), "%s/.cairn/cairn.db" TERMSTAT_LEN_SUFFIX,
+		 root);
+	scores(db, "deploy production staging", a, sizeof(a));
+	CHECK(stat(path, &s0) == 0);
+	CHECK_INT(cairn_begin(db), CAIRN_OK);
+	scores(db, "deploy production staging", b, sizeof(b));
+	CHECK_INT(cairn_commit(db), CAIRN_OK);
+	CHECK_MSG(strcmp(a, b) == 0, "with lengths:\n%s\nFTS5's:\n%s", a, b);
+
+	/* every row one token long, under the right key */
+	key_of(db, root, &k);
+	CHECK_INT(sqlite3_prepare_v2(db->sql,
+				     "SELECT max(id) FROM records_fts_docsize",
+				     -1, &st, NULL),
+		  SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		max = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	CHECK(max > 0);
+	plant = calloc((size_t)max + 1, sizeof(*plant));
+	CHECK(plant != NULL);
+	if (plant) {
+		for (i = 0; i <= max; i++)
+			plant[i] = 1;
+		CHECK_INT(termstat_lengths_write(path, &k, plant,
+						 (size_t)max + 1),
+			  0);
+		free(plant);
+	}
+	scores(db, "deploy production staging", b, sizeof(b));
+	CHECK_MSG(strcmp(a, b) != 0, "planted lengths changed nothing:\n%s", b);
+
+	/* a write: a new key, lengths read from FTS5 again -- the same
+	 * scores as FTS5's own inside a batch */
+	id = test_write_record(db, "note", "accepted", "human", NULL, "Lunch",
+			       "Lunch is at noon.");
+	cairn_free(id);
+	scores(db, "deploy production staging", a, sizeof(a));
+	CHECK_INT(cairn_begin(db), CAIRN_OK);
+	scores(db, "deploy production staging", b, sizeof(b));
+	CHECK_INT(cairn_commit(db), CAIRN_OK);
+	CHECK_MSG(strcmp(a, b) == 0, "after a write:\n%s\nFTS5's:\n%s", a, b);
+	key_of(db, root, &k);
+	{
+		struct termstat_lengths l;
+
+		CHECK_INT(termstat_lengths_open(path, &k, &l), 0);
+		termstat_lengths_close(&l);
+	}
+	cairn_db_close(db);
+}
+
 void unit_termstat(void)
 {
 	RUN(test_file);
 	RUN(test_recall_uses_file);
+	RUN(test_lengths_file);
+	RUN(test_recall_lengths);
 }

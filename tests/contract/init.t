@@ -12,6 +12,7 @@ $ cairn init
 $ cairn write --kind fact "the sky is blue" >/dev/null && ls -A .cairn | sort
 > .gitignore
 > cairn.db
+> cairn.db-lengths
 > cairn.db-terms
 $ cat .cairn/.gitignore
 ~ ^cairn\.db$
