@@ -207,7 +207,7 @@ void hook_server_answer(cairn_db *db, struct hook_server *hs)
 		answer(db, req, len, &r);
 	cairn_free(req);
 	if (!r.err) /* a hook that gave up has its own answer by now */
-		(void)util_write_all(c, r.buf, r.len);
+		(void)util_send_all(c, r.buf, r.len);
 	sbuf_release(&r);
 	close(c);
 }
@@ -229,7 +229,8 @@ int hook_server_ask(const char *dir, const char *req, size_t len,
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    util_write_all(fd, req, len) != 0 || util_write_all(fd, "\n", 1) != 0) {
+	    util_send_all(fd, req, len) != 0 ||
+	    util_send_all(fd, "\n", 1) != 0) {
 		close(fd);
 		return -1;
 	}

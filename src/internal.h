@@ -109,11 +109,10 @@ struct util_span {
 /* SHA-256 of n regions one after another into out; 0, or -1 on failure. */
 int util_sha256_parts(const struct util_span *parts, size_t n,
 		      unsigned char out[32]);
-/*
- * write(2) all n bytes, again after EINTR and short writes; 0 or -1. On a
- * socket whose peer has gone it fails (EPIPE) without raising SIGPIPE.
- */
+/* write(2) all n bytes, again after EINTR and short writes; 0 or -1. */
 int util_write_all(int fd, const void *p, size_t n);
+/* The same on a socket: a peer that has gone is EPIPE, never SIGPIPE. */
+int util_send_all(int fd, const void *p, size_t n);
 /*
  * The whole regular file open on fd (NUL-terminated, *len bytes; caller
  * frees), or NULL when it is empty, larger than limit or unreadable.

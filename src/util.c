@@ -1,8 +1,8 @@
 /*
- * util.c -- allocation wrappers, string buffer, time, hashing, random.
+ * util.c -- allocation wrappers, string buffer, time, hashing, random,
+ * whole-file reads and writes, libraries opened when first needed.
  *
- * Layer: bottom (see internal.h). No SQLite, no I/O beyond reading a file
- * and the OS random source.
+ * Layer: bottom (see internal.h). No SQLite.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -318,19 +318,14 @@ double util_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int util_write_all(int fd, const void *p, size_t n)
+/* write(2), or send(2) without SIGPIPE, until all n bytes are out. */
+static int put_all(int fd, const void *p, size_t n, int sock)
 {
 	const char *c = p;
-	int sock = 1; /* until send() says otherwise */
 
 	while (n > 0) {
-		/* a socket whose peer left fails with EPIPE, no SIGPIPE */
 		ssize_t w = sock ? send(fd, c, n, MSG_NOSIGNAL) : write(fd, c, n);
 
-		if (w < 0 && sock && errno == ENOTSOCK) {
-			sock = 0;
-			continue;
-		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -339,6 +334,16 @@ int util_write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int util_write_all(int fd, const void *p, size_t n)
+{
+	return put_all(fd, p, n, 0);
+}
+
+int util_send_all(int fd, const void *p, size_t n)
+{
+	return put_all(fd, p, n, 1);
 }
 
 char *util_read_fd(int fd, size_t limit, size_t *len)
