@@ -796,14 +796,6 @@ static void pool_release(struct pool *p)
 }
 
 /*
- * Document frequency of each term, and the store's record count.
- * fts5vocab walks every position of a term to count its rows (~40% of a
- * 10k-record hook's instructions for a question of common words), hence
- * the term-count file. Counting MATCH rows only up to half the store (all
- * a floor idf needs) was tried: 33% cheaper there but 30% dearer on
- * bench/recall_bench.c's 100k records, whose terms are rarer.
- */
-/*
  * The key of schema si's term-count and length files (termstat.h), and in
  * path the database file they sit beside; 0 when there is none to use:
  * no revision, no database file.
@@ -812,28 +804,15 @@ static int term_key(struct cairn_db *db, const char *schema, int si,
 		    long long ndocs, struct termstat_key *k, char *path,
 		    size_t size)
 {
-	const char *dir = si == 0 ? db->dir : db->global_dir;
-	const char *name = si == 0 ? "cairn.db" : "global.db";
-	sqlite3_stmt *st = NULL;
-	char sql[120];
 	struct stat fs;
-	int ok;
 
-	if (!dir || snprintf(path, size, "%s/%s", dir, name) >= (int)size ||
-	    stat(path, &fs) != 0)
+	if (!store_db_file(db, si, path, size) || stat(path, &fs) != 0 ||
+	    store_revision(db, schema, &k->revision) != CAIRN_OK)
 		return 0;
-	snprintf(sql, sizeof(sql),
-		 "SELECT CAST(v AS INTEGER) FROM %s.meta WHERE k = '"
-		 STORE_META_REVISION "'", schema);
-	ok = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK &&
-	     sqlite3_step(st) == SQLITE_ROW;
-	if (ok)
-		k->revision = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 	k->ndocs = ndocs;
 	k->dev = (uint64_t)fs.st_dev;
 	k->ino = (uint64_t)fs.st_ino;
-	return ok;
+	return 1;
 }
 
 /* Rows of schema's records table into *n. */
@@ -937,9 +916,14 @@ out:
 
 /*
  * Document counts and idf of every term for schema si (terms counted for
- * it already are kept). Counts come from the term-count file when
- * `cached` (recall's own read transaction: see termstat.h) and it has
- * them, else from fts5vocab, and those are appended to the file.
+ * it already are kept). Counts come from the term-count file beside base
+ * when there is a key (recall's own read transaction: see termstat.h) and
+ * it has them, else from fts5vocab, and those are appended to the file.
+ * fts5vocab walks every position of a term to count its rows (~40% of a
+ * 10k-record hook's instructions for a question of common words), hence
+ * the file. Counting MATCH rows only up to half the store (all a floor
+ * idf needs) was tried: 33% cheaper there but 30% dearer on
+ * bench/recall_bench.c's 100k records, whose terms are rarer.
  */
 static int term_stats(struct cairn_db *db, const char *schema, int si,
 		      const struct termstat_key *key, const char *base,
@@ -2147,7 +2131,7 @@ int cairn_recall(cairn_db *db, const char *query,
 		if (rc)
 			goto out;
 		/* the files beside the store: only in our own snapshot */
-		keyed = own_read && !db->in_batch &&
+		keyed = own_read &&
 			term_key(db, schema, s, ndocs, &key, base, sizeof(base));
 		rc = term_stats(db, schema, s, keyed ? &key : NULL, base, &t,
 				ndocs);

@@ -67,16 +67,9 @@ static char *normalise_query(const char *q)
  */
 static void db_revision(struct cairn_db *db, struct sbuf *sb)
 {
-	sqlite3_stmt *st = NULL;
 	long long n = 0;
 
-	if (sqlite3_prepare_v2(db->sql,
-			       "SELECT CAST(v AS INTEGER) FROM main.meta "
-			       "WHERE k = '" STORE_META_REVISION "'",
-			       -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	(void)store_revision(db, "main", &n); /* 0 when it cannot be read */
 	sbuf_addf(sb, "db:%lld", n);
 }
 
@@ -169,8 +162,7 @@ static int spool_open(struct cairn_db *db, int flags)
 {
 	char path[4200];
 
-	if (snprintf(path, sizeof(path), "%s/%s", db->dir, RECEIPT_SPOOL) >=
-	    (int)sizeof(path)) {
+	if (!store_dir_file(db, RECEIPT_SPOOL, path, sizeof(path))) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -183,8 +175,7 @@ static long long spool_size(struct cairn_db *db)
 	char path[4200];
 	struct stat stt;
 
-	if (snprintf(path, sizeof(path), "%s/%s", db->dir, RECEIPT_SPOOL) >=
-		    (int)sizeof(path) ||
+	if (!store_dir_file(db, RECEIPT_SPOOL, path, sizeof(path)) ||
 	    stat(path, &stt) != 0)
 		return 0;
 	return (long long)stt.st_size;

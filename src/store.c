@@ -813,6 +813,35 @@ int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
 	return CAIRN_OK;
 }
 
+int store_revision(struct cairn_db *db, const char *schema, long long *out)
+{
+	char v[32];
+	int found, rc;
+
+	*out = 0;
+	rc = store_meta_get(db, schema, STORE_META_REVISION, v, sizeof(v),
+			    &found);
+	if (rc == CAIRN_OK && !found)
+		return CAIRN_NOTFOUND;
+	if (rc == CAIRN_OK)
+		*out = strtoll(v, NULL, 10);
+	return rc;
+}
+
+int store_db_file(const struct cairn_db *db, int si, char *buf, size_t size)
+{
+	const char *dir = si == 0 ? db->dir : db->global_dir;
+
+	return dir && snprintf(buf, size, "%s/%s", dir,
+			       si == 0 ? "cairn.db" : "global.db") < (int)size;
+}
+
+int store_dir_file(const struct cairn_db *db, const char *name, char *buf,
+		   size_t size)
+{
+	return snprintf(buf, size, "%s/%s", db->dir, name) < (int)size;
+}
+
 /* ----------------------------------------------------------------- records */
 
 static char *col_dup(sqlite3_stmt *st, int i)
@@ -1999,8 +2028,7 @@ static long long spooled_lines(struct cairn_db *db)
 	ssize_t got;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/%s", db->dir, STORE_SPOOL_FILE) >=
-	    (int)sizeof(path))
+	if (!store_dir_file(db, STORE_SPOOL_FILE, path, sizeof(path)))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)

@@ -115,5 +115,19 @@ int store_new_id(char out[17]);
  */
 int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
 		   char *buf, size_t size, int *found);
+/*
+ * The records revision of schema (meta STORE_META_REVISION) into *out.
+ * CAIRN_NOTFOUND when the store has no such row, else store_meta_get's.
+ */
+int store_revision(struct cairn_db *db, const char *schema, long long *out);
+/*
+ * The database file of schema si (0 main, 1 global) into buf: the files
+ * kept beside it (vector.c, termstat.h) are named after it. 0 when there
+ * is none or it does not fit.
+ */
+int store_db_file(const struct cairn_db *db, int si, char *buf, size_t size);
+/* STORE_DIR/name into buf; 0 when it does not fit. */
+int store_dir_file(const struct cairn_db *db, const char *name, char *buf,
+		   size_t size);
 
 #endif /* CAIRN_STORE_H */

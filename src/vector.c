@@ -1346,15 +1346,8 @@ static int side_layout(size_t n, size_t dim, size_t identlen,
 static int side_paths(struct cairn_db *db, int si, char *dbf, char *side,
 		      size_t size)
 {
-	const char *dir = si == 0 ? db->dir : db->global_dir;
-	const char *name = si == 0 ? "cairn.db" : "global.db";
-
-	if (!dir)
-		return 0;
-	if (snprintf(dbf, size, "%s/%s", dir, name) >= (int)size ||
-	    snprintf(side, size, "%s/%s-vectors", dir, name) >= (int)size)
-		return 0;
-	return 1;
+	return store_db_file(db, si, dbf, size) &&
+	       snprintf(side, size, "%s-vectors", dbf) < (int)size;
 }
 
 static int max_rid(struct cairn_db *db, const char *schema, long long *out)
