@@ -2008,6 +2008,21 @@ out:
 	return rc;
 }
 
+/*
+ * Age the records now (SPEC 5.5, lifecycle.h). Ageing reads last_seen, so
+ * the receipts the hook spooled (receipt.h) go into the store first.
+ */
+static int age_records(struct cairn_db *db, cairn_gc_result *out)
+{
+#ifndef CAIRN_MUTATE_NO_GC_DRAIN
+	int rc = receipt_drain(db);
+#else
+	int rc = CAIRN_OK;
+#endif
+
+	return rc ? rc : lifecycle_run(db, 1, out);
+}
+
 /* ----------------------------------------------------------------- public */
 
 static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
@@ -2088,10 +2103,8 @@ int cairn_recall(cairn_db *db, const char *query,
 	 * that writes nothing (no_receipt: evaluation, calibration) does not;
 	 * a failure (e.g. a read-only store) does not stop the recall.
 	 */
-	if (!opts->no_receipt && lifecycle_due(db) == 1) {
-		(void)receipt_drain(db); /* the hook's spooled last_seen first */
-		(void)lifecycle_run(db, 0, NULL);
-	}
+	if (!opts->no_receipt && lifecycle_due(db) == 1)
+		(void)age_records(db, NULL);
 	res = util_calloc(1, sizeof(*res));
 	if (!res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
@@ -2445,14 +2458,9 @@ int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
 	return rc;
 }
 
-/* Ageing reads last_seen: the spooled receipts' go in first. */
 int cairn_gc(cairn_db *db, int force, cairn_gc_result *out)
 {
-#ifndef CAIRN_MUTATE_NO_GC_DRAIN
-	int rc = receipt_drain(db);
-#else
-	int rc = CAIRN_OK;
-#endif
-
-	return rc ? rc : lifecycle_run(db, force, out);
+	if (!force && lifecycle_due(db) != 1)
+		return lifecycle_run(db, 0, out); /* not due (or its error) */
+	return age_records(db, out);
 }

@@ -303,6 +303,33 @@ static int spool_drain(struct cairn_db *db, int *fd)
 
 /* ---------------------------------------------------------------- write */
 
+/*
+ * In one write (or the caller's batch): every spooled receipt, then r when
+ * not NULL. The spool is truncated once that write has committed (never
+ * in a batch, which may still roll back). CAIRN_BUSY: the store stayed
+ * locked, nothing was written.
+ */
+static int write_receipts(struct cairn_db *db, const struct rcpt *r)
+{
+	int rc, sfd = -1;
+
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	if (!db->in_batch)
+		rc = spool_drain(db, &sfd);
+	if (rc == CAIRN_OK && r)
+		rc = rcpt_insert(db, r);
+	rc = store_tx_end(db, rc);
+	if (sfd >= 0) {
+		if (rc == CAIRN_OK && ftruncate(sfd, 0) != 0) {
+			/* kept: drained again, each receipt ignored once in */
+		}
+		close(sfd);
+	}
+	return rc;
+}
+
 int receipt_write(struct cairn_db *db, const char *query,
 		  const char *identity, const char *vec_identity,
 		  cairn_result *res)
@@ -312,7 +339,7 @@ int receipt_write(struct cairn_db *db, const char *query,
 	char *norm = normalise_query(query);
 	struct rcpt r;
 	size_t i;
-	int rc, in_tx = 0, sfd = -1;
+	int rc;
 
 	if (!norm)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
@@ -401,34 +428,16 @@ int receipt_write(struct cairn_db *db, const char *query,
 	if (db->spool_receipts && !db->in_batch &&
 	    spool_size(db) < RECEIPT_SPOOL_DRAIN) {
 		rc = spool_append(db, &r);
-		goto done;
-	}
-	rc = store_tx_begin(db);
+	} else {
+		rc = write_receipts(db, &r);
 #ifndef CAIRN_MUTATE_NO_RECEIPT_SPOOL
-	if (rc == CAIRN_BUSY && !db->in_batch) {
-		rc = spool_append(db, &r);
-		goto done;
-	}
+		if (rc == CAIRN_BUSY && !db->in_batch)
+			rc = spool_append(db, &r);
 #endif
-	if (rc)
-		goto out;
-	in_tx = 1;
-	if (!db->in_batch) /* a batch may still roll back: no truncating */
-		rc = spool_drain(db, &sfd);
-	if (rc == CAIRN_OK)
-		rc = rcpt_insert(db, &r);
-done:
+	}
 	if (rc == CAIRN_OK)
 		snprintf(res->receipt_id, sizeof(res->receipt_id), "%s", rid);
 out:
-	if (in_tx)
-		rc = store_tx_end(db, rc);
-	if (sfd >= 0) {
-		if (rc == CAIRN_OK && ftruncate(sfd, 0) != 0) {
-			/* kept: drained again, each receipt ignored once in */
-		}
-		close(sfd);
-	}
 	sbuf_release(&ids);
 	sbuf_release(&detail);
 	sbuf_release(&rev);
@@ -437,22 +446,9 @@ out:
 
 int receipt_drain(struct cairn_db *db)
 {
-	int rc, sfd = -1;
-
 	if (db->in_batch || spool_size(db) == 0)
 		return CAIRN_OK; /* nothing spooled: no write */
-	rc = store_tx_begin(db);
-	if (rc)
-		return rc;
-	rc = spool_drain(db, &sfd);
-	rc = store_tx_end(db, rc);
-	if (sfd >= 0) {
-		if (rc == CAIRN_OK && ftruncate(sfd, 0) != 0) {
-			/* kept: drained again, each receipt ignored once in */
-		}
-		close(sfd);
-	}
-	return rc;
+	return write_receipts(db, NULL);
 }
 
 /* --------------------------------------------------------------- lookup */
