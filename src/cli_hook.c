@@ -178,6 +178,29 @@ static int hook_capture(cairn_db *db, const char *event, const char *path,
 }
 
 /*
+ * Print the hook's output (past this point the deadline may not cut it in
+ * half) and log the call with its counts.
+ */
+static void emit(const char *out, size_t len, size_t found, size_t injected,
+		 size_t chars, const char *receipt, int served)
+{
+	char extra[256];
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	if (len > 0) {
+		fwrite(out, 1, len, stdout);
+		fflush(stdout);
+	}
+	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s",
+		 found, injected, chars, receipt && *receipt ? " receipt=" : "",
+		 receipt ? receipt : "", served ? " via=mcp" : "");
+	log_line(len > 0 ? "injected" : "empty", extra);
+}
+
+/*
  * Ask the workspace's running `cairn mcp` (hook_server.h) for the text of
  * a prompt or a session start; print it and log the call. 0 when it
  * answered; -1: no server, no answer in time, or an error -- work locally.
@@ -187,11 +210,10 @@ static int ask_server(const char *dir, const char *event, const char *prompt,
 {
 	struct sbuf req = SBUF_INIT;
 	struct json *j = NULL;
-	char *reply = NULL, extra[256];
-	const char *out, *receipt;
+	char *reply = NULL;
+	const char *out;
 	double found = 0, injected = 0, chars = 0;
 	long wait = HOOK_SERVER_WAIT_MS;
-	sigset_t block;
 	int rc = -1;
 
 	if (deadline > 0 && deadline - (long)(util_now_ms() - t_start) < wait)
@@ -211,19 +233,8 @@ static int ask_server(const char *dir, const char *event, const char *prompt,
 	json_get_num(j, "found", &found);
 	json_get_num(j, "injected", &injected);
 	json_get_num(j, "chars", &chars);
-	receipt = json_get_str(j, "receipt");
-	sigemptyset(&block);
-	sigaddset(&block, SIGALRM);
-	sigprocmask(SIG_BLOCK, &block, NULL);
-	if (*out) {
-		fputs(out, stdout);
-		fflush(stdout);
-	}
-	snprintf(extra, sizeof(extra),
-		 "found=%.0f injected=%.0f chars=%.0f%s%s via=mcp", found,
-		 injected, chars, receipt && *receipt ? " receipt=" : "",
-		 receipt && *receipt ? receipt : "");
-	log_line(*out ? "injected" : "empty", extra);
+	emit(out, strlen(out), (size_t)found, (size_t)injected, (size_t)chars,
+	     json_get_str(j, "receipt"), 1);
 	rc = 0;
 done:
 	json_free(j);
@@ -242,7 +253,7 @@ int cmd_hook(int argc, char **argv)
 					    { 0, 0, 0, 0 } };
 	struct hook_opts o;
 	struct hook_result res;
-	struct sbuf text = SBUF_INIT, outj = SBUF_INIT;
+	struct sbuf outj = SBUF_INIT;
 	struct json *j = NULL;
 	cairn_open_opts oo;
 	cairn_db *db = NULL;
@@ -251,6 +262,7 @@ int cmd_hook(int argc, char **argv)
 	const char *event = NULL, *cwd = NULL, *prompt = NULL, *problem = NULL;
 	const char *transcript = NULL, *session = NULL;
 	char *in = NULL, *dir = NULL, err[256], extra[256];
+	size_t chars = 0;
 	long deadline = HOOK_DEFAULT_DEADLINE_MS;
 	int c, rc, capture = 0, local = 0;
 
@@ -341,40 +353,20 @@ int cmd_hook(int argc, char **argv)
 		log_line(rc ? "error" : "captured", extra);
 		goto out; /* Stop and SessionEnd print nothing */
 	}
-	if (strcmp(event, "UserPromptSubmit") == 0)
-		rc = hook_prompt_block(db, prompt, &o, &text, &res);
-	else
-		rc = hook_session_block(db, &o, &text, &res);
+	rc = hook_answer(db, event, prompt, &o, &outj, &res, &chars);
 	if (rc) {
 		log_clean(extra, sizeof(extra), cairn_errmsg(db));
 		log_line("error", extra);
 		goto out;
 	}
-	if (text.len > 0)
-		hook_output_json(&outj, event, text.buf, text.len);
-	if (outj.err) {
-		log_line("error", "out of memory");
-		goto out;
-	}
-	/* from here on the deadline may not cut the output in half */
-	sigemptyset(&block);
-	sigaddset(&block, SIGALRM);
-	sigprocmask(SIG_BLOCK, &block, NULL);
-	if (outj.len > 0) {
-		fwrite(outj.buf, 1, outj.len, stdout);
-		fflush(stdout);
-	}
-	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s",
-		 res.found, res.injected, text.len,
-		 res.receipt[0] ? " receipt=" : "", res.receipt);
-	log_line(outj.len > 0 ? "injected" : "empty", extra);
+	emit(outj.buf, outj.len, res.found, res.injected, chars, res.receipt,
+	     0);
 out:
 	json_free(j);
 	cairn_free(in);
 	cairn_free(dir);
 	hook_db_release(db); /* the WAL emptied for the next hook */
 	cairn_db_close(db);
-	sbuf_release(&text);
 	sbuf_release(&outj);
 	if (log_fd >= 0)
 		close(log_fd);

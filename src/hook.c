@@ -354,3 +354,28 @@ void hook_output_json(struct sbuf *sb, const char *event, const char *text,
 	json_add_str(sb, text, len);
 	sbuf_adds(sb, "}}\n");
 }
+
+int hook_answer(cairn_db *db, const char *event, const char *prompt,
+		const struct hook_opts *o, struct sbuf *out,
+		struct hook_result *res, size_t *chars)
+{
+	struct sbuf text = SBUF_INIT;
+	int rc;
+
+	*chars = 0;
+	if (event && strcmp(event, "UserPromptSubmit") == 0 && prompt &&
+	    *prompt)
+		rc = hook_prompt_block(db, prompt, o, &text, res);
+	else if (event && strcmp(event, "SessionStart") == 0)
+		rc = hook_session_block(db, o, &text, res);
+	else
+		return store_error(db, CAIRN_INVALID,
+				   "not a prompt or a session start");
+	if (rc == CAIRN_OK && text.len > 0)
+		hook_output_json(out, event, text.buf, text.len);
+	if (rc == CAIRN_OK && out->err)
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+	*chars = text.len;
+	sbuf_release(&text);
+	return rc;
+}

@@ -88,4 +88,16 @@ extern const char hook_read_hint[];
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,
 		      size_t len);
 
+/*
+ * The hook's whole standard output for a UserPromptSubmit (a non-empty
+ * prompt) or a SessionStart: the block as Claude Code's output object,
+ * nothing when there is no block. *chars: characters in the block. What
+ * `cairn hook` prints and what a running `cairn mcp` answers it with
+ * (hook_server.h). CAIRN_INVALID for another event (db's message says
+ * so), else the block's errors.
+ */
+int hook_answer(cairn_db *db, const char *event, const char *prompt,
+		const struct hook_opts *o, struct sbuf *out /* OUT */,
+		struct hook_result *res /* OUT */, size_t *chars);
+
 #endif /* CAIRN_HOOK_H */

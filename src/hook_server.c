@@ -131,9 +131,9 @@ static void answer(cairn_db *db, const char *req, size_t len, struct sbuf *r)
 {
 	struct hook_opts o;
 	struct hook_result res;
-	struct sbuf text = SBUF_INIT, out = SBUF_INIT;
+	struct sbuf out = SBUF_INIT;
 	struct json *j = NULL;
-	const char *event, *prompt;
+	size_t chars = 0;
 	double num;
 	int rc, spool = db->spool_receipts;
 
@@ -144,8 +144,6 @@ static void answer(cairn_db *db, const char *req, size_t len, struct sbuf *r)
 		sbuf_adds(r, "{\"error\":\"the request is not a JSON object\"}");
 		goto done;
 	}
-	event = json_get_str(j, "event");
-	prompt = json_get_str(j, "prompt");
 	o.budget = HOOK_DEFAULT_BUDGET;
 	if (json_get_num(j, "budget", &num) && num >= 1 &&
 	    num <= 1e9)
@@ -155,33 +153,24 @@ static void answer(cairn_db *db, const char *req, size_t len, struct sbuf *r)
 		o.k = (int)num;
 	/* receipts as the hook process writes them: spooled (receipt.h) */
 	db->spool_receipts = 1;
-	if (event && strcmp(event, "UserPromptSubmit") == 0 && prompt &&
-	    *prompt)
-		rc = hook_prompt_block(db, prompt, &o, &text, &res);
-	else if (event && strcmp(event, "SessionStart") == 0)
-		rc = hook_session_block(db, &o, &text, &res);
-	else
-		rc = -1;
+	rc = hook_answer(db, json_get_str(j, "event"), json_get_str(j, "prompt"),
+			 &o, &out, &res, &chars);
 	db->spool_receipts = spool;
 	if (rc) {
 		sbuf_adds(r, "{\"error\":");
-		json_add_strz(r, rc < 0 ? "not a prompt or a session start"
-				       : cairn_errmsg(db));
+		json_add_strz(r, cairn_errmsg(db));
 		sbuf_addc(r, '}');
 		goto done;
 	}
-	if (text.len > 0)
-		hook_output_json(&out, event, text.buf, text.len);
 	sbuf_adds(r, "{\"out\":");
 	json_add_str(r, out.buf ? out.buf : "", out.len);
 	sbuf_addf(r, ",\"found\":%zu,\"injected\":%zu,\"chars\":%zu,"
-		  "\"receipt\":", res.found, res.injected, text.len);
+		  "\"receipt\":", res.found, res.injected, chars);
 	json_add_strz(r, res.receipt);
 	sbuf_addc(r, '}');
 done:
 	sbuf_addc(r, '\n');
 	json_free(j);
-	sbuf_release(&text);
 	sbuf_release(&out);
 }
 
