@@ -69,7 +69,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include <cblas.h>
 
 #include "bert.h"

@@ -52,13 +52,12 @@ static const char mcp_help[] =
 	"\n"
 	"exit status: 0 end of input, 1 error (no workspace, output closed)\n";
 
+/* Global: the signal handler removes its socket. */
 static struct hook_server hook_srv = { -1, 0, "" };
-static cairn_db *hook_db;
 
-static void on_hook_ready(void *arg)
+static void on_hook_ready(void *db)
 {
-	(void)arg;
-	hook_server_answer(hook_db, &hook_srv);
+	hook_server_answer(db, &hook_srv);
 }
 
 /* Killed (not at the end of input): the socket file goes with us. */
@@ -107,14 +106,13 @@ int cmd_mcp(int argc, char **argv)
 	 * killing the process */
 	signal(SIGPIPE, SIG_IGN);
 	if (!no_hook) {
-		hook_db = db;
 		hook_server_open(db, &hook_srv);
 		signal(SIGTERM, on_signal);
 		signal(SIGINT, on_signal);
 		signal(SIGHUP, on_signal);
 	}
 	rc = mcp_serve_side(s, STDIN_FILENO, STDOUT_FILENO, hook_srv.fd,
-			    on_hook_ready, NULL);
+			    on_hook_ready, db);
 	hook_server_close(&hook_srv);
 	mcp_server_free(s);
 	cairn_db_close(db);

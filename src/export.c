@@ -19,7 +19,6 @@
 #include "secret.h"
 #include "store.h"
 
-
 /* ------------------------------------------------------------------ export */
 
 static void add_field(struct sbuf *sb, const char *name, sqlite3_stmt *st,
