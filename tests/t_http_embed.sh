@@ -123,8 +123,8 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 if [ ! -s "$tmp/port" ]; then
-	echo "t_http_embed: skipped: the test server did not start"
-	echo "0 passed, 0 failed"
+	echo "skipped: t_http_embed: the test server did not start"
+	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
 fi
 port=$(cat "$tmp/port")
