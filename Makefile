@@ -67,17 +67,27 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all demo check test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
 deps:
 	@$(DEPS)
 
-$(B)/%.o: src/%.c | $(B)
+# build/flags and build/san/flags hold the flags the objects were built
+# with; when they change (another CFLAGS, or pkg-config's output once the
+# packages are in) every object is rebuilt, so no earlier build made with
+# other flags is taken as up to date.
+$(B)/flags $(S)/flags: FORCE
+	$(shell mkdir -p $(@D))$(file > $@.tmp,$(ALL_CFLAGS) | $(LIBS) | $(CLI_LIBS) | $(SAN_FLAGS))
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+FORCE:
+
+$(B)/%.o: src/%.c $(B)/flags | $(B)
 	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
-$(S)/%.o: src/%.c | $(S)
+$(S)/%.o: src/%.c $(S)/flags | $(S)
 	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(B) $(S):
@@ -101,7 +111,7 @@ $(S)/unit_list.h: $(UNIT_SRC) Makefile | $(S)
 	@for f in $(UNIT_SRC); do n=$${f#tests/unit_}; echo "U($${n%.c})"; done > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(S)/t_%.o: tests/%.c $(S)/unit_list.h | $(S)
+$(S)/t_%.o: tests/%.c $(S)/unit_list.h $(S)/flags | $(S)
 	$(CC) $(ALL_CFLAGS) -I$(S) -Itests -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store.o $(SAN_OBJ)
@@ -112,7 +122,7 @@ $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY   := $(FUZZ_TARGETS:%=$(S)/replay_%)
 
-$(S)/fz_%.o: tests/fuzz/%.c | $(S)
+$(S)/fz_%.o: tests/fuzz/%.c $(S)/flags | $(S)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(REPLAY): $(S)/replay_%: $(S)/fz_replay.o $(S)/fz_fuzz_%.o $(SAN_OBJ)

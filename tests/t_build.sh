@@ -62,5 +62,19 @@ else
 fi
 if grep -q "no record answers this" "$tmp/log2"; then ok; else bad "the demo did not recall"; fi
 
+# 3. objects built with other flags are not taken as up to date (an
+#    earlier build against missing flags, or another CFLAGS, is redone)
+if mk B="$tmp/b2" "$tmp/b2/libcairn.so" > "$tmp/log3" 2>&1 && ! grep -q '^cc ' "$tmp/log3"; then
+	ok
+else
+	bad "an unchanged build recompiled or failed: $(tail -2 "$tmp/log3")"
+fi
+if env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory CFLAGS=-O1 B="$tmp/b2" \
+	"$tmp/b2/libcairn.so" > "$tmp/log4" 2>&1 && grep -q '^cc .* -O1 .*src/store.c' "$tmp/log4"; then
+	ok
+else
+	bad "other CFLAGS did not rebuild the objects: $(tail -2 "$tmp/log4")"
+fi
+
 echo "build: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
