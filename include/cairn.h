@@ -240,6 +240,62 @@ CAIRN_API int cairn_record_history(cairn_db *db, const char *key,
 				   const char *scope, cairn_record ***out,
 				   size_t *n);
 
+/* ================================================================== drift */
+
+/*
+ * A workspace record remembers the repository files it refers to (the
+ * source file of a seeded record; the Makefile, scripts, package.json a
+ * procedure or capability names; paths named in its text that exist) and
+ * each one's Git blob id when it was written, seeded or verified. One
+ * cairn_drift is one such reference compared with today's tree.
+ */
+typedef struct cairn_drift {
+	char *record_id;
+	char *kind;
+	char *title;
+	char *path;          /* relative to the workspace root */
+	const char *state;   /* "same", "changed", "deleted" or "renamed" (static) */
+	char *renamed_to;    /* "renamed": where the same content is now (HEAD's tree) */
+	char *blob;          /* the file's Git blob id when recorded */
+	char blob_now[41];   /* "changed": its blob id today; "" otherwise */
+	char *commit;        /* HEAD when recorded ("" outside a commit) */
+	char *recorded;      /* when recorded (ISO-8601 UTC) */
+	char *how;           /* "write" (write, seed, capture) or "verify" */
+	long commits;        /* CAIRN_DRIFT_HISTORY: commits since that touched it; -1 unknown */
+	long lines_added;    /* CAIRN_DRIFT_HISTORY: lines added since; -1 unknown */
+	long lines_removed;  /* CAIRN_DRIFT_HISTORY: lines removed since; -1 unknown */
+} cairn_drift;
+
+enum cairn_drift_flags {
+	CAIRN_DRIFT_ALL = 1 << 0,     /* list unchanged references too */
+	CAIRN_DRIFT_HISTORY = 1 << 1, /* ask git for commits, lines and renames */
+};
+
+/*
+ * Compare the references of record id (NULL: of every standing record)
+ * with the files today; *out gets *n references (changed, deleted or
+ * renamed ones; every one with CAIRN_DRIFT_ALL), in record order. Caller
+ * frees with cairn_drift_free(). Only CAIRN_DRIFT_HISTORY runs `git`
+ * (never recall or the hook); it also keeps the commit counts it found
+ * for recall's marker.
+ */
+CAIRN_API int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
+				cairn_drift **out, size_t *n);
+CAIRN_API void cairn_drift_free(cairn_drift *d, size_t n);
+
+/*
+ * The factor (0..1) recall multiplies a drifted record's score by, kept in
+ * the workspace store (default 0.85; 1 turns the down-weight off).
+ */
+CAIRN_API int cairn_drift_set_weight(cairn_db *db, double w);
+
+/*
+ * A human re-affirms record id against today's tree: its references are
+ * recorded anew and the act is a new revision (proof "verified by a human
+ * against the tree at COMMIT on DATE"; the previous revision is kept).
+ */
+CAIRN_API int cairn_record_verify(cairn_db *db, const char *id);
+
 /* Counts by kind, status, origin and scope as a JSON object string. Caller frees with cairn_free(). */
 CAIRN_API int cairn_stats_json(cairn_db *db, char **out);
 
@@ -291,6 +347,9 @@ typedef struct cairn_hit {
 	double rerank;       /* the cross-encoder's raw score of (question, title + body) */
 	int rerank_rank;     /* 1-based rank among the rescored hits; 0: not rescored */
 	int rerank_from;     /* 1-based position before the rerank; 0: not rescored */
+	/* drift (cairn_drift_check): a file this record refers to changed */
+	char *drift;         /* NULL, or "scripts/deploy.sh changed since this was recorded" */
+	double drift_weight; /* the factor its score took for that (1: none) */
 } cairn_hit;
 
 typedef struct cairn_result {

@@ -57,6 +57,8 @@ int cmd_capture(int argc, char **argv);   /* cli_capture.c */
 int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
 int cmd_supersede(int argc, char **argv); /* cli_gc.c */
+int cmd_check(int argc, char **argv);     /* cli_drift.c */
+int cmd_verify(int argc, char **argv);    /* cli_drift.c */
 int cmd_mcp(int argc, char **argv);
 int cmd_setup(int argc, char **argv);      /* cli_setup.c */
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
@@ -77,6 +79,8 @@ int cli_hook_stats(int json);
 	{ "eval", cmd_eval, "measure recall on a question set" },     \
 	{ "gc", cmd_gc, "age records now (stale, retired)" },                  \
 	{ "supersede", cmd_supersede, "link a record to its replacement" },    \
+	{ "check", cmd_check, "records whose source files changed since" },   \
+	{ "verify", cmd_verify, "re-affirm a record against today's tree" },  \
 	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
 	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" },
 

@@ -79,6 +79,8 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	printf("   %s%s%s · relevance %.2f · id %s\n", sbuf_str(&src),
 	       r->time ? " · " : "", r->time ? r->time : "", h->relevance,
 	       r->id);
+	if (h->drift)
+		printf("   ⚠ %s (cairn check)\n", h->drift);
 	/* the first lines of the real body */
 	while (*b && lines < SNIPPET_LINES && shown < SNIPPET_BYTES) {
 		size_t n = strcspn(b, "\n");
@@ -168,6 +170,12 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 		json_add_num(sb, h->weight);
 		sbuf_adds(sb, ",\"matched\":");
 		json_add_strz(sb, h->matched);
+		if (h->drift) {
+			sbuf_adds(sb, ",\"drift\":");
+			json_add_strz(sb, h->drift);
+			sbuf_adds(sb, ",\"drift_weight\":");
+			json_add_num(sb, h->drift_weight);
+		}
 		if (res->hybrid) {
 			sbuf_addf(sb, ",\"dense_rank\":%d,\"cosine\":",
 				  h->dense_rank);

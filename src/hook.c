@@ -190,6 +190,8 @@ int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
 			continue; /* another chunk of a file already shown */
 		sbuf_reset(&e);
 		render_entry(&e, res->injected + 1, h->rec, h->relevance, 1);
+		if (h->drift) /* its source moved on (drift.h) */
+			sbuf_addf(&e, "    ⚠ %s\n", h->drift);
 		if (e.err) {
 			rc = e.err;
 			goto out;

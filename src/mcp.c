@@ -106,8 +106,8 @@ static const char *const protocol_versions[] = {
 	"\"required\":[" SUMMARY_REQ "]}"
 #define S_HIT                                                               \
 	"{\"type\":\"object\",\"properties\":{" SUMMARY_PROPS                 \
-	",\"relevance\":" S_NUM ",\"score\":" S_NUM "},\"required\":["        \
-	SUMMARY_REQ ",\"relevance\",\"score\"]}"
+	",\"relevance\":" S_NUM ",\"score\":" S_NUM ",\"drift\":" S_NSTR     \
+	"},\"required\":[" SUMMARY_REQ ",\"relevance\",\"score\"]}"
 /* a whole record (add_record) */
 #define S_RECORD                                                            \
 	"{\"type\":\"object\",\"properties\":{\"id\":" S_STR ",\"key\":"      \
@@ -156,8 +156,11 @@ static const char read_in[] =
 
 static const char read_out[] =
 	"{\"type\":\"object\",\"properties\":{\"record\":" S_RECORD
-	",\"file_backed\":" S_BOOL ",\"edit\":" S_NSTR "},\"required\":["
-	"\"record\",\"file_backed\",\"edit\"]}";
+	",\"file_backed\":" S_BOOL ",\"edit\":" S_NSTR ",\"drift\":{\"type\":"
+	"\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":"
+	S_STR ",\"state\":" S_STR ",\"renamed_to\":" S_NSTR "},\"required\":"
+	"[\"path\",\"state\"]}}},\"required\":["
+	"\"record\",\"file_backed\",\"edit\",\"drift\"]}";
 
 static const char write_in[] =
 	"{\"type\":\"object\",\"properties\":{\"kind\":{\"enum\":" KIND_ENUM
@@ -233,7 +236,9 @@ static const char recall_desc[] =
 	"memory holds no answer (do not retry with vaguer words). By default "
 	"only accepted and unverified records are searched; pass statuses to "
 	"include candidates or others. Each result gives id, key, kind, "
-	"status, source, relevance (0..1) and the first lines of the body; "
+	"status, source, relevance (0..1), drift (null, or which file it "
+	"refers to changed since it was recorded: re-check before relying "
+	"on it) and the first lines of the body; "
 	"call memory_read with the id for the full text. Differs from "
 	"find_precedents (decisions and ADRs only) and memory_read (one "
 	"record by exact key or id, no ranking). Side effects: stores a "
@@ -250,7 +255,9 @@ static const char read_desc[] =
 	"the full body, kind, status, proof and provenance. A file-backed "
 	"record (seeded from Markdown in the repository) has file_backed true "
 	"and edit naming the source file and line: that file is the "
-	"authority. Any status is returned, including candidate, stale and "
+	"authority. drift lists the repository files the record refers to "
+	"that changed (or were deleted or renamed) since it was recorded: "
+	"re-check what it says against them before relying on it. Any status is returned, including candidate, stale and "
 	"retired, so check status before relying on it. Differs from "
 	"memory_recall: exact match only, no ranking, no receipt. Give "
 	"exactly one of key and id. Side effects: reading by key sets the "
@@ -764,6 +771,8 @@ static int recall_common(struct mcp_server *s, const struct json *args,
 		json_add_num(sc, isfinite(h->relevance) ? h->relevance : 0);
 		sbuf_adds(sc, ",\"score\":");
 		json_add_num(sc, isfinite(h->score) ? h->score : 0);
+		sbuf_adds(sc, ",\"drift\":");
+		json_add_strz(sc, h->drift);
 		sbuf_addc(sc, '}');
 	}
 	sbuf_adds(sc, "]}");
@@ -825,7 +834,26 @@ static int tool_read(struct mcp_server *s, const struct tool *t,
 		  fb ? "true" : "false");
 	/* "file-backed: edit PATH:LINE" -> "PATH:LINE" */
 	json_add_strz(sc, fb ? edit + strlen("file-backed: edit ") : NULL);
-	sbuf_addc(sc, '}');
+	sbuf_adds(sc, ",\"drift\":[");
+	{
+		cairn_drift *d = NULL;
+		size_t nd = 0;
+
+		/* no git here: the files as they are against the recorded ids */
+		if (cairn_drift_check(s->db, r->id, 0, &d, &nd) == CAIRN_OK) {
+			for (size_t i = 0; i < nd; i++) {
+				sbuf_adds(sc, i ? ",{\"path\":" : "{\"path\":");
+				json_add_strz(sc, d[i].path);
+				sbuf_adds(sc, ",\"state\":");
+				json_add_strz(sc, d[i].state);
+				sbuf_adds(sc, ",\"renamed_to\":");
+				json_add_strz(sc, d[i].renamed_to);
+				sbuf_addc(sc, '}');
+			}
+		}
+		cairn_drift_free(d, nd);
+	}
+	sbuf_adds(sc, "]}");
 	cairn_record_free(r);
 	return 0;
 }

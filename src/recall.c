@@ -51,6 +51,7 @@
 
 #include "bilingual.h"
 #include "glossary.h"
+#include "drift.h"
 #include "fts.h"
 #include "json.h"
 #include "lifecycle.h"
@@ -2265,6 +2266,8 @@ terms:
 		goto out;
 	}
 	rc = rerank_result(db, query, opts, res); /* step 6: off by default */
+	if (rc == CAIRN_OK)
+		rc = drift_mark(db, res); /* step 7: sources that moved on */
 	if (own_read) {
 		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
 		own_read = 0;
@@ -2296,6 +2299,7 @@ void cairn_result_free(cairn_result *res)
 		cairn_record_free(res->hits[i].rec);
 		cairn_free(res->hits[i].matched);
 		cairn_free(res->hits[i].explain);
+		cairn_free(res->hits[i].drift);
 	}
 	cairn_free(res->hits);
 	cairn_free(res->terms);

@@ -46,6 +46,7 @@
 #include <yaml.h>
 
 #include "secret.h"
+#include "drift.h"
 #include "seed.h"
 #include "store.h"
 
@@ -2831,6 +2832,18 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 			store_error(r->db, rc, "%s:%ld: %s", f->rel, c->line,
 				    why);
 		}
+	}
+	/*
+	 * Seeding re-reads each file: every record it kept or changed agrees
+	 * with its file again, so its references are recorded anew (new ones
+	 * were, by cairn_record_write).
+	 */
+	for (i = 0; i < r->nchunks && rc == CAIRN_OK; i++) {
+		struct chunk *c = &r->chunks[i];
+
+		if (c->action == CAIRN_SEED_CHANGED ||
+		    c->action == CAIRN_SEED_UNCHANGED)
+			rc = drift_note(r->db, c->id, "write");
 	}
 out:
 	sqlite3_finalize(retire);

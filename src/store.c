@@ -33,6 +33,7 @@
 #include "fts.h"
 #include "secret.h"
 #include "lifecycle.h"
+#include "drift.h"
 #include "store.h"
 
 /* ------------------------------------------------------------ vocabularies */
@@ -226,6 +227,22 @@ static const char *const migrations[] = {
 	 * records/s).
 	 */
 	"",
+
+	/*
+	 * 6: the repository files a workspace record refers to and their Git
+	 * blob ids when it was written, seeded or verified (src/drift.h);
+	 * seen_blob and commits keep what `cairn check` learnt from git for
+	 * the hook, which never runs it.
+	 */
+	"CREATE TABLE refs ("
+	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
+	" path TEXT NOT NULL,"
+	" blob TEXT NOT NULL,"
+	" commit_id TEXT NOT NULL DEFAULT '',"
+	" recorded TEXT NOT NULL,"
+	" how TEXT NOT NULL CHECK (how IN ('write','verify')),"
+	" seen_blob TEXT, commits INTEGER,"
+	" PRIMARY KEY (record_id, path));",
 };
 
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
@@ -1428,6 +1445,9 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		}
 		rc = insert_record(db, schema, r, &c, &p, id, NULL, flags);
 	}
+	/* the files it refers to, as they are now (drift.h) */
+	if (rc == CAIRN_OK && strcmp(schema, "main") == 0)
+		rc = drift_note(db, id, "write");
 	if (rc == CAIRN_OK && out_id) {
 		*out_id = util_strdup(id);
 		if (!*out_id)

@@ -48,6 +48,8 @@ An empty result from `memory_recall` means that the memory holds no answer.	empt
 `memory_recall` does not return candidates by default.	recall-skips-candidates
 A human approves a candidate with `cairn approve ID` or rejects it with `cairn reject ID`.	human-approves
 No tool can approve a record.	no-approve-tool
+A record marked with drift refers to a repository file that changed since the record was written (`drift` in `memory_recall` and `memory_read`, a ⚠ line in the context cairn adds).	drift-marked
+Read that file before relying on the record.	advice
 At the start of a session, cairn adds the standing rules and capabilities and the number of candidates waiting for approval.	hook-session-start
 With a prompt, it may add past records under the header "Past project records from cairn's memory", each with an id for `memory_read`.	hook-prompt-block,hook-read-hint
 Those records are not part of the current conversation.	hook-prompt-block
