@@ -107,7 +107,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 port=$(cat "$tmp/port" 2> /dev/null)
-[ -n "$port" ] || skip_all "the fake API did not start: $(tail -1 "$tmp/api.err")"
+if [ -z "$port" ]; then
+	bad "the fake API did not start: $(tail -1 "$tmp/api.err")"
+	finish
+fi
 
 # in DIR, with the test's own environment only: client ARGS...
 client_env() {
