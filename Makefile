@@ -4,6 +4,8 @@
 #   make demo         build, seed an example workspace, recall from it
 #   make check        the whole test suite under AddressSanitizer + UBSan
 #   make test-data    fetch what some tests need from npm (else: skipped)
+#   make check-clients  hooks, MCP server and Skill through the real Claude
+#                     Code (installed from npm into build/; else: skipped)
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -67,7 +69,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: FORCE all demo check test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check check-clients test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -140,6 +142,16 @@ test-data: deps
 	@tests/tools/vocab-setup build/tools/vocab >/dev/null
 	@tests/tools/glove-setup build/tools >/dev/null
 	@tests/tools/mcp-setup build/tools/mcp >/dev/null
+
+# Claude Code itself as the test client (issue 21): installs the pinned
+# @anthropic-ai/claude-code from npm into build/tools/claude-code (never
+# committed; the network step is part of this target), runs it against a
+# fake Anthropic API on 127.0.0.1 in projects set up by `cairn setup
+# claude-code` (tests/clients/claude-code.sh). Without npm or a registry
+# it reports skipped (a failure under CAIRN_FAIL_ON_SKIP=1).
+check-clients: deps
+	@$(MAKE) --no-print-directory $(S)/cairn
+	@tests/clients/claude-code.sh $(S)/cairn
 
 eval: deps
 	@$(MAKE) --no-print-directory all

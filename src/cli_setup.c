@@ -147,7 +147,9 @@ static const char setup_help[] =
 	"a temporary file and a rename) only when something is added; the\n"
 	"Skill is replaced when its text differs from this version's. A file\n"
 	"that is not valid JSON stops the run before anything is written.\n"
-	"The store itself is made by 'cairn init'.\n"
+	"The store itself is made by 'cairn init'. Claude Code asks the user\n"
+	"to approve the new MCP server (`claude mcp list` shows it \"Pending\n"
+	"approval\" until then); setup says how.\n"
 	"\n"
 	"options:\n"
 	"  --dir DIR     the project folder (default .)\n"
@@ -604,6 +606,16 @@ int cmd_setup(int argc, char **argv)
 	if (!dry && (files[0].write || files[1].write || files[2].write))
 		printf("Restart Claude Code in '%s' to load them; 'cairn init' "
 		       "there if the project has no store yet.\n", dir);
+	/* what Claude Code does with a new .mcp.json server (issue 21,
+	 * checked by tests/clients/claude-code.sh) */
+	if (!dry && files[1].write)
+		printf("The MCP server \"cairn\" needs your approval in Claude "
+		       "Code: until then `claude mcp list`\nshows it as "
+		       "\"Pending approval\". Start `claude` in '%s', trust the "
+		       "folder and choose\n\"Use this MCP server\"; `claude mcp "
+		       "list` then shows it \"Connected\". If you declined\nit, "
+		       "`claude mcp reset-project-choices` there makes Claude Code "
+		       "ask again.\n", dir);
 out:
 	for (i = 0; files && i < 3; i++) {
 		cairn_free(files[i].old);
