@@ -229,8 +229,10 @@ function bar(label, v, max, marker) {
 
 function hitCard(h, res) {
   const r = h.record;
-  const bars = [bar(t('score'), h.score, 1), bar(t('relevance'), h.relevance, 1),
-    bar(t('lexical'), h.lexical, 1, res.floor), bar(t('weight'), h.weight, 1.5)];
+  /* score and weight are not 0..1: scale them to the largest of this result */
+  const top = k => Math.max(1, ...res.hits.map(x => x[k] || 0));
+  const bars = [bar(t('score'), h.score, top('score')), bar(t('relevance'), h.relevance, 1),
+    bar(t('lexical'), h.lexical, 1, res.floor), bar(t('weight'), h.weight, top('weight'))];
   if (res.hybrid) bars.push(bar(t('cosine'), h.cosine, 1, res.cos_floor), bar(t('rrf'), h.rrf, 0.05), bar(t('decay'), h.decay, 1));
   return el('article', { class: 'card', 'data-id': r.id, tabindex: '-1' },
     el('h3', null, el('button', { type: 'button', class: 'link', onclick: () => go('record', r.id) }, title(r))), meta(r),
