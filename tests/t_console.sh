@@ -51,6 +51,16 @@ x=$("$cairn" write --origin agent -k note -t "<img src=x onerror=alert(1)>" \
 "$cairn" write --origin capture -k procedure -t "部署到预发布环境" \
 	"运行 make deploy-staging 部署订单服务到预发布环境。" > /dev/null
 
+# what the hook and cairn eval leave behind, for the other two views
+rid=$("$cairn" recall --json "blue-green billing" | jq -r .receipt)
+for i in 1 2 3; do
+	printf '2026-01-02T03:0%s:05Z\tUserPromptSubmit\tinjected\t1%s.5\tfound=1 injected=1 chars=80 receipt=%s\n' "$i" "$i" "$rid"
+done > .cairn/hook.log
+printf '2026-01-02T03:09:05Z\tUserPromptSubmit\tempty\t9.1\tfound=0 injected=0 chars=0\n' >> .cairn/hook.log
+printf '%s\n' '{"dataset":"adr-workspace","recall@1":0.61,"recall@3":0.8,"recall@5":0.86,"recall@10":0.9,"injection_hit_rate":0.7,"no_answer_empty":0.9,"mrr":0.7}' \
+	'{"dataset":"adr-workspace","recall@1":0.66,"recall@3":0.83,"recall@5":0.88,"recall@10":0.93,"injection_hit_rate":0.76,"no_answer_empty":0.92,"mrr":0.74}' \
+	'{"dataset":"adr-workspace","recall@1":0.7,"recall@3":0.86,"recall@5":0.9,"recall@10":0.95,"injection_hit_rate":0.8,"no_answer_empty":0.95,"mrr":0.78}' > .cairn/eval.jsonl
+
 "$cairn" serve > "$tmp/out" 2> "$tmp/serve.err" &
 srv=$!
 for _ in $(seq 1 100); do
@@ -79,7 +89,7 @@ st() { "$cairn" get --json "$1" | jq -r .status; }
 if [ "$(st "$a")" = accepted ]; then ok; else bad "the clicked candidate is not accepted in the store"; fi
 if [ "$(st "$b")" = rejected ]; then ok; else bad "the keyed candidate is not rejected in the store"; fi
 if [ "$(st "$x")" = candidate ]; then ok; else bad "the markup candidate changed"; fi
-for f in console-candidates.png console-narrow-zh.png console-search.png; do
+for f in console-candidates.png console-narrow-zh.png console-search.png console-hook.png console-quality.png; do
 	if [ -s "$tmp/shots/$f" ]; then ok; else bad "no screenshot $f"; fi
 done
 if [ -n "${CONSOLE_SHOTS:-}" ]; then

@@ -68,7 +68,7 @@ function el(tag, attrs, ...kids) {
     else if (k === 'class') e.className = v;
     else e.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of kids.flat()) {
+  for (const c of kids.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
   }

@@ -212,6 +212,20 @@ def main():
               cdp.eval('document.getElementById("main").innerText.slice(0, 300)'))
         cdp.shot(os.path.join(out, 'console-search.png'))
 
+        cdp.key('3')
+        calls = cdp.wait('document.body.dataset.ready === "hook" &&'
+                         ' document.querySelectorAll("main table tr").length')
+        check('the hook view lists the calls', calls == 5, 'rows: %s' % calls)
+        links = cdp.eval('Array.from(document.querySelectorAll("main td button.link"))'
+                         '.filter(b => /^r[0-9a-f]+$/.test(b.textContent)).length')
+        check('each injected call links the ids of its receipt', links == 3, 'links: %s' % links)
+        cdp.shot(os.path.join(out, 'console-hook.png'))
+        cdp.key('4')
+        pts = cdp.wait('document.body.dataset.ready === "quality" &&'
+                       ' document.querySelectorAll("main svg.chart circle").length')
+        check('the quality view charts the eval runs', bool(pts), 'points: %s' % pts)
+        cdp.shot(os.path.join(out, 'console-quality.png'))
+
         dialogs = [e for e in cdp.events if e.get('method') == 'Page.javascriptDialogOpening']
         check('no script of the store ran (no dialog opened)', not dialogs, str(dialogs)[:200])
     except Exception as e:  # a driver failure is a failed check, not a crash
