@@ -462,17 +462,39 @@ static enum MHD_Result api_candidates(struct serve *s,
 	rc = cairn_record_list(s->db, &f, &v, &n);
 	if (rc)
 		return reply_db(s, c, rc);
+	/* what each may replace is /api/suggest's: on a 10k-record store a
+	 * suggestion costs tens of ms, so the page asks card by card */
 	sbuf_adds(&sb, "{\"candidates\":[");
 	for (i = 0; i < n; i++) {
 		if (i)
 			sbuf_addc(&sb, ',');
 		sbuf_adds(&sb, "{\"record\":");
 		cli_record_json(&sb, v[i], 1);
-		add_may_replace(s, &sb, v[i]->id);
 		sbuf_addc(&sb, '}');
 	}
 	sbuf_addf(&sb, "],\"limit\":%d}", SERVE_LIST_LIMIT);
 	cairn_record_list_free(v, n);
+	return reply_json(c, 200, &sb);
+}
+
+/* GET /api/suggest?id=ID: {"id","may_replace":[...]} */
+static enum MHD_Result api_suggest(struct serve *s, struct MHD_Connection *c)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *id = arg(c, "id");
+	cairn_record *r = NULL;
+	int rc;
+
+	if (!id)
+		return reply_error(c, 400, "invalid", "give the record's id=");
+	rc = cairn_record_get(s->db, id, &r);
+	if (rc)
+		return reply_db(s, c, rc);
+	sbuf_adds(&sb, "{\"id\":");
+	json_add_strz(&sb, r->id);
+	add_may_replace(s, &sb, r->id);
+	sbuf_addc(&sb, '}');
+	cairn_record_free(r);
 	return reply_json(c, 200, &sb);
 }
 
@@ -949,6 +971,8 @@ static enum MHD_Result route_get(struct serve *s, struct MHD_Connection *c,
 		return api_candidates(s, c);
 	if (strcmp(url, "/api/records") == 0)
 		return api_records(s, c);
+	if (strcmp(url, "/api/suggest") == 0)
+		return api_suggest(s, c);
 	if (strcmp(url, "/api/record") == 0)
 		return api_record(s, c);
 	if (strcmp(url, "/api/hook") == 0)

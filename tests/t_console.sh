@@ -4,7 +4,8 @@
 # tests/tools/cdp_console.py opens the URL `cairn serve` printed, finds the
 # candidates, shows stored <script>/<img onerror> as text, approves one
 # with a mouse click and rejects one with the keyboard (checked here with
-# `cairn get`), switches to Chinese, fits a 390 px window and searches.
+# `cairn get`), approves one as the replacement of the record it may
+# supersede (the old one is then superseded), switches to Chinese, fits a 390 px window and searches.
 # Screenshots go to $CONSOLE_SHOTS when set (docs/console.md shows them).
 # Without chromium: one "skipped: ..." line.
 #
@@ -40,16 +41,16 @@ mkdir -p "$HOME" "$tmp/ws" "$tmp/shots"
 cd "$tmp/ws"
 "$cairn" init > /dev/null
 id_of() { sed -n 's/^\(r[0-9a-f]*\) .*/\1/p'; }
-"$cairn" write -k decision -t "Blue-green deploys" \
-	"We deploy the billing service with blue-green switches on blyck." > /dev/null
+old=$("$cairn" write -k decision -t "Blue-green deploys" \
+	"We deploy the billing service with blue-green switches on blyck." | id_of)
 a=$("$cairn" write --origin agent -k decision -t "Blue-green deploys with kamal" \
 	"We deploy the billing service with blue-green switches on blyck using kamal." | id_of)
 b=$("$cairn" write --origin agent -k fact -t "Restart the cache nightly" \
 	"Restart the cache nightly, maybe." | id_of)
 x=$("$cairn" write --origin agent -k note -t "<img src=x onerror=alert(1)>" \
 	"<script>alert(1)</script> stored markup must stay text" | id_of)
-"$cairn" write --origin capture -k procedure -t "部署到预发布环境" \
-	"运行 make deploy-staging 部署订单服务到预发布环境。" > /dev/null
+z=$("$cairn" write --origin capture -k procedure -t "部署到预发布环境" \
+	"运行 make deploy-staging 部署订单服务到预发布环境。" | id_of)
 
 # what the hook and cairn eval leave behind, for the other two views
 rid=$("$cairn" recall --json "blue-green billing" | jq -r .receipt)
@@ -75,7 +76,7 @@ if [ -z "$url" ]; then
 fi
 
 timeout 120 /usr/bin/python3 "$root/tests/tools/cdp_console.py" "$chromium" \
-	"$url" "$tmp/shots" "$a" "$b" "$x" > "$tmp/driver.out" 2> "$tmp/driver.err"
+	"$url" "$tmp/shots" "$z" "$b" "$x" "$a" "$old" > "$tmp/driver.out" 2> "$tmp/driver.err"
 while IFS= read -r line; do
 	case "$line" in
 	'ok '*) ok ;;
@@ -86,7 +87,9 @@ if ! grep -q '^ok ' "$tmp/driver.out"; then
 	bad "the browser driver checked nothing: $(tail -3 "$tmp/driver.err")"
 fi
 st() { "$cairn" get --json "$1" | jq -r .status; }
-if [ "$(st "$a")" = accepted ]; then ok; else bad "the clicked candidate is not accepted in the store"; fi
+if [ "$(st "$z")" = accepted ]; then ok; else bad "the clicked candidate is not accepted in the store"; fi
+if [ "$(st "$a")" = accepted ] && [ "$(st "$old")" = superseded ]; then ok; else
+	bad "approve-and-supersede: $a is $(st "$a"), $old is $(st "$old")"; fi
 if [ "$(st "$b")" = rejected ]; then ok; else bad "the keyed candidate is not rejected in the store"; fi
 if [ "$(st "$x")" = candidate ]; then ok; else bad "the markup candidate changed"; fi
 for f in console-candidates.png console-narrow-zh.png console-search.png console-hook.png console-quality.png; do

@@ -172,15 +172,31 @@ function candidateCard(c) {
       el('button', { type: 'button', 'data-act': 'edit', onclick: () => { editBox.hidden = false; tIn.focus(); } }, t('edit')),
       recordLink(r)),
     editBox);
-  if (c.may_replace && c.may_replace.length) {
-    card.append(el('h4', null, t('may_replace')),
-      el('ul', null, c.may_replace.map(m => el('li', null,
-        recordLink(m.record), ' ', title(m.record), ' ',
-        el('span', { class: 'muted' }, '(' + Number(m.similarity).toFixed(2) + (m.same_key_family ? ', key family' : '') + ') '),
-        el('button', { type: 'button', onclick: () =>
-          act('/api/approve-supersede', { id: r.id, old: m.record.id }, r.id + ' ' + t('approved')) }, t('approve_supersede'))))));
-  }
+  if (c.may_replace) addMayReplace(card, r, c.may_replace);
   return card;
+}
+
+function addMayReplace(card, r, list) {
+  if (!list.length) return;
+  card.append(el('div', { class: 'may-replace' }, el('h4', null, t('may_replace')),
+    el('ul', null, list.map(m => el('li', null,
+      recordLink(m.record), ' ', title(m.record), ' ',
+      el('span', { class: 'muted' }, '(' + Number(m.similarity).toFixed(2) + (m.same_key_family ? ', key family' : '') + ') '),
+      el('button', { type: 'button', 'data-act': 'supersede', onclick: () =>
+        act('/api/approve-supersede', { id: r.id, old: m.record.id }, r.id + ' ' + t('approved')) }, t('approve_supersede')))))));
+}
+
+/* what each candidate may replace, card by card after the list is shown */
+async function fillSuggestions(list, gen) {
+  for (const c of list) {
+    if (c.may_replace || state.gen !== gen) continue;
+    let j;
+    try { j = await api('/api/suggest?id=' + encodeURIComponent(c.record.id)); } catch (e) { continue; }
+    if (state.gen !== gen) return;
+    const card = document.querySelector('article.card[data-id="' + CSS.escape(c.record.id) + '"]');
+    if (card) addMayReplace(card, c.record, j.may_replace || []);
+  }
+  if (state.gen === gen) document.body.dataset.suggested = 'yes';
 }
 
 async function viewCandidates(main) {
@@ -208,6 +224,7 @@ async function viewCandidates(main) {
       members.map(candidateCard)));
   }
   for (const c of list) if (!grouped.has(c.record.id)) main.append(candidateCard(c));
+  state.after = () => fillSuggestions(list, state.gen);
   /* anything else the API lists beside the candidates (e.g. proposals) is shown as records */
   for (const [k, v] of Object.entries(j)) {
     if (k === 'candidates' || !Array.isArray(v) || !v.length) continue;
@@ -409,6 +426,9 @@ function paint() {
 }
 
 async function render() {
+  state.gen = (state.gen || 0) + 1;
+  state.after = null;
+  document.body.dataset.suggested = '';
   paint();
   const main = document.getElementById('main');
   if (!state.token) { main.replaceChildren(el('p', { class: 'card' }, t('no_token'))); return; }
@@ -425,6 +445,7 @@ async function render() {
   state.selected = Math.min(state.selected, Math.max(0, state.cards.length - 1));
   select(state.selected, false);
   document.body.dataset.ready = state.view;
+  if (state.after) state.after();
 }
 
 function select(i, focus) {

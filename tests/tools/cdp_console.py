@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """Drive the cairn review console in headless Chromium (tests/t_console.sh).
 
-    cdp_console.py CHROMIUM URL OUTDIR APPROVE_ID REJECT_ID MARKUP_ID
+    cdp_console.py CHROMIUM URL OUTDIR APPROVE_ID REJECT_ID MARKUP_ID NEW_ID OLD_ID
 
 Speaks the DevTools protocol directly over --remote-debugging-pipe (file
 descriptors 3 and 4, NUL-separated JSON): no npm, no WebSocket library.
 Opens URL (the one `cairn serve` printed), checks that stored markup stays
 text, approves APPROVE_ID with a real mouse click, rejects REJECT_ID with
-the keyboard (j ... r), switches to Chinese, checks a narrow window does
+the keyboard (j ... r), approves NEW_ID as the replacement of OLD_ID
+(the button its suggestions add), switches to Chinese, checks a narrow window does
 not scroll sideways, searches, and saves screenshots to OUTDIR. Prints
 "ok NAME" or "FAIL NAME: why" per check; every wait is bounded.
 """
@@ -132,7 +133,7 @@ class CDP:
 
 
 def main():
-    chromium, url, out, approve_id, reject_id, markup_id = sys.argv[1:7]
+    chromium, url, out, approve_id, reject_id, markup_id, new_id, old_id = sys.argv[1:9]
     results = []
 
     def check(name, cond, why=''):
@@ -165,11 +166,20 @@ def main():
                          ' return b.startsWith("<script>") ? "" : "body: " + b; })()'
                          % json.dumps(sel(markup_id)))
         check('stored <script> and <img onerror> render as text', inert == '', str(inert))
+        cdp.wait('document.body.dataset.suggested === "yes"')
         cdp.shot(os.path.join(out, 'console-candidates.png'))
 
         clicked = cdp.click(sel(approve_id, ' [data-act="approve"]'))
         gone = clicked and cdp.wait('!document.querySelector(%s)' % json.dumps(sel(approve_id)))
         check('a mouse click approves a candidate', bool(gone),
+              cdp.eval('document.getElementById("status").textContent'))
+
+        sugg = cdp.wait('document.body.dataset.suggested === "yes" && !!document.querySelector(%s)'
+                        % json.dumps(sel(new_id, ' [data-act="supersede"]')))
+        check('a candidate lists the record it may replace', bool(sugg))
+        cdp.click(sel(new_id, ' [data-act="supersede"]'))
+        gone = cdp.wait('!document.querySelector(%s)' % json.dumps(sel(new_id)))
+        check('"approve, replacing this" approves it', bool(gone),
               cdp.eval('document.getElementById("status").textContent'))
 
         idx = cdp.eval('Array.from(document.querySelectorAll("article.card"))'
