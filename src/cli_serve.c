@@ -206,10 +206,12 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status,
 	sbuf_adds(&sb, "}}");
 	sbuf_release(&msg);
 	if (sb.err) {
+		static const char nomem[] = "{\"error\":{\"code\":\"nomem\","
+					    "\"message\":\"out of memory\"}}";
+
 		sbuf_release(&sb);
-		return reply(c, 500, "application/json",
-			     "{\"error\":{\"code\":\"nomem\",\"message\":"
-			     "\"out of memory\"}}", 47);
+		return reply(c, 500, "application/json", nomem,
+			     sizeof(nomem) - 1);
 	}
 	ret = reply(c, status, "application/json; charset=utf-8", sb.buf,
 		    sb.len);
