@@ -426,7 +426,7 @@ function paint() {
 }
 
 async function render() {
-  state.gen = (state.gen || 0) + 1;
+  const gen = state.gen = (state.gen || 0) + 1;
   state.after = null;
   document.body.dataset.suggested = '';
   paint();
@@ -439,12 +439,19 @@ async function render() {
     else if (state.view === 'record') await viewRecord(box, state.arg);
     else if (state.view === 'hook') await viewHook(box);
     else await viewQuality(box);
-  } catch (e) { status(e.message, true); }
+  } catch (e) { if (gen === state.gen) status(e.message, true); }
+  if (gen !== state.gen) return; /* a newer render (a click, a key) owns the page */
+  paint();
   main.replaceChildren(box);
   state.cards = Array.from(main.querySelectorAll('article.card'));
   state.selected = Math.min(state.selected, Math.max(0, state.cards.length - 1));
   select(state.selected, false);
   document.body.dataset.ready = state.view;
+  if (state.focusSearch && state.view === 'records') {
+    state.focusSearch = false;
+    const q = document.getElementById('q');
+    if (q) q.focus();
+  }
   if (state.after) state.after();
 }
 
@@ -464,7 +471,12 @@ function onKey(ev) {
   const card = state.cards[state.selected];
   const press = a => { const b = card && card.querySelector('[data-act="' + a + '"]'); if (b) { ev.preventDefault(); b.click(); } };
   if (ev.key >= '1' && ev.key <= '4') { go(views[Number(ev.key) - 1]); }
-  else if (ev.key === '/') { ev.preventDefault(); if (state.view !== 'records') go('records'); setTimeout(() => { const q = document.getElementById('q'); if (q) q.focus(); }, 50); }
+  else if (ev.key === '/') {
+    ev.preventDefault();
+    const q = state.view === 'records' && document.getElementById('q');
+    if (q) q.focus();
+    else { state.focusSearch = true; go('records'); }
+  }
   else if (ev.key === 'j') select(Math.min(state.selected + 1, state.cards.length - 1), true);
   else if (ev.key === 'k') select(Math.max(state.selected - 1, 0), true);
   else if (ev.key === 'a') press('approve');

@@ -209,7 +209,10 @@ def main():
         cdp.shot(os.path.join(out, 'console-narrow-zh.png'))
 
         cdp.click('#lang')
-        cdp.wait('document.documentElement.lang === "en"')
+        en = cdp.wait('document.documentElement.lang === "en" &&'
+                      ' document.getElementById("tab-candidates").textContent === "Candidates"')
+        check('the interface switches back to English', bool(en),
+              cdp.eval('document.getElementById("tab-candidates").textContent'))
         cdp.call('Emulation.setDeviceMetricsOverride',
                  {'width': 1200, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False})
         cdp.key('/')
