@@ -58,9 +58,9 @@ for i in 1 2 3; do
 	printf '2026-01-02T03:0%s:05Z\tUserPromptSubmit\tinjected\t1%s.5\tfound=1 injected=1 chars=80 receipt=%s\n' "$i" "$i" "$rid"
 done > .cairn/hook.log
 printf '2026-01-02T03:09:05Z\tUserPromptSubmit\tempty\t9.1\tfound=0 injected=0 chars=0\n' >> .cairn/hook.log
-printf '%s\n' '{"dataset":"adr-workspace","recall@1":0.61,"recall@3":0.8,"recall@5":0.86,"recall@10":0.9,"injection_hit_rate":0.7,"no_answer_empty":0.9,"mrr":0.7}' \
-	'{"dataset":"adr-workspace","recall@1":0.66,"recall@3":0.83,"recall@5":0.88,"recall@10":0.93,"injection_hit_rate":0.76,"no_answer_empty":0.92,"mrr":0.74}' \
-	'{"dataset":"adr-workspace","recall@1":0.7,"recall@3":0.86,"recall@5":0.9,"recall@10":0.95,"injection_hit_rate":0.8,"no_answer_empty":0.95,"mrr":0.78}' > .cairn/eval.jsonl
+printf '%s\n' '{"dataset":"adr-workspace","recall@1":0.61,"recall@3":0.8,"recall@5":0.86,"recall@10":0.9,"injection_hit_rate":0.7,"no_answer_empty":0.9,"mrr":0.7,"recorded":"2026-11-03T09:12:40Z"}' \
+	'{"dataset":"adr-workspace","recall@1":0.66,"recall@3":0.83,"recall@5":0.88,"recall@10":0.93,"injection_hit_rate":0.76,"no_answer_empty":0.92,"mrr":0.74,"recorded":"2026-11-17T10:02:11Z"}' \
+	'{"dataset":"adr-workspace","recall@1":0.7,"recall@3":0.86,"recall@5":0.9,"recall@10":0.95,"injection_hit_rate":0.8,"no_answer_empty":0.95,"mrr":0.78,"recorded":"2026-12-01T08:45:03Z"}' > .cairn/eval.jsonl
 
 "$cairn" serve > "$tmp/out" 2> "$tmp/serve.err" &
 srv=$!

@@ -8,7 +8,8 @@
 # changes nothing; malformed JSON, a wrong Content-Type, a 2 MiB body, an
 # oversized header and unknown calls get clear JSON errors and the server
 # keeps answering; search carries the --explain figures; hook calls with
-# their receipts; eval runs; Accept-Language; SIGTERM ends it with 0 and
+# their receipts; eval runs (one appended by `cairn eval --record`);
+# Accept-Language; SIGTERM ends it with 0 and
 # removes serve.url.
 #
 #   tests/t_serve.sh CAIRN
@@ -281,11 +282,22 @@ check "record page: the receipt of the hook call that returned it" \
 	jq -e --arg r "$rid" '.receipts | map(.id) | index($r)' "$tmp/body"
 get /api/quality
 check "quality: no runs yet" jq -e '.runs == []' "$tmp/body"
+mkdir -p "$tmp/set"
+printf '%s\n' '{"id":"d1","title":"Orders database","text":"The orders service stores its data in PostgreSQL."}' \
+	'{"id":"d2","title":"Deploys","text":"Staging deploys run kamal deploy from the ops repository."}' > "$tmp/set/corpus.jsonl"
+printf '%s\n' '{"id":"q1","text":"which database do orders use","answers":["d1"]}' \
+	'{"id":"q2","text":"how do staging deploys run","answers":["d2"]}' > "$tmp/set/queries.jsonl"
+"$cairn" eval --record --quiet "$tmp/set" > /dev/null 2> "$tmp/eval.err"
+check "eval --record appends one line with the time" \
+	jq -e -s 'length == 1 and (.[0].recorded | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T")) and .[0]["recall@1"] != null' .cairn/eval.jsonl
+check "eval --record leaves eval.jsonl to the user (0600)" [ "$(stat -c %a .cairn/eval.jsonl)" = 600 ]
+get /api/quality
+check "quality: the recorded run" jq -e '.runs | length == 1 and .[0].recorded' "$tmp/body"
 printf '%s\n' '{"dataset":"a","recall@1":0.5,"recall@5":0.8}' 'not json' \
-	'{"dataset":"a","recall@1":0.6,"recall@5":0.9}' > .cairn/eval.jsonl
+	'{"dataset":"a","recall@1":0.6,"recall@5":0.9}' >> .cairn/eval.jsonl
 get /api/quality
 check "quality: the runs in order, the unreadable line counted" \
-	jq -e '(.runs | map(.["recall@1"])) == [0.5, 0.6] and .unreadable == 1' "$tmp/body"
+	jq -e '(.runs | map(.["recall@1"]) | .[1:]) == [0.5, 0.6] and (.runs | length) == 3 and .unreadable == 1' "$tmp/body"
 
 # ------------------------------------------------------------------ stop
 kill -TERM "$srv"

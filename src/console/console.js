@@ -26,7 +26,7 @@ const I18N = {
     injected: 'injected', empty: 'empty', captured: 'captured', timeout: 'timeouts', error: 'errors', ignored: 'ignored',
     served: 'served by mcp', time: 'time', event: 'event', outcome: 'outcome', ms: 'ms', detail: 'detail',
     query_hash: 'prompt hash', ids: 'injected ids', no_calls: 'No hook calls logged yet.',
-    no_runs: 'No evaluation runs stored. Append runs with: cairn eval --json DIR >> .cairn/eval.jsonl',
+    no_runs: 'No evaluation runs recorded yet. Record one with: cairn eval --record DIR (appends to .cairn/eval.jsonl)',
     runs: 'runs', dataset: 'dataset', keys: 'keys: 1–4 views · / search · j/k move · a approve · r reject · e edit · ? help',
     done: 'done', failed: 'failed', hits_from: 'receipt', terms: 'terms', lang_name: 'English', hybrid: 'hybrid (BM25 + vectors)',
     lexical_only: 'lexical (BM25)', dropped: 'below the floor', on_store: 'store', store_counts: 'records'
@@ -48,7 +48,7 @@ const I18N = {
     injected: '已注入', empty: '空', captured: '已捕获', timeout: '超时', error: '错误', ignored: '忽略',
     served: '由 mcp 提供', time: '时间', event: '事件', outcome: '结果', ms: '毫秒', detail: '详情',
     query_hash: '提示哈希', ids: '注入的记录', no_calls: '尚无钩子调用记录。',
-    no_runs: '没有保存的评测。追加方式：cairn eval --json DIR >> .cairn/eval.jsonl',
+    no_runs: '尚无评测记录。记录方式：cairn eval --record DIR（追加到 .cairn/eval.jsonl）',
     runs: '次评测', dataset: '数据集', keys: '按键：1–4 切换视图 · / 搜索 · j/k 移动 · a 批准 · r 拒绝 · e 编辑 · ? 帮助',
     done: '完成', failed: '失败', hits_from: '回执', terms: '检索词', lang_name: '中文', hybrid: '混合（BM25 + 向量）',
     lexical_only: '词法（BM25）', dropped: '低于阈值', on_store: '存储', store_counts: '条记录'
@@ -390,7 +390,7 @@ async function viewQuality(main) {
   main.append(el('h2', null, t('quality') + ' (' + runs.length + ' ' + t('runs') + ')'));
   if (!runs.length) { main.append(el('p', { class: 'muted' }, t('no_runs'))); return; }
   main.append(chart(runs), el('div', { class: 'legend' }, SERIES.map(([k, c]) => { const i = el('i'); i.style.background = c; return el('span', null, i, k); })));
-  const cols = ['dataset', ...SERIES.map(s => s[0]), 'mrr', 'stale_hit_rate'];
+  const cols = ['recorded', 'dataset', ...SERIES.map(s => s[0]), 'mrr', 'stale_hit_rate'];
   main.append(el('div', { class: 'scroll' }, el('table', null, el('tr', null, el('th', null, '#'), cols.map(c => el('th', null, c))),
     runs.map((r, i) => el('tr', null, el('td', null, String(i + 1)),
       cols.map(c => el('td', null, r[c] === undefined || r[c] === null ? '-' : (typeof r[c] === 'number' ? r[c].toFixed(4) : String(r[c])))))))));
