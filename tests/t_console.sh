@@ -52,6 +52,12 @@ x=$("$cairn" write --origin agent -k note -t "<img src=x onerror=alert(1)>" \
 z=$("$cairn" write --origin capture -k procedure -t "部署到预发布环境" \
 	"运行 make deploy-staging 部署订单服务到预发布环境。" | id_of)
 
+# two candidates of one command shape (capture's key family)
+"$cairn" write --origin capture -k capability --key capability:deploy:s3:assets \
+	-t "Deploy to S3 bucket assets" "aws s3 sync dist s3://assets worked." > /dev/null
+"$cairn" write --origin capture -k capability --key capability:deploy:s3:media \
+	-t "Deploy to S3 bucket media" "aws s3 sync dist s3://media worked." > /dev/null
+
 # what the hook and cairn eval leave behind, for the other two views
 rid=$("$cairn" recall --json "blue-green billing" | jq -r .receipt)
 for i in 1 2 3; do

@@ -24,7 +24,7 @@ const I18N = {
     back: 'Back', history: 'Revisions', supersedes: 'Replaces', superseded_by: 'Replaced by', receipts: 'Receipts that returned it',
     none: 'none', title: 'title', body: 'body', calls: 'calls', p50: 'p50 ms', p90: 'p90 ms', max: 'max ms',
     injected: 'injected', empty: 'empty', captured: 'captured', timeout: 'timeouts', error: 'errors', ignored: 'ignored',
-    served: 'served by mcp', time: 'time', event: 'event', outcome: 'outcome', ms: 'ms', detail: 'detail',
+    served: 'served by mcp', local: 'run locally', time: 'time', event: 'event', outcome: 'outcome', ms: 'ms', detail: 'detail',
     query_hash: 'prompt hash', ids: 'injected ids', no_calls: 'No hook calls logged yet.',
     no_runs: 'No evaluation runs recorded yet. Record one with: cairn eval --record DIR (appends to .cairn/eval.jsonl)',
     runs: 'runs', dataset: 'dataset', keys: 'keys: 1–4 views · / search · j/k move · a approve · r reject · e edit · ? help',
@@ -46,7 +46,7 @@ const I18N = {
     back: '返回', history: '修订历史', supersedes: '取代了', superseded_by: '被取代于', receipts: '返回过它的回执',
     none: '无', title: '标题', body: '正文', calls: '调用', p50: 'p50 毫秒', p90: 'p90 毫秒', max: '最大 毫秒',
     injected: '已注入', empty: '空', captured: '已捕获', timeout: '超时', error: '错误', ignored: '忽略',
-    served: '由 mcp 提供', time: '时间', event: '事件', outcome: '结果', ms: '毫秒', detail: '详情',
+    served: '由 mcp 提供', local: '本地运行', time: '时间', event: '事件', outcome: '结果', ms: '毫秒', detail: '详情',
     query_hash: '提示哈希', ids: '注入的记录', no_calls: '尚无钩子调用记录。',
     no_runs: '尚无评测记录。记录方式：cairn eval --record DIR（追加到 .cairn/eval.jsonl）',
     runs: '次评测', dataset: '数据集', keys: '按键：1–4 切换视图 · / 搜索 · j/k 移动 · a 批准 · r 拒绝 · e 编辑 · ? 帮助',
@@ -134,11 +134,13 @@ function meta(r) {
 
 /* ---------------------------------------------------------- candidates */
 
-/* "the same command shape": the API's group when it sends one, else kind + tool */
+/* "the same command shape": the API's group when it sends one, else the key
+ * family (the key before its last ':', as capture writes capability:deploy:s3:<bucket>) */
 function groupKey(c) {
   if (c.group) return String(c.group);
-  const r = c.record;
-  return r.source && r.source.tool ? r.kind + ' · ' + r.source.tool : null;
+  const k = c.record.key || '';
+  const i = k.lastIndexOf(':');
+  return i > 0 && k.indexOf(':') < i ? c.record.kind + ' · ' + k.slice(0, i) : null;
 }
 
 async function act(path, body, okMsg) {
@@ -214,7 +216,7 @@ async function viewCandidates(main) {
     if (members.length < 2) continue;
     const ids = members.map(m => m.record.id);
     ids.forEach(id => grouped.add(id));
-    main.append(el('section', { class: 'group' },
+    main.append(el('section', { class: 'group', 'data-group': g },
       el('h2', null, t('group') + ': ' + g + ' (' + members.length + ')'),
       el('div', { class: 'actions' },
         el('button', { type: 'button', class: 'primary', onclick: () => act('/api/approve', { ids }, ids.length + ' ' + t('approved')) },
@@ -337,9 +339,10 @@ async function viewRecord(main, id) {
 
 async function viewHook(main) {
   const j = await api('/api/hook');
-  const s = j.stats || {};
+  const s = Object.assign({}, j.stats || {});
+  if (typeof s.calls === 'number' && typeof s.served === 'number') s.local = s.calls - s.served;
   main.append(el('h2', null, t('hook')),
-    el('div', { class: 'stats' }, ['calls', 'p50', 'p90', 'max', 'injected', 'empty', 'captured', 'timeout', 'error', 'served']
+    el('div', { class: 'stats' }, ['calls', 'p50', 'p90', 'max', 'injected', 'empty', 'captured', 'timeout', 'error', 'served', 'local']
       .map(k => { const key = { p50: 'p50_ms', p90: 'p90_ms', max: 'max_ms' }[k] || k;
         return el('div', { class: 'stat' }, el('b', null, String(s[key] === undefined ? '-' : s[key])), el('span', null, t(k))); })));
   const calls = j.calls || [];

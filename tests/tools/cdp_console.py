@@ -166,6 +166,12 @@ def main():
                          ' return b.startsWith("<script>") ? "" : "body: " + b; })()'
                          % json.dumps(sel(markup_id)))
         check('stored <script> and <img onerror> render as text', inert == '', str(inert))
+        grp = cdp.eval('(() => { const g = document.querySelector('
+                       '"section.group[data-group=\\"capability · capability:deploy:s3\\"]");'
+                       ' return g ? g.querySelectorAll("article.card").length + " " +'
+                       ' g.querySelector("button.primary").textContent : null; })()')
+        check('candidates of one command shape are grouped, with one approve for all',
+              grp == '2 Approve all (2)', str(grp))
         cdp.wait('document.body.dataset.suggested === "yes"')
         cdp.shot(os.path.join(out, 'console-candidates.png'))
 
