@@ -19,16 +19,18 @@ DESTDIR  ?=
 EVAL_DIR ?= ../shared/eval
 SANITIZE ?= address,undefined
 
-PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl
+PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl \
+            libmicrohttpd
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, OpenBLAS and OpenCC: headers only; embed_http.c, bert.c and
-# tokenize.c load them with dlopen() when an HTTP provider, a model or a
-# conversion is used, so that no other command pays for libcurl's ~30
-# libraries, OpenBLAS's thread pool or OpenCC's C++ runtime
-LINK_PKGS  := $(filter-out libcurl openblas opencc,$(PKGS))
+# libcurl, OpenBLAS, OpenCC and libmicrohttpd: headers only; embed_http.c,
+# bert.c, tokenize.c and cli_serve.c load them with dlopen() when an HTTP
+# provider, a model, a conversion or `cairn serve` is used, so that no
+# other command pays for libcurl's ~30 libraries, OpenBLAS's thread pool,
+# OpenCC's C++ runtime or libmicrohttpd's GnuTLS
+LINK_PKGS  := $(filter-out libcurl openblas opencc libmicrohttpd,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
@@ -103,6 +105,16 @@ $(B)/libcairn.so: $(LIB_OBJ)
 
 $(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
 	$(CC) -o $@ $^ $(CLI_LIBS)
+
+# The review console's HTML, CSS and JavaScript (src/console/), compiled
+# into `cairn serve` as C arrays by scripts/embed
+CONSOLE  := $(sort $(wildcard src/console/*))
+
+$(B)/console_assets.h: $(CONSOLE) scripts/embed | $(B)
+	scripts/embed $(CONSOLE) > $@.tmp && mv $@.tmp $@
+
+$(B)/cli_serve.o $(S)/cli_serve.o: $(B)/console_assets.h
+$(B)/cli_serve.o $(S)/cli_serve.o: ALL_CFLAGS += -I$(B)
 
 # ----------------------------------------------------------------- tests
 

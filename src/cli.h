@@ -36,6 +36,8 @@ char *cli_read_stdin_max(size_t limit);
 void cli_print_json(struct sbuf *sb);
 /* Append a record as a JSON object. */
 void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body);
+/* Append a recall result as `cairn recall --json` prints it (cli_recall.c). */
+void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain);
 /* Print n records as one JSON array (with bodies) and a newline. */
 void cli_print_records_json(cairn_record *const *v, size_t n);
 /* getopt_long wrapper (callers reset optind = 0 before the first call). */
@@ -63,6 +65,10 @@ int cmd_mcp(int argc, char **argv);
 int cmd_setup(int argc, char **argv);      /* cli_setup.c */
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
+/* The same summary as a JSON object, for the log in store directory dir. */
+void cli_hook_stats_json(const char *dir, struct sbuf *sb);
+/* `cairn serve`: the review console (cli_serve.c). */
+int cmd_serve(int argc, char **argv);
 
 #define CLI_MORE_COMMANDS                                                  \
 	{ "seed", cmd_seed, "file-backed records from Markdown (ADRs, facts)" }, \
@@ -82,6 +88,7 @@ int cli_hook_stats(int json);
 	{ "check", cmd_check, "records whose source files changed since" },   \
 	{ "verify", cmd_verify, "re-affirm a record against today's tree" },  \
 	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
-	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" },
+	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" }, \
+	{ "serve", cmd_serve, "the review console in a browser (loopback)" },
 
 #endif /* CAIRN_CLI_H */

@@ -12,12 +12,14 @@
  * the run between two queries, and eval_run() cleans up).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cairn.h"
@@ -108,6 +110,10 @@ static const char eval_help[] =
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
 	"      --quiet         no progress on stderr\n"
+	"      --record        also append the --json object, with \"recorded\"\n"
+	"                      (the time, ISO-8601 UTC), as one line to the\n"
+	"                      workspace's .cairn/eval.jsonl, the history that\n"
+	"                      'cairn serve' charts (the store is not opened)\n"
 	"\n"
 	"exit status: 0 evaluated (whatever the scores), 1 error (missing file,\n"
 	"malformed line: named as file:line), 2 usage\n";
@@ -337,18 +343,57 @@ out:
 	return ret;
 }
 
+/*
+ * --record: the report as one JSON line with "recorded" (the time) at the
+ * end of the workspace's .cairn/eval.jsonl (cli_serve.c charts it). One
+ * write(2) of the whole line with O_APPEND, so concurrent runs do not
+ * interleave their lines.
+ */
+static int record_run(const struct eval_report *r, const char *name)
+{
+	struct sbuf sb = SBUF_INIT;
+	char *dir = NULL, path[4200], ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int fd = -1, ret = 0;
+
+	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
+		return cli_fail("eval --record: not in a cairn workspace (the "
+				"runs are kept in its .cairn/eval.jsonl)");
+	snprintf(path, sizeof(path), "%s/eval.jsonl", dir);
+	cairn_free(dir);
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	eval_report_json(&sb, r, name);
+	if (!sb.err && sb.len && sb.buf[sb.len - 1] == '}') {
+		sb.len--;
+		sbuf_addf(&sb, ",\"recorded\":\"%s\"}\n", ts);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (sb.err || fd < 0 ||
+	    write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+		ret = cli_fail("eval --record: cannot append to '%s': %s",
+			       path, sb.err ? cairn_errstr(sb.err)
+					    : strerror(errno));
+	if (fd >= 0 && close(fd) != 0 && ret == 0)
+		ret = cli_fail("eval --record: cannot write '%s': %s", path,
+			       strerror(errno));
+	sbuf_release(&sb);
+	return ret;
+}
+
 /* `cairn eval DIR [options]` (see eval_help). */
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES, O_SEED, O_HOOK, O_BUDGET };
+	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
 		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
 		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
 		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
-		{ "help", 0, 0, 'h' },
+		{ "record", 0, 0, O_RECORD },	    { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
@@ -360,7 +405,7 @@ int cmd_eval(int argc, char **argv)
 	char err[STORE_ERRMSG_CLI], name[256], *end;
 	long k;
 	size_t nmiss = 0;
-	int c, rc, ret = 0;
+	int c, rc, ret = 0, record = 0;
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&prog, 0, sizeof(prog));
@@ -387,6 +432,7 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case O_MISSES: misses = optarg; break;
 		case O_HOOK: opts.hook = 1; break;
+		case O_RECORD: record = 1; break;
 		case O_BUDGET:
 			errno = 0;
 			k = strtol(optarg, &end, 10);
@@ -442,6 +488,8 @@ int cmd_eval(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
+	if (record && (ret = record_run(r, name)) != 0)
+		goto out;
 	if (cli_state.json) {
 		eval_report_json(&sb, r, name);
 		cli_print_json(&sb);

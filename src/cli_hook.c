@@ -380,21 +380,25 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
-int cli_hook_stats(int json)
+static const char *const hook_outcomes[] = { "injected", "empty", "captured",
+					     "timeout", "error", "ignored" };
+
+/* What the hook log says: calls, latency, outcomes (hook_outcomes). */
+struct hook_summary {
+	size_t calls;     /* lines read */
+	size_t counts[6]; /* per hook_outcomes[] */
+	size_t served;    /* answered by a running cairn mcp (via=mcp) */
+	double p50, p90, max; /* latency, ms */
+};
+
+static void hook_summarize(const char *path, struct hook_summary *s)
 {
-	static const char *const outcomes[] = { "injected", "empty", "captured",
-						"timeout", "error", "ignored" };
-	size_t counts[6] = { 0 }, n = 0, cap = 0, i, served = 0;
-	double *lat = NULL, p50 = 0, p90 = 0, max = 0;
-	char path[4200], *line = NULL, *dir = NULL;
-	size_t lcap = 0;
+	size_t n = 0, cap = 0, lcap = 0;
+	double *lat = NULL;
+	char *line = NULL;
 	FILE *f;
 
-	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
-		return cli_fail("not in a cairn workspace");
-	snprintf(path, sizeof(path), "%s/hook.log", dir);
-	cairn_free(dir);
+	memset(s, 0, sizeof(*s));
 	f = fopen(path, "r");
 	while (f && n < HOOK_LOG_LINES && getline(&line, &lcap, f) > 0) {
 		char *fields[5], *p = line;
@@ -409,9 +413,9 @@ int cli_hook_stats(int json)
 		if (!fields[3])
 			continue;
 		for (k = 0; k < 6; k++)
-			if (fields[2] && strcmp(fields[2], outcomes[k]) == 0)
-				counts[k]++;
-		served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
+			if (fields[2] && strcmp(fields[2], hook_outcomes[k]) == 0)
+				s->counts[k]++;
+		s->served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
 		if (n == cap) {
 			double *nv = util_realloc(lat, (cap ? 2 * cap : 256) *
 							       sizeof(*nv));
@@ -428,30 +432,60 @@ int cli_hook_stats(int json)
 		fclose(f);
 	if (n > 0) {
 		qsort(lat, n, sizeof(*lat), dbl_cmp);
-		p50 = lat[(n - 1) / 2];
-		p90 = lat[(size_t)ceil(0.9 * (double)n) - 1];
-		max = lat[n - 1];
+		s->p50 = lat[(n - 1) / 2];
+		s->p90 = lat[(size_t)ceil(0.9 * (double)n) - 1];
+		s->max = lat[n - 1];
 	}
+	s->calls = n;
 	cairn_free(lat);
+}
+
+void cli_hook_stats_json(const char *dir, struct sbuf *sb)
+{
+	struct hook_summary s;
+	char path[4200];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/hook.log", dir);
+	hook_summarize(path, &s);
+	sbuf_addf(sb, "{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
+		  "\"max_ms\":%.1f", s.calls, s.p50, s.p90, s.max);
+	for (i = 0; i < 6; i++)
+		sbuf_addf(sb, ",\"%s\":%zu", hook_outcomes[i], s.counts[i]);
+	sbuf_addf(sb, ",\"served\":%zu}", s.served);
+}
+
+/* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
+int cli_hook_stats(int json)
+{
+	struct hook_summary s;
+	char path[4200], *dir = NULL;
+	size_t i;
+
+	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
+		return cli_fail("not in a cairn workspace");
 	if (json) {
-		printf("{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
-		       "\"max_ms\":%.1f",
-		       n, p50, p90, max);
-		for (i = 0; i < 6; i++)
-			printf(",\"%s\":%zu", outcomes[i], counts[i]);
-		printf(",\"served\":%zu}\n", served);
+		struct sbuf sb = SBUF_INIT;
+
+		cli_hook_stats_json(dir, &sb);
+		cairn_free(dir);
+		cli_print_json(&sb);
+		sbuf_release(&sb);
 		return 0;
 	}
-	if (n == 0) {
+	snprintf(path, sizeof(path), "%s/hook.log", dir);
+	cairn_free(dir);
+	hook_summarize(path, &s);
+	if (s.calls == 0) {
 		printf("no hook calls logged in %s\n", path);
 		return 0;
 	}
-	printf("hook calls: %zu (log %s)\n", n, path);
-	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", p50, p90,
-	       max);
+	printf("hook calls: %zu (log %s)\n", s.calls, path);
+	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", s.p50,
+	       s.p90, s.max);
 	printf("outcomes:  ");
 	for (i = 0; i < 6; i++)
-		printf(" %s=%zu", outcomes[i], counts[i]);
-	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", served);
+		printf(" %s=%zu", hook_outcomes[i], s.counts[i]);
+	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", s.served);
 	return 0;
 }

@@ -116,7 +116,7 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	sbuf_release(&src);
 }
 
-static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
+void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 {
 	size_t i;
 
@@ -279,7 +279,7 @@ int cmd_recall(int argc, char **argv)
 	if (cli_state.json) {
 		struct sbuf sb = SBUF_INIT;
 
-		result_json(&sb, res, o.explain);
+		cli_result_json(&sb, res, o.explain);
 		cli_print_json(&sb);
 		sbuf_release(&sb);
 		goto out;
