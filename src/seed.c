@@ -47,6 +47,7 @@
 
 #include "secret.h"
 #include "seed.h"
+#include "seed_int.h"
 #include "store.h"
 
 extern char **environ;
@@ -54,7 +55,6 @@ extern char **environ;
 #define SEED_CHUNK_CHARS 800            /* default chunk target, in characters */
 #define SEED_MAX_FILE ((size_t)4 << 20) /* largest Markdown file read: 4 MiB */
 #define SEED_MAX_DEPTH 32               /* directory levels walked */
-#define SEED_MAX_BLOCK_TEXT 1024        /* bytes of a block's first paragraph kept */
 #define SEED_MAX_HEADING 256            /* bytes of one heading kept in a path */
 #define SEED_MAX_ID 64                  /* bytes in a front-matter id */
 #define SEED_MAX_MESSAGES 1000          /* messages kept in a report */
@@ -63,157 +63,22 @@ extern char **environ;
 static const char *const default_paths[] = {
 	"docs/decisions", "docs/adr", "doc/adr", "docs/architecture/decisions",
 	".cairn/records",
+	/* issue 18: where real repositories keep them */
+	"docs/adrs", "doc/adrs", "docs/architecture/adr",
+	"docs/architecture/adrs", "doc/architecture/decisions",
+	"docs/architecture-decisions", "docs/architecture-decision-records",
+	"architecture-decision-record", "architecture-decision-records",
+	"adr", "adrs", "decisions", "doc/decisions",
 };
 
-/* ========================================================= status mapping */
+#define SEED_SCAN_MAX 50000 /* Markdown files a workspace scan looks at */
 
-/*
- * The ADR status vocabulary (Nygard, MADR, adr-tools) and the SPEC
- * statuses a file may name directly. The mapping keeps standing knowledge
- * recallable: a rejected proposal is a standing decision not to do it, so
- * it is "accepted" with the outcome "rejected" shown in its body.
- */
-static const struct status_word {
-	const char *word;    /* lower case, as written in the file */
-	const char *status;  /* SPEC status */
-	const char *outcome; /* shown in the body, or NULL */
-	int adr;             /* 1: an ADR word (may appear in a template "X or Y") */
-} status_words[] = {
-	{ "accepted", "accepted", NULL, 1 },
-	{ "approved", "accepted", NULL, 1 },
-	{ "proposed", "unverified", NULL, 1 },
-	{ "rejected", "accepted", "rejected", 1 },
-	{ "deprecated", "historical", NULL, 1 },
-	{ "superseded", "superseded", NULL, 1 },
-	{ "unverified", "unverified", NULL, 0 },
-	{ "stale", "stale", NULL, 0 },
-	{ "historical", "historical", NULL, 0 },
-	{ "false", "false", NULL, 0 },
-	{ "retired", "retired", NULL, 0 },
+/* Folders a workspace scan does not enter: dependencies and build output. */
+static const char *const scan_skip[] = {
+	"node_modules", "vendor", "third_party", "target", "build", "dist",
+	"out", "bower_components", "site-packages", "venv", "__pycache__",
+	"Pods",
 };
-
-static int ascii_lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-/* Case-insensitive compare of n bytes of a with NUL-terminated lower-case w. */
-static int word_eq(const char *a, size_t n, const char *w)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (w[i] == '\0' || ascii_lower((unsigned char)a[i]) != w[i])
-			return 0;
-	return w[n] == '\0';
-}
-
-static const struct status_word *find_word(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(status_words); i++)
-		if (word_eq(s, n, status_words[i].word))
-			return &status_words[i];
-	return NULL;
-}
-
-/*
- * "Accepted or Rejected", "Accepted | Rejected", "proposed/accepted": the
- * template's placeholder left in place, every part an ADR word. The file
- * does not say which, so the record is "unverified" (still recallable).
- */
-static int is_placeholder(const char *s, size_t n)
-{
-	size_t i = 0, parts = 0;
-
-	while (i < n) {
-		size_t st, e;
-		const struct status_word *w;
-
-		while (i < n && (is_space((unsigned char)s[i]) || s[i] == '|' ||
-				 s[i] == '/' || s[i] == ','))
-			i++;
-		if (i >= n)
-			break;
-		st = i;
-		while (i < n && !is_space((unsigned char)s[i]) && s[i] != '|' &&
-		       s[i] != '/' && s[i] != ',')
-			i++;
-		e = i;
-		if (parts > 0 && word_eq(s + st, e - st, "or"))
-			continue;
-		w = find_word(s + st, e - st);
-		if (!w || !w->adr)
-			return 0;
-		parts++;
-	}
-	return parts >= 2;
-}
-
-int cairn_seed_map_status(const char *text, const char **status,
-			  const char **outcome, const char **target,
-			  size_t *target_len)
-{
-	const struct status_word *w;
-	const char *s = text, *e;
-	size_t n;
-
-	*status = NULL;
-	*outcome = NULL;
-	if (target)
-		*target = NULL;
-	if (target_len)
-		*target_len = 0;
-	if (!text)
-		return CAIRN_INVALID;
-	while (is_space((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && (is_space((unsigned char)e[-1]) || e[-1] == '.'))
-		e--;
-	n = (size_t)(e - s);
-	if (n == 0)
-		return CAIRN_INVALID;
-	/* "Superseded by X" / "Superseded by: X" */
-	if (n > 11 && word_eq(s, 11, "superseded ") && !find_word(s, n)) {
-		const char *p = s + 11;
-
-		while (p < e && is_space((unsigned char)*p))
-			p++;
-		if (e - p >= 2 && ascii_lower((unsigned char)p[0]) == 'b' &&
-		    ascii_lower((unsigned char)p[1]) == 'y' &&
-		    (e - p == 2 || is_space((unsigned char)p[2]) || p[2] == ':')) {
-			p += 2;
-			while (p < e && (is_space((unsigned char)*p) || *p == ':'))
-				p++;
-			*status = "superseded";
-			if (target && p < e) {
-				*target = p;
-				*target_len = (size_t)(e - p);
-			}
-			return CAIRN_OK;
-		}
-		return CAIRN_INVALID;
-	}
-	w = find_word(s, n);
-	if (w) {
-		*status = w->status;
-		*outcome = w->outcome;
-		return CAIRN_OK;
-	}
-	if (is_placeholder(s, n)) {
-		*status = "unverified";
-		return CAIRN_OK;
-	}
-	return CAIRN_INVALID;
-}
 
 /* ================================================================ helpers */
 
@@ -296,23 +161,6 @@ static void smap_release(struct smap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Grow *v (of *cap elements of size sz) to hold at least n+1 elements. */
-static int grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return CAIRN_OK;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = util_realloc(*v, ncap * sz);
-	if (!nv)
-		return CAIRN_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return CAIRN_OK;
-}
-
 /* A record id from a seed string: "f" + 15 hex digits of its SHA-256. */
 static char *derive_id(const char *seed, size_t len)
 {
@@ -326,17 +174,6 @@ static char *derive_id(const char *seed, size_t len)
 	memcpy(id + 1, hex, 15);
 	id[16] = '\0';
 	return id;
-}
-
-static char *dup_trim(const char *s, size_t n)
-{
-	while (n > 0 && is_space((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	while (n > 0 && is_space((unsigned char)s[n - 1]))
-		n--;
-	return util_strndup(s, n);
 }
 
 /* ================================================================ the run */
@@ -371,11 +208,20 @@ struct sfile {
 	char *supersedes;     /* resolved supersedes id, or NULL */
 	char *key;            /* front matter key, or NULL */
 	char *time;           /* front matter date or "Date:" line, or NULL */
+	char *supersedes_href; /* its link target (a "Supersedes [X](x.md)" line) */
+	char *h1;             /* its first H1, or NULL */
+	char *status_text;    /* the status as written, or NULL */
+	const char *rule;     /* the status table's row that mapped it */
+	const char *skipped;  /* why it makes no record (a template...), or NULL */
+	char *why;            /* its first error, or NULL */
+	struct seed_date date; /* the date found (ambiguous: decided later) */
+	long date_line;       /* its line */
 	long status_line;     /* line of the status text (for messages) */
 	long supersedes_line; /* line of front matter supersedes */
 	size_t first;         /* index of its first chunk */
 	size_t n;             /* chunks it produced */
 	int failed;           /* 1: it had an error */
+	int found;            /* 1: found by configuration or content: an ADR */
 };
 
 struct run {
@@ -389,12 +235,16 @@ struct run {
 	size_t nchunks, capchunks;    /* count, capacity */
 	char **scopes;                /* seeded roots, relative ("" = all) */
 	size_t nscopes, capscopes;    /* count, capacity */
+	unsigned char *flat;          /* flat[i]: scope i covers its own files only */
+	size_t capflat;               /* capacity */
+	int dayfirst;                 /* evidence for d/m/y (> 0) or m/d/y (< 0) */
 	struct smap ids;              /* chunk id -> chunk index */
 	struct smap paths;            /* rel path -> file index */
 	struct smap keys;             /* key -> chunk index */
 	struct sbuf msgs;             /* error and warning lines */
 	size_t nerr, nwarn, nmsgs;    /* counts */
 	char first_err[STORE_ERRMSG]; /* the first error */
+	char last_err[STORE_ERRMSG];  /* the latest error's text */
 	int first_err_rc;             /* its code */
 	int git;                      /* 1: the root is in a git work tree */
 };
@@ -423,6 +273,7 @@ static void run_msg(struct run *r, int error, int rc, const char *path,
 					 "%.300s: %.700s", path, text);
 			r->first_err_rc = rc;
 		}
+		snprintf(r->last_err, sizeof(r->last_err), "%s", text);
 		r->nerr++;
 	} else {
 		r->nwarn++;
@@ -435,374 +286,6 @@ static void run_msg(struct run *r, int error, int rc, const char *path,
 	else
 		sbuf_addf(&r->msgs, "%s: %s: %s\n", path,
 			  error ? "error" : "warning", text);
-}
-
-/* ========================================================= Markdown scan */
-
-/* One top-level block of a document (a direct child of the document). */
-struct mblock {
-	int type;   /* MD_BLOCKTYPE */
-	int level;  /* heading level for MD_BLOCK_H */
-	int fenced; /* 1: a fenced code block (its text starts a line later) */
-	long line;  /* 1-based file line where it starts; 0 if unknown */
-	char *text; /* plain text of its first paragraph (bounded) */
-	char *href; /* its first link target, or NULL */
-};
-
-struct mscan {
-	const char *doc;       /* the parsed bytes */
-	size_t size;           /* their length */
-	const size_t *ls;      /* line start offsets of the whole file */
-	size_t nls;            /* lines in the file */
-	size_t base;           /* offset of doc in the file */
-	struct mblock *b;      /* top-level blocks */
-	size_t n, cap;         /* count, capacity */
-	long *items;           /* lines of top-level list items */
-	size_t nitems, capitems; /* count, capacity */
-	int depth;             /* blocks open (the document is depth 1) */
-	int item_open;         /* 1: a top-level list item still needs its line */
-	int text_done;         /* 1: the current block's first paragraph is complete */
-	struct sbuf tb;        /* text of the current top-level block */
-	int err;               /* CAIRN_NOMEM once allocation failed */
-};
-
-/* 1-based line of a file offset (binary search over line starts). */
-static long line_of(const size_t *ls, size_t nls, size_t off)
-{
-	size_t lo = 0, hi = nls;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ls[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (long)lo + 1;
-}
-
-static void ms_finish_text(struct mscan *m)
-{
-	struct mblock *b;
-
-	if (m->n == 0 || m->b[m->n - 1].text)
-		return;
-	b = &m->b[m->n - 1];
-	b->text = dup_trim(sbuf_str(&m->tb), m->tb.len);
-	if (!b->text)
-		m->err = CAIRN_NOMEM;
-	sbuf_reset(&m->tb);
-}
-
-static int ms_enter_block(MD_BLOCKTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-
-	if (m->depth == 1) {
-		struct mblock *b;
-
-		if (grow((void **)&m->b, &m->cap, m->n, sizeof(*m->b))) {
-			m->err = CAIRN_NOMEM;
-			return 1;
-		}
-		b = &m->b[m->n++];
-		memset(b, 0, sizeof(*b));
-		b->type = (int)type;
-		if (type == MD_BLOCK_H)
-			b->level = (int)((MD_BLOCK_H_DETAIL *)detail)->level;
-		if (type == MD_BLOCK_CODE)
-			b->fenced = ((MD_BLOCK_CODE_DETAIL *)detail)->fence_char != 0;
-		m->text_done = 0;
-		sbuf_reset(&m->tb);
-	}
-	if (type == MD_BLOCK_LI && m->depth == 2 && m->n > 0) {
-		if (grow((void **)&m->items, &m->capitems, m->nitems,
-			 sizeof(*m->items))) {
-			m->err = CAIRN_NOMEM;
-			return 1;
-		}
-		m->items[m->nitems++] = 0;
-		m->item_open = 1;
-	}
-	m->depth++;
-	return 0;
-}
-
-static int ms_leave_block(MD_BLOCKTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-
-	(void)detail;
-	m->depth--;
-	if (m->depth >= 1 && m->n > 0 && !m->text_done &&
-	    (type == MD_BLOCK_P || type == MD_BLOCK_H || type == MD_BLOCK_CODE ||
-	     type == MD_BLOCK_HTML || type == MD_BLOCK_LI ||
-	     type == MD_BLOCK_TD || type == MD_BLOCK_TH)) {
-		m->text_done = 1;
-		ms_finish_text(m);
-	}
-	if (m->depth == 1)
-		ms_finish_text(m);
-	if (type == MD_BLOCK_LI && m->depth == 2)
-		m->item_open = 0;
-	return 0;
-}
-
-static int ms_enter_span(MD_SPANTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-	MD_SPAN_A_DETAIL *a = detail;
-	struct mblock *b;
-
-	if (type != MD_SPAN_A || m->n == 0 || m->text_done)
-		return 0;
-	b = &m->b[m->n - 1];
-	if (!b->href && a->href.size > 0) {
-		b->href = util_strndup(a->href.text, a->href.size);
-		if (!b->href)
-			m->err = CAIRN_NOMEM;
-	}
-	return 0;
-}
-
-static int ms_leave_span(MD_SPANTYPE type, void *detail, void *user)
-{
-	(void)type;
-	(void)detail;
-	(void)user;
-	return 0;
-}
-
-static int ms_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size,
-		   void *user)
-{
-	struct mscan *m = user;
-	struct mblock *b;
-
-	if (m->n == 0)
-		return 0;
-	b = &m->b[m->n - 1];
-	/* the first text inside the document's bytes gives the line */
-	if (text >= m->doc && text < m->doc + m->size) {
-		size_t off = m->base + (size_t)(text - m->doc);
-		long line = line_of(m->ls, m->nls, off);
-
-		if (b->line == 0 && m->depth > 1) {
-			b->line = line;
-			if (b->fenced && b->line > 1)
-				b->line--; /* the opening fence line */
-		}
-		if (m->item_open && m->nitems > 0) {
-			m->items[m->nitems - 1] = line;
-			m->item_open = 0;
-		}
-	}
-	if (m->text_done || m->tb.len >= SEED_MAX_BLOCK_TEXT)
-		return 0;
-	switch (type) {
-	case MD_TEXT_NULLCHAR:
-		break;
-	case MD_TEXT_BR:
-	case MD_TEXT_SOFTBR:
-		sbuf_addc(&m->tb, '\n');
-		break;
-	default:
-		sbuf_add(&m->tb, text, size);
-	}
-	if (m->tb.err)
-		m->err = CAIRN_NOMEM;
-	return 0;
-}
-
-static void ms_release(struct mscan *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		cairn_free(m->b[i].text);
-		cairn_free(m->b[i].href);
-	}
-	cairn_free(m->b);
-	cairn_free(m->items);
-	sbuf_release(&m->tb);
-}
-
-/* Parse doc (at file offset base) into its top-level blocks. */
-static int ms_parse(struct mscan *m, const char *doc, size_t size,
-		    size_t base, const size_t *ls, size_t nls)
-{
-	MD_PARSER p;
-
-	memset(m, 0, sizeof(*m));
-	memset(&p, 0, sizeof(p));
-	m->doc = doc;
-	m->size = size;
-	m->base = base;
-	m->ls = ls;
-	m->nls = nls;
-	sbuf_init(&m->tb, 0);
-	p.flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH;
-	p.enter_block = ms_enter_block;
-	p.leave_block = ms_leave_block;
-	p.enter_span = ms_enter_span;
-	p.leave_span = ms_leave_span;
-	p.text = ms_text;
-	if (md_parse(doc, (MD_SIZE)size, &p, m) != 0 && !m->err)
-		m->err = CAIRN_INVALID;
-	return m->err;
-}
-
-/* ========================================================= front matter */
-
-struct front {
-	char *kind;       /* kind:, or NULL */
-	char *key;        /* key: */
-	char *status;     /* status: */
-	char *supersedes; /* supersedes: */
-	char *date;       /* date: */
-	char *id;         /* id: */
-	char *title;      /* title: */
-	char *format;     /* format: ("facts") */
-	long line[8];     /* file line of each value, same order */
-	long end;         /* line of the closing "---" (0: no front matter) */
-	size_t body;      /* offset of the first byte after it */
-};
-
-static void front_release(struct front *f)
-{
-	cairn_free(f->kind);
-	cairn_free(f->key);
-	cairn_free(f->status);
-	cairn_free(f->supersedes);
-	cairn_free(f->date);
-	cairn_free(f->id);
-	cairn_free(f->title);
-	cairn_free(f->format);
-}
-
-/*
- * Read YAML front matter ("---" on line 1 up to a "---" or "..." line).
- * Unknown keys are ignored; the known ones must be scalars.
- */
-static int front_parse(struct run *r, const char *rel, const char *t,
-		       size_t len, struct front *f)
-{
-	static const char *const names[8] = { "kind", "key", "status",
-					      "supersedes", "date", "id",
-					      "title", "format" };
-	char **slots[8];
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	yaml_node_pair_t *pair;
-	size_t off = 0, start, fm_len;
-	long line = 1;
-	int rc = CAIRN_OK, have_doc = 0, i;
-
-	memset(f, 0, sizeof(*f));
-	slots[0] = &f->kind;
-	slots[1] = &f->key;
-	slots[2] = &f->status;
-	slots[3] = &f->supersedes;
-	slots[4] = &f->date;
-	slots[5] = &f->id;
-	slots[6] = &f->title;
-	slots[7] = &f->format;
-	if (len < 3 || memcmp(t, "---", 3) != 0)
-		return CAIRN_OK;
-	off = 3;
-	while (off < len && (t[off] == ' ' || t[off] == '\t'))
-		off++;
-	if (off < len && t[off] != '\n')
-		return CAIRN_OK; /* "---text": not front matter */
-	off++;
-	start = off;
-	for (;;) {
-		size_t e;
-
-		if (off >= len) {
-			run_msg(r, 1, CAIRN_INVALID, rel, 1,
-				"front matter is not closed (no '---' line)");
-			return CAIRN_INVALID;
-		}
-		line++;
-		e = off;
-		while (e < len && t[e] != '\n')
-			e++;
-		if ((e - off >= 3 && (memcmp(t + off, "---", 3) == 0 ||
-				      memcmp(t + off, "...", 3) == 0))) {
-			size_t k = off + 3;
-
-			while (k < e && (t[k] == ' ' || t[k] == '\t'))
-				k++;
-			if (k == e) {
-				fm_len = off - start;
-				f->end = line;
-				f->body = e < len ? e + 1 : e;
-				break;
-			}
-		}
-		off = e + 1;
-	}
-	if (!yaml_parser_initialize(&parser))
-		return CAIRN_NOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)t + start,
-				     fm_len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		run_msg(r, 1, CAIRN_INVALID, rel,
-			(long)parser.problem_mark.line + 2,
-			"front matter is not valid YAML: %s",
-			parser.problem ? parser.problem : "parse error");
-		rc = CAIRN_INVALID;
-		goto out;
-	}
-	have_doc = 1;
-	root = yaml_document_get_root_node(&doc);
-	if (!root)
-		goto out; /* empty front matter */
-	if (root->type != YAML_MAPPING_NODE) {
-		run_msg(r, 1, CAIRN_INVALID, rel, 2,
-			"front matter must be a mapping of 'name: value' lines");
-		rc = CAIRN_INVALID;
-		goto out;
-	}
-	for (pair = root->data.mapping.pairs.start;
-	     pair < root->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
-
-		if (!k || !v || k->type != YAML_SCALAR_NODE)
-			continue;
-		for (i = 0; i < 8; i++) {
-			if (strcmp((const char *)k->data.scalar.value,
-				   names[i]) != 0)
-				continue;
-			if (v->type != YAML_SCALAR_NODE) {
-				run_msg(r, 1, CAIRN_INVALID, rel,
-					(long)v->start_mark.line + 2,
-					"front matter '%s' must be a single "
-					"value",
-					names[i]);
-				rc = CAIRN_INVALID;
-				goto out;
-			}
-			cairn_free(*slots[i]);
-			*slots[i] = util_strndup(
-				(const char *)v->data.scalar.value,
-				v->data.scalar.length);
-			if (!*slots[i]) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			f->line[i] = (long)v->start_mark.line + 2;
-		}
-	}
-out:
-	if (have_doc)
-		yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	return rc;
 }
 
 /* =============================================================== chunking */
@@ -942,11 +425,12 @@ static char *heading_path(char *const stack[3])
 static int make_units(const struct text *x, const struct mscan *m,
 		      const struct bidx *bx, long first, size_t target,
 		      struct unit **out,
-		      size_t *nout, char ***paths, size_t *npaths)
+		      size_t *nout, char ***paths, char ***shown, size_t *npaths)
 {
 	struct unit *u = NULL;
-	char **p = NULL;
-	char *stack[3] = { NULL, NULL, NULL };
+	char **p = NULL, **dp = NULL;
+	char *stack[3] = { NULL, NULL, NULL }, *cstack[3] = { NULL, NULL, NULL };
+	size_t capd = 0;
 	size_t nu = 0, capu = 0, np = 0, capp = 0, i, j;
 	long start = first;
 	int rc = CAIRN_OK;
@@ -968,12 +452,18 @@ static int make_units(const struct text *x, const struct mscan *m,
 			long ps = start;
 
 			hp = heading_path(stack);
-			if (!hp || grow((void **)&p, &capp, np, sizeof(*p))) {
+			if (!hp || seed_grow((void **)&p, &capp, np, sizeof(*p)) ||
+			    seed_grow((void **)&dp, &capd, np, sizeof(*dp))) {
 				cairn_free(hp);
 				rc = CAIRN_NOMEM;
 				goto out;
 			}
+			dp[np] = heading_path(cstack);
 			p[np++] = hp;
+			if (!dp[np - 1]) {
+				rc = CAIRN_NOMEM;
+				goto out;
+			}
 			if (c > target) {
 				/* cut before top-level blocks, greedily */
 				for (j = 0; j < m->n; j++) {
@@ -993,7 +483,7 @@ static int make_units(const struct text *x, const struct mscan *m,
 						continue;
 					if (!has_content(bx, ps, l - 1))
 						continue;
-					if (grow((void **)&u, &capu, nu,
+					if (seed_grow((void **)&u, &capu, nu,
 						 sizeof(*u))) {
 						rc = CAIRN_NOMEM;
 						goto out;
@@ -1007,7 +497,7 @@ static int make_units(const struct text *x, const struct mscan *m,
 					ps = l;
 				}
 			}
-			if (grow((void **)&u, &capu, nu, sizeof(*u))) {
+			if (seed_grow((void **)&u, &capu, nu, sizeof(*u))) {
 				rc = CAIRN_NOMEM;
 				goto out;
 			}
@@ -1024,14 +514,16 @@ static int make_units(const struct text *x, const struct mscan *m,
 		s = m->b[i].line;
 		j = (size_t)m->b[i].level - 1;
 		stack[j] = m->b[i].text;
+		cstack[j] = m->b[i].clean;
 		for (j = j + 1; j < 3; j++)
-			stack[j] = NULL;
+			stack[j] = cstack[j] = NULL;
 		start = s;
 	}
 out:
 	*out = u;
 	*nout = nu;
 	*paths = p;
+	*shown = dp;
 	*npaths = np;
 	return rc;
 }
@@ -1172,7 +664,7 @@ static int add_chunk(struct run *r, size_t fi, long line, char *heading,
 {
 	struct chunk *c;
 
-	if (grow((void **)&r->chunks, &r->capchunks, r->nchunks,
+	if (seed_grow((void **)&r->chunks, &r->capchunks, r->nchunks,
 		 sizeof(*r->chunks))) {
 		cairn_free(heading);
 		cairn_free(title);
@@ -1225,7 +717,7 @@ static char *chunk_body(const struct text *x, long l1, long l2,
 	struct sbuf sb = SBUF_INIT;
 	const char *s = x->t + x->ls[l1 - 1];
 	size_t n = x->ls[l2] - x->ls[l1 - 1];
-	char *trim = dup_trim(s, n);
+	char *trim = seed_dup_trim(s, n);
 
 	if (!trim)
 		return NULL;
@@ -1249,13 +741,16 @@ static long first_text_line(const struct text *x, long l1, long l2)
 		size_t i;
 
 		for (i = x->ls[l - 1]; i < x->ls[l]; i++)
-			if (!is_space((unsigned char)x->t[i]))
+			if (!seed_space((unsigned char)x->t[i]))
 				return l;
 	}
 	return l2 + 1;
 }
 
-/* The title for a chunk: the file's, or "File title: Heading". */
+/*
+ * The title for a chunk: the file's, or "File title: Heading" (never the
+ * H1 again after a front matter title).
+ */
 static char *chunk_title(const struct sfile *f, const char *heading)
 {
 	const char *last = heading ? strrchr(heading, '>') : NULL;
@@ -1265,7 +760,8 @@ static char *chunk_title(const struct sfile *f, const char *heading)
 		last += 2;
 	else
 		last = heading;
-	if (!last || !*last || strcmp(last, f->title) == 0)
+	if (!last || !*last || strcmp(last, f->title) == 0 ||
+	    (f->h1 && strcmp(last, f->h1) == 0))
 		return util_strdup(f->title);
 	sbuf_addf(&sb, "%s: %s", f->title, last);
 	if (sb.err) {
@@ -1282,7 +778,7 @@ static int chunk_document(struct run *r, size_t fi, const struct text *x,
 	struct sfile *f = &r->files[fi];
 	struct unit *u = NULL;
 	struct bidx bx;
-	char **paths = NULL;
+	char **paths = NULL, **shown = NULL;
 	size_t nu = 0, np = 0, i, ci;
 	int rc;
 
@@ -1299,7 +795,7 @@ static int chunk_document(struct run *r, size_t fi, const struct text *x,
 			if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1) {
 				struct sbuf sb = SBUF_INIT;
 
-				add_heading(&sb, m->b[i].text);
+				add_heading(&sb, m->b[i].clean);
 				h = sb.err ? NULL : sbuf_detach(&sb, NULL);
 				if (!h)
 					h = util_strdup("");
@@ -1323,12 +819,12 @@ static int chunk_document(struct run *r, size_t fi, const struct text *x,
 	rc = bidx_build(&bx, m);
 	if (rc == CAIRN_OK)
 		rc = make_units(x, m, &bx, first, r->chunk_chars, &u, &nu,
-				&paths, &np);
+				&paths, &shown, &np);
 	if (rc)
 		goto out;
 	nu = merge_units(u, nu, r->chunk_chars);
 	for (i = 0; i < nu && rc == CAIRN_OK; i++) {
-		const char *hp = paths[u[i].head];
+		const char *hp = paths[u[i].head], *sh = shown[u[i].head];
 		char *key = NULL;
 
 		if (i == 0 && f->key) {
@@ -1339,7 +835,8 @@ static int chunk_document(struct run *r, size_t fi, const struct text *x,
 			}
 		}
 		rc = add_chunk(r, fi, first_text_line(x, u[i].start, u[i].end),
-			       util_strdup(hp), chunk_title(f, hp),
+			       util_strdup(sh),
+			       i == 0 ? util_strdup(f->title) : chunk_title(f, sh),
 			       chunk_body(x, u[i].start, u[i].end, f->outcome),
 			       key, f->status, &ci);
 		if (rc == CAIRN_OK)
@@ -1348,9 +845,12 @@ static int chunk_document(struct run *r, size_t fi, const struct text *x,
 			rc = claim_key(r, ci);
 	}
 out:
-	for (i = 0; i < np; i++)
+	for (i = 0; i < np; i++) {
 		cairn_free(paths[i]);
+		cairn_free(shown[i]);
+	}
 	cairn_free(paths);
+	cairn_free(shown);
 	cairn_free(u);
 	bidx_release(&bx);
 	return rc;
@@ -1391,17 +891,17 @@ static int fact_tag(const char *s, const char **status, const char **outcome,
 		while (q < e && *q != ',' && *q != ';')
 			q++;
 		qe = q;
-		while (p < qe && is_space((unsigned char)*p))
+		while (p < qe && seed_space((unsigned char)*p))
 			p++;
-		while (qe > p && is_space((unsigned char)qe[-1]))
+		while (qe > p && seed_space((unsigned char)qe[-1]))
 			qe--;
-		if (qe - p > 4 && (word_eq(p, 4, "key=") ||
-				   word_eq(p, 4, "key:"))) {
+		if (qe - p > 4 && (seed_word_eq(p, 4, "key=") ||
+				   seed_word_eq(p, 4, "key:"))) {
 			if (*key) {
 				snprintf(msg, msize, "two keys in one fact");
 				return CAIRN_INVALID;
 			}
-			*key = dup_trim(p + 4, (size_t)(qe - p - 4));
+			*key = seed_dup_trim(p + 4, (size_t)(qe - p - 4));
 			if (!*key)
 				return CAIRN_NOMEM;
 		} else if (qe > p) {
@@ -1532,7 +1032,7 @@ static int chunk_facts(struct run *r, size_t fi, const struct text *x,
 			rc = CAIRN_NOMEM;
 			break;
 		}
-		text = dup_trim(sbuf_str(&sb), sb.len);
+		text = seed_dup_trim(sbuf_str(&sb), sb.len);
 		if (!text) {
 			rc = CAIRN_NOMEM;
 			break;
@@ -1666,114 +1166,113 @@ static int ends_with_ci(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
-	return n >= m && word_eq(s + n - m, m, suffix);
+	return n >= m && seed_word_eq(s + n - m, m, suffix);
 }
 
-/* Find the "Status" section's value, or a "Status:" line before it. */
-static void find_status(const struct mscan *m, const char **text,
-			const char **href, long *line)
+/* The base name of a path. */
+static const char *base_name(const char *rel)
 {
-	size_t i;
+	const char *b = strrchr(rel, '/');
 
-	*text = NULL;
-	*href = NULL;
-	*line = 0;
-	int preamble = 1;
-
-	for (i = 0; i < m->n; i++) {
-		const struct mblock *b = &m->b[i];
-		const char *t = b->text ? b->text : "";
-
-		/* "## Status: Accepted" */
-		if (b->type == MD_BLOCK_H && strlen(t) > 7 &&
-		    word_eq(t, 7, "status:")) {
-			*text = t + 7;
-			*href = b->href;
-			*line = b->line;
-			return;
-		}
-		if (b->type == MD_BLOCK_H && strlen(t) == 6 &&
-		    word_eq(t, 6, "status")) {
-			size_t j;
-
-			for (j = i + 1; j < m->n; j++) {
-				if (m->b[j].type == MD_BLOCK_H)
-					return; /* an empty Status section */
-				if (m->b[j].text && *m->b[j].text) {
-					*text = m->b[j].text;
-					*href = m->b[j].href;
-					*line = m->b[j].line;
-					return;
-				}
-			}
-			return;
-		}
-		if (b->type == MD_BLOCK_H && b->level >= 2)
-			preamble = 0;
-		/* "Status: Accepted" as a paragraph or list item line, in
-		 * the part before the first section (MADR 2, Nygard variants) */
-		if (preamble &&
-		    (b->type == MD_BLOCK_P || b->type == MD_BLOCK_UL) &&
-		    strlen(t) > 7 && word_eq(t, 7, "status:")) {
-			*text = t + 7;
-			*href = b->href;
-			*line = b->line;
-			return;
-		}
-	}
+	return b ? b + 1 : rel;
 }
 
-/* A "Date: YYYY-MM-DD" paragraph in the document, as the record time. */
-static char *find_date(const struct mscan *m)
+/* README.md, index.md (.markdown, .mdx): an index page, unless an ADR. */
+static int index_name(const char *name)
 {
-	size_t i;
+	static const char *const idx[] = { "readme.md", "readme.markdown",
+					   "readme.mdx", "index.md",
+					   "index.markdown", "index.mdx" };
+	size_t i, n = strlen(name);
 
-	for (i = 0; i < m->n && i < 8; i++) {
-		const char *t = m->b[i].text;
-
-		if (m->b[i].type != MD_BLOCK_P || !t || strlen(t) < 15 ||
-		    !word_eq(t, 5, "date:"))
-			continue;
-		t += 5;
-		while (*t == ' ')
-			t++;
-		if (strlen(t) >= 10 && t[4] == '-' && t[7] == '-') {
-			char d[11];
-
-			memcpy(d, t, 10);
-			d[10] = '\0';
-			if (util_parse_iso(d) >= 0)
-				return util_strdup(d);
-		}
-	}
-	return NULL;
+	for (i = 0; i < ARRAY_SIZE(idx); i++)
+		if (seed_word_eq(name, n, idx[i]))
+			return 1;
+	return 0;
 }
 
-/* File title: front matter, first H1, else the file name. */
-static char *file_title(const struct front *fm, const struct mscan *m,
+static int name_has_template(const char *rel)
+{
+	const char *name = base_name(rel);
+	size_t i, n = strlen(name);
+
+	for (i = 0; i + 8 <= n; i++)
+		if (seed_word_eq(name + i, 8, "template"))
+			return 1;
+	return 0;
+}
+
+/*
+ * File title: front matter, first H1, else the file name (for a
+ * folder-per-ADR "<slug>/index.md", the folder's name).
+ */
+static char *file_title(const struct front *fm, const char *h1,
 			const char *rel)
 {
-	const char *base = strrchr(rel, '/');
-	size_t i, n;
+	const char *base = base_name(rel);
+	size_t n;
 
-	if (fm->title && *fm->title)
-		return dup_trim(fm->title, strlen(fm->title));
-	for (i = 0; i < m->n; i++)
-		if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1 &&
-		    m->b[i].text && *m->b[i].text) {
-			n = strcspn(m->b[i].text, "\n");
-			return util_strndup(m->b[i].text,
-					    n > SEED_TITLE_CHARS
-						    ? SEED_TITLE_CHARS
-						    : n);
-		}
-	base = base ? base + 1 : rel;
+	if (fm->v[FM_TITLE] && *fm->v[FM_TITLE])
+		return seed_dup_trim(fm->v[FM_TITLE], strlen(fm->v[FM_TITLE]));
+	if (h1 && *h1) {
+		n = strcspn(h1, "\n");
+		return util_strndup(h1, n > SEED_TITLE_CHARS ? SEED_TITLE_CHARS
+							     : n);
+	}
+	if (index_name(base) && base > rel) {
+		const char *d = base - 1, *s = d;
+
+		while (s > rel && s[-1] != '/')
+			s--;
+		return util_strndup(s, (size_t)(d - s));
+	}
 	n = strlen(base);
 	if (ends_with_ci(base, ".markdown"))
 		n -= 9;
+	else if (ends_with_ci(base, ".mdx"))
+		n -= 4;
 	else if (ends_with_ci(base, ".md"))
 		n -= 3;
 	return util_strndup(base, n);
+}
+
+/* "[text](href)" in a front matter value: the text and the target. */
+static int unlink_md(const char *s, char **text, char **href)
+{
+	const char *o = strchr(s, '['), *c, *he;
+	struct sbuf sb = SBUF_INIT;
+
+	*text = NULL;
+	*href = NULL;
+	c = o ? strstr(o, "](") : NULL;
+	he = c ? strchr(c + 2, ')') : NULL;
+	if (!he) {
+		*text = util_strdup(s);
+		return *text ? CAIRN_OK : CAIRN_NOMEM;
+	}
+	sbuf_add(&sb, s, (size_t)(o - s));
+	sbuf_add(&sb, o + 1, (size_t)(c - o - 1));
+	sbuf_adds(&sb, he + 1);
+	*href = util_strndup(c + 2, (size_t)(he - c - 2));
+	if (sb.err || !*href) {
+		sbuf_release(&sb);
+		cairn_free(*href);
+		*href = NULL;
+		return CAIRN_NOMEM;
+	}
+	*text = sb.buf ? sbuf_detach(&sb, NULL) : util_strdup("");
+	return *text ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+/* Keep a date: the run decides an ambiguous one later (decide_dates). */
+static int take_date(struct run *r, struct sfile *f, const struct seed_date *d,
+		     long line)
+{
+	f->date = *d;
+	f->date_line = line;
+	r->dayfirst += d->dayfirst;
+	f->time = util_strdup(d->iso);
+	return f->time ? CAIRN_OK : CAIRN_NOMEM;
 }
 
 static int id_chars_ok(const char *s)
@@ -1893,6 +1392,61 @@ static char *git_commit(struct run *r, const char *rel)
 	return util_strdup(out);
 }
 
+/* Map the status text of file f (n bytes); 0, or 1 when it makes the file a
+ * template (a name with "template" and a status no rule maps). */
+static int map_status(struct run *r, struct sfile *f, const char *text,
+		      size_t n, long line, const struct mpara *para,
+		      const char *fm_href, int *rc)
+{
+	struct seed_status ss;
+
+	*rc = CAIRN_OK;
+	f->status_line = line;
+	f->status_text = util_strndup(text, n);
+	if (!f->status_text) {
+		*rc = CAIRN_NOMEM;
+		return 0;
+	}
+	if (seed_status_map(text, n, &ss) != CAIRN_OK) {
+		if (name_has_template(f->rel)) {
+			f->skipped = "a template (its name says so and its "
+				     "status is no status)";
+			return 1;
+		}
+		run_msg(r, 1, CAIRN_INVALID, f->rel, line,
+			"unknown status '%s' (no rule of the status table "
+			"maps it: see docs/SEED.md; the file is skipped)",
+			f->status_text);
+		return 0;
+	}
+	f->status = ss.status;
+	f->outcome = ss.outcome;
+	f->rule = ss.rule;
+	if (ss.target) {
+		const char *h = para ? seed_link_in(para, ss.target,
+						    ss.target_len)
+				     : fm_href;
+
+		f->target = util_strndup(ss.target, ss.target_len);
+		f->target_href = h ? util_strdup(h) : NULL;
+		if (!f->target || (h && !f->target_href))
+			*rc = CAIRN_NOMEM;
+	}
+	if (ss.supersedes && !f->supersedes_raw) {
+		const char *h = para ? seed_link_in(para, ss.supersedes,
+						    ss.supersedes_len)
+				     : fm_href;
+
+		f->supersedes_raw = util_strndup(ss.supersedes,
+						 ss.supersedes_len);
+		f->supersedes_href = h ? util_strdup(h) : NULL;
+		f->supersedes_line = line;
+		if (!f->supersedes_raw || (h && !f->supersedes_href))
+			*rc = CAIRN_NOMEM;
+	}
+	return 0;
+}
+
 /*
  * Read and parse file fi into chunks. Errors in the file are messages
  * (f->failed); the return is CAIRN_OK for them and a code only for
@@ -1904,17 +1458,21 @@ static int read_file(struct run *r, size_t fi)
 	struct front fm;
 	struct mscan m;
 	struct text x;
+	struct seed_fields fl;
+	struct seed_note fe, fw;
 	struct sbuf abs = SBUF_INIT;
 	struct secret_hit hit;
 	char err[512], *raw = NULL, *t = NULL;
-	const char *st_text = NULL, *st_href = NULL, *kind;
+	const char *kind, *h1 = NULL;
 	size_t len = 0, i, k, nbefore = r->nerr;
-	long st_line = 0, first;
+	long first;
 	int rc = CAIRN_OK, is_facts;
 
 	memset(&fm, 0, sizeof(fm));
 	memset(&m, 0, sizeof(m));
 	memset(&x, 0, sizeof(x));
+	memset(&fe, 0, sizeof(fe));
+	memset(&fw, 0, sizeof(fw));
 	f->first = r->nchunks;
 	sbuf_addf(&abs, "%s/%s", r->root, f->rel);
 	if (abs.err) {
@@ -1957,18 +1515,25 @@ static int read_file(struct run *r, size_t fi)
 
 		if (bad >= 0) {
 			run_msg(r, 1, CAIRN_INVALID, f->rel,
-				line_of(x.ls, x.nls, (size_t)bad),
+				seed_line_of(x.ls, x.nls, (size_t)bad),
 				"not valid UTF-8 (byte %ld)", bad);
 			goto out;
 		}
 		/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
 		if (nul) {
 			run_msg(r, 1, CAIRN_INVALID, f->rel,
-				line_of(x.ls, x.nls, (size_t)(nul - t)),
+				seed_line_of(x.ls, x.nls, (size_t)(nul - t)),
 				"holds a NUL byte (byte %ld): not a text file",
 				(long)(nul - t));
 			goto out;
 		}
+	}
+	/* an index page (README.md, index.md) is read only when it is a
+	 * decision record itself (one folder per ADR) */
+	if (index_name(base_name(f->rel)) && !seed_looks_like_adr(t, k)) {
+		f->skipped = "an index page (README/index that is no decision "
+			     "record)";
+		goto out;
 	}
 	if (secret_scan(t, k, &hit, 1) > 0) {
 		run_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
@@ -1977,10 +1542,16 @@ static int read_file(struct run *r, size_t fi)
 			hit.kind);
 		goto out;
 	}
-	if (front_parse(r, f->rel, t, k, &fm) != CAIRN_OK)
+	rc = seed_front_parse(t, k, &fm, &fe, &fw);
+	if (rc == CAIRN_INVALID) {
+		run_msg(r, 1, CAIRN_INVALID, f->rel, fe.line, "%s", fe.text);
+		rc = CAIRN_OK;
+		goto out;
+	}
+	if (rc)
 		goto out;
 	first = fm.end + 1;
-	rc = ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
+	rc = seed_ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
 	if (rc == CAIRN_INVALID) {
 		run_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
 		rc = CAIRN_OK;
@@ -1988,85 +1559,133 @@ static int read_file(struct run *r, size_t fi)
 	}
 	if (rc)
 		goto out;
+	for (i = 0; i < m.n; i++)
+		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1 &&
+		    m.b[i].clean && *m.b[i].clean) {
+			h1 = m.b[i].clean;
+			break;
+		}
+	/* a template is skipped by its content: a placeholder title (or an
+	 * H1 that is only a comment), or a placeholder date */
+	for (i = 0; i < m.n && !h1; i++)
+		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1) {
+			if (m.b[i].text && *m.b[i].text && m.b[i].clean &&
+			    !*m.b[i].clean)
+				h1 = "<!-- -->";
+			break;
+		}
+	if (seed_placeholder_title(fm.v[FM_TITLE]) ||
+	    seed_placeholder_title(h1)) {
+		f->skipped = "a template (its title is a placeholder)";
+		goto out;
+	}
+	if (fw.text[0]) /* not for a template: it is skipped anyway */
+		run_msg(r, 0, CAIRN_OK, f->rel, fw.line, "%s", fw.text);
 	/* kind: front matter, else the folder */
-	if (fm.kind) {
-		kind = static_kind(fm.kind);
+	if (fm.v[FM_KIND]) {
+		kind = static_kind(fm.v[FM_KIND]);
 		if (!kind) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[0],
+			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_KIND],
 				"unknown kind '%s' (expected one of: "
 				"decision, adr, fact, rule, procedure, "
 				"capability, finding, history, event, note)",
-				fm.kind);
+				fm.v[FM_KIND]);
 			goto out;
 		}
 	} else {
 		kind = folder_kind(f->rel);
+		if (f->found && strcmp(kind, "note") == 0)
+			kind = "adr";
 	}
-	is_facts = (fm.format && strcmp(fm.format, "facts") == 0) ||
+	is_facts = (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") == 0) ||
 		   ends_with_ci(f->rel, ".facts.md");
-	if (fm.format && strcmp(fm.format, "facts") != 0) {
-		run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[7],
-			"unknown format '%s' (expected facts)", fm.format);
+	if (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") != 0) {
+		run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_FORMAT],
+			"unknown format '%s' (expected facts)",
+			fm.v[FM_FORMAT]);
 		goto out;
 	}
-	if (is_facts && !fm.kind)
+	if (is_facts && !fm.v[FM_KIND])
 		kind = "fact";
 	f->kind = util_strdup(kind);
-	f->title = file_title(&fm, &m, f->rel);
-	if (!f->kind || !f->title) {
+	f->title = file_title(&fm, h1, f->rel);
+	f->h1 = h1 ? util_strndup(h1, strcspn(h1, "\n")) : NULL;
+	if (!f->kind || !f->title || (h1 && !f->h1)) {
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	/* status: front matter, else the Status section (not in facts files) */
-	if (fm.status) {
-		st_text = fm.status;
-		st_line = fm.line[2];
-	} else if (!is_facts) {
-		find_status(&m, &st_text, &st_href, &st_line);
+	/* front matter supersedes (a path, a name, an id, or a link) */
+	if (fm.v[FM_SUPERSEDES]) {
+		rc = unlink_md(fm.v[FM_SUPERSEDES], &f->supersedes_raw,
+			       &f->supersedes_href);
+		f->supersedes_line = fm.line[FM_SUPERSEDES];
+		if (rc)
+			goto out;
+	}
+	/* status: front matter, else the text (not in facts files) */
+	memset(&fl, 0, sizeof(fl));
+	if (!is_facts)
+		seed_fields(&m, &fl);
+	if (fl.date_raw && !fl.date &&
+	    seed_placeholder_date(fl.date_raw, fl.date_raw_len)) {
+		f->skipped = "a template (its date is a placeholder)";
+		goto out;
 	}
 	f->status = "accepted";
-	if (st_text) {
-		const char *tgt = NULL;
-		size_t tl = 0;
-		size_t n = strcspn(st_text, "\n");
-		char *first_line = util_strndup(st_text, n);
+	f->rule = "no status";
+	if (fm.v[FM_STATUS]) {
+		char *st = NULL, *href = NULL;
 
-		if (!first_line) {
+		rc = unlink_md(fm.v[FM_STATUS], &st, &href);
+		if (rc == CAIRN_OK &&
+		    map_status(r, f, st, strlen(st), fm.line[FM_STATUS], NULL,
+			       href, &rc)) {
+			cairn_free(st);
+			cairn_free(href);
+			goto out;
+		}
+		cairn_free(st);
+		cairn_free(href);
+	} else if (fl.status) {
+		if (map_status(r, f, fl.status, fl.status_len, fl.status_line,
+			       fl.status_para, NULL, &rc))
+			goto out;
+	}
+	if (rc || r->nerr > nbefore)
+		goto out;
+	/* "Superseded by X" and "Supersedes X" lines elsewhere in the text */
+	if (fl.by && !f->target && (!f->rule ||
+				    strcmp(f->rule, "partly superseded") != 0)) {
+		f->status = "superseded";
+		f->outcome = NULL;
+		f->rule = "a 'Superseded by' line";
+		f->status_line = fl.by_line;
+		f->target = util_strndup(fl.by, fl.by_len);
+		f->target_href = fl.by_href ? util_strdup(fl.by_href) : NULL;
+		if (!f->target || (fl.by_href && !f->target_href)) {
 			rc = CAIRN_NOMEM;
 			goto out;
 		}
-		f->status_line = st_line;
-		if (cairn_seed_map_status(first_line, &f->status, &f->outcome,
-					  &tgt, &tl) != CAIRN_OK) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, st_line,
-				"unknown status '%s' (expected Accepted, "
-				"Proposed, Rejected, Deprecated, Superseded by "
-				"..., or a SPEC status; see docs/SEED.md)",
-				first_line);
-			cairn_free(first_line);
-			goto out;
-		}
-		if (tgt) {
-			f->target = util_strndup(tgt, tl);
-			if (st_href)
-				f->target_href = util_strdup(st_href);
-			if (!f->target || (st_href && !f->target_href)) {
-				cairn_free(first_line);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-		}
-		cairn_free(first_line);
 	}
-	/* id, key, date, supersedes from the front matter */
-	if (fm.id) {
-		if (!id_chars_ok(fm.id)) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[5],
-				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
-				fm.id, SEED_MAX_ID);
+	if (fl.sups && !f->supersedes_raw) {
+		f->supersedes_raw = util_strndup(fl.sups, fl.sups_len);
+		f->supersedes_href = fl.sups_href ? util_strdup(fl.sups_href)
+						  : NULL;
+		f->supersedes_line = fl.sups_line;
+		if (!f->supersedes_raw || (fl.sups_href && !f->supersedes_href)) {
+			rc = CAIRN_NOMEM;
 			goto out;
 		}
-		f->id = util_strdup(fm.id);
+	}
+	/* id, key from the front matter */
+	if (fm.v[FM_ID]) {
+		if (!id_chars_ok(fm.v[FM_ID])) {
+			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_ID],
+				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
+				fm.v[FM_ID], SEED_MAX_ID);
+			goto out;
+		}
+		f->id = util_strdup(fm.v[FM_ID]);
 	} else {
 		struct sbuf sb = SBUF_INIT;
 
@@ -2078,30 +1697,42 @@ static int read_file(struct run *r, size_t fi)
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	if (fm.key) {
-		f->key = dup_trim(fm.key, strlen(fm.key));
+	if (fm.v[FM_KEY]) {
+		f->key = seed_dup_trim(fm.v[FM_KEY], strlen(fm.v[FM_KEY]));
 		if (!f->key) {
 			rc = CAIRN_NOMEM;
 			goto out;
 		}
 	}
-	if (fm.date) {
-		if (util_parse_iso(fm.date) < 0) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[4],
-				"date '%s' is not an ISO-8601 date", fm.date);
-			goto out;
+	/* the date: front matter, else the text, through the same forms */
+	if (fm.v[FM_DATE]) {
+		struct seed_date d;
+
+		if (util_parse_iso(fm.v[FM_DATE]) >= 0) {
+			f->time = util_strdup(fm.v[FM_DATE]); /* as written */
+			f->date_line = fm.line[FM_DATE];
+			if (!f->time) {
+				rc = CAIRN_NOMEM;
+				goto out;
+			}
+		} else if (seed_parse_date(fm.v[FM_DATE],
+					   strlen(fm.v[FM_DATE]), &d) == 0) {
+			rc = take_date(r, f, &d, fm.line[FM_DATE]);
+			if (rc)
+				goto out;
+		} else {
+			run_msg(r, 0, CAIRN_OK, f->rel, fm.line[FM_DATE],
+				"date '%s' is in no form cairn reads (see "
+				"docs/SEED.md): %s",
+				fm.v[FM_DATE],
+				fl.date ? "the date in the text is used"
+					: "the record has no date");
 		}
-		f->time = util_strdup(fm.date);
-	} else {
-		f->time = find_date(&m);
 	}
-	if (fm.supersedes) {
-		f->supersedes_raw = util_strdup(fm.supersedes);
-		f->supersedes_line = fm.line[3];
-		if (!f->supersedes_raw) {
-			rc = CAIRN_NOMEM;
+	if (!f->time && fl.date) {
+		rc = take_date(r, f, &fl.d, fl.date_line);
+		if (rc)
 			goto out;
-		}
 	}
 	if (is_facts)
 		rc = chunk_facts(r, fi, &x, &m);
@@ -2113,11 +1744,14 @@ static int read_file(struct run *r, size_t fi)
 		goto out;
 	f->commit = git_commit(r, f->rel);
 out:
-	if (r->nerr > nbefore)
+	if (r->nerr > nbefore) {
 		f->failed = 1;
+		if (!f->why)
+			f->why = util_strdup(r->last_err);
+	}
 	f->n = r->nchunks - f->first;
-	front_release(&fm);
-	ms_release(&m);
+	seed_front_release(&fm);
+	seed_ms_release(&m);
 	cairn_free(x.ls);
 	cairn_free(x.cp);
 	cairn_free(t);
@@ -2128,25 +1762,10 @@ out:
 
 /* ================================================================== paths */
 
-static int skip_name(const char *name)
-{
-	static const char *const skip[] = { "readme.md", "readme.markdown",
-					    "index.md", "index.markdown" };
-	size_t i, n = strlen(name);
-
-	for (i = 0; i < ARRAY_SIZE(skip); i++)
-		if (word_eq(name, n, skip[i]))
-			return 1;
-	/* a template is not a record */
-	for (i = 0; i + 8 <= n; i++)
-		if (word_eq(name + i, 8, "template"))
-			return 1;
-	return 0;
-}
-
 static int is_markdown(const char *name)
 {
-	return ends_with_ci(name, ".md") || ends_with_ci(name, ".markdown");
+	return ends_with_ci(name, ".md") || ends_with_ci(name, ".markdown") ||
+	       ends_with_ci(name, ".mdx");
 }
 
 static int add_file(struct run *r, const char *rel)
@@ -2155,7 +1774,7 @@ static int add_file(struct run *r, const char *rel)
 
 	if (smap_get(&r->paths, rel, NULL))
 		return CAIRN_OK;
-	if (grow((void **)&r->files, &r->capfiles, r->nfiles,
+	if (seed_grow((void **)&r->files, &r->capfiles, r->nfiles,
 		 sizeof(*r->files)))
 		return CAIRN_NOMEM;
 	f = &r->files[r->nfiles];
@@ -2167,8 +1786,54 @@ static int add_file(struct run *r, const char *rel)
 	return smap_put(&r->paths, f->rel, r->nfiles - 1);
 }
 
-/* Walk directory rel (relative to root; "" = the root) without recursion. */
-static int walk(struct run *r, const char *rel)
+/* A workspace scan's finds: files that look like decision records. */
+struct scan {
+	char **v;        /* relative paths */
+	size_t n, cap;   /* count, capacity */
+	size_t looked;   /* Markdown files looked at */
+};
+
+static int scan_skip_dir(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(scan_skip); i++)
+		if (strcmp(name, scan_skip[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Scan: does the file at abs look like a decision record? Adds rel. */
+static int scan_file(struct scan *sc, const char *abs, const char *rel)
+{
+	char buf[16384];
+	ssize_t got;
+	int fd;
+
+	if (sc->looked++ >= SEED_SCAN_MAX)
+		return CAIRN_OK;
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return CAIRN_OK;
+	do {
+		got = read(fd, buf, sizeof(buf));
+	} while (got < 0 && errno == EINTR);
+	close(fd);
+	if (got <= 0 || !seed_looks_like_adr(buf, (size_t)got))
+		return CAIRN_OK;
+	if (seed_grow((void **)&sc->v, &sc->cap, sc->n, sizeof(*sc->v)))
+		return CAIRN_NOMEM;
+	sc->v[sc->n] = util_strdup(rel);
+	return sc->v[sc->n++] ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+/*
+ * Walk directory rel (relative to root; "" = the root) without recursion.
+ * Without sc every Markdown file is added; with sc (a workspace scan)
+ * dependency folders are left out and the files that look like decision
+ * records are collected in sc.
+ */
+static int walk(struct run *r, const char *rel, struct scan *sc)
 {
 	struct dirent_todo {
 		char *rel; /* directory, relative */
@@ -2178,7 +1843,7 @@ static int walk(struct run *r, const char *rel)
 	struct sbuf p = SBUF_INIT, child = SBUF_INIT;
 	int rc = CAIRN_OK;
 
-	if (grow((void **)&todo, &captodo, 0, sizeof(*todo)))
+	if (seed_grow((void **)&todo, &captodo, 0, sizeof(*todo)))
 		return CAIRN_NOMEM;
 	todo[0].rel = util_strdup(rel);
 	todo[0].depth = 0;
@@ -2216,9 +1881,10 @@ static int walk(struct run *r, const char *rel)
 			if (lstat(p.buf, &st) != 0)
 				continue;
 			if (S_ISDIR(st.st_mode)) {
-				if (cur.depth + 1 >= SEED_MAX_DEPTH)
+				if (cur.depth + 1 >= SEED_MAX_DEPTH ||
+				    (sc && scan_skip_dir(de->d_name)))
 					continue;
-				if (grow((void **)&todo, &captodo, ntodo,
+				if (seed_grow((void **)&todo, &captodo, ntodo,
 					 sizeof(*todo))) {
 					rc = CAIRN_NOMEM;
 					break;
@@ -2231,9 +1897,11 @@ static int walk(struct run *r, const char *rel)
 				}
 				ntodo++;
 			} else if (S_ISREG(st.st_mode) &&
-				   is_markdown(de->d_name) &&
-				   !skip_name(de->d_name)) {
-				rc = add_file(r, child.buf);
+				   is_markdown(de->d_name)) {
+				if (!sc)
+					rc = add_file(r, child.buf);
+				else if (!smap_get(&r->paths, child.buf, NULL))
+					rc = scan_file(sc, p.buf, child.buf);
 			}
 		}
 		closedir(d);
@@ -2344,7 +2012,7 @@ static int split_ident(const char *s, size_t n, char *prefix, size_t psize,
 	while (i < n && ((s[i] >= 'A' && s[i] <= 'Z') ||
 			 (s[i] >= 'a' && s[i] <= 'z'))) {
 		if (k + 1 < psize)
-			prefix[k++] = (char)ascii_lower((unsigned char)s[i]);
+			prefix[k++] = (char)seed_lower((unsigned char)s[i]);
 		i++;
 	}
 	prefix[k] = '\0';
@@ -2416,7 +2084,7 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 						res.buf[res.len] = '\0';
 					continue;
 				}
-				if (grow((void **)&stk, &capst, nst,
+				if (seed_grow((void **)&stk, &capst, nst,
 					 sizeof(*stk))) {
 					res.err = CAIRN_NOMEM;
 					break;
@@ -2478,6 +2146,12 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 
 						if (i == fi || !g->id)
 							continue;
+						/* "<slug>/index.md": the slug names it */
+						if (index_name(base) && base > g->rel) {
+							base--;
+							while (base > g->rel && base[-1] != '/')
+								base--;
+						}
 						if (pass == 0 &&
 						    (dir_len(g->rel) != dir_len(f->rel) ||
 						     strncmp(g->rel, f->rel, dir_len(f->rel))))
@@ -2528,48 +2202,69 @@ out:
 	return rc;
 }
 
-/* Resolve every file's links, then set them on its chunks and hash them. */
+/*
+ * Resolve every file's links; give the newer record of each "superseded
+ * by" pair the reverse "supersedes" link when it names none; then set them
+ * on the chunks and hash them.
+ */
 static int resolve_links(struct run *r)
 {
-	size_t fi, ci;
-	int rc;
+	char **by = util_calloc(r->nfiles + 1, sizeof(*by));
+	size_t fi, ci, bi;
+	int rc = CAIRN_OK;
 
-	for (fi = 0; fi < r->nfiles; fi++) {
+	if (!by)
+		return CAIRN_NOMEM;
+	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
 		struct sfile *f = &r->files[fi];
-		char *by = NULL;
 
-		if (f->failed)
+		if (f->failed || f->skipped)
 			continue;
-		if (f->target || f->target_href) {
+		if (f->target || f->target_href)
 			rc = resolve_ref(r, fi, f->target_href, f->target,
-					 f->status_line, &by);
-			if (rc)
-				return rc;
-		}
-		if (f->supersedes_raw) {
-			rc = resolve_ref(r, fi, f->supersedes_raw,
+					 f->status_line, &by[fi]);
+		if (rc == CAIRN_OK && (f->supersedes_raw || f->supersedes_href))
+			rc = resolve_ref(r, fi,
+					 f->supersedes_href ? f->supersedes_href
+							    : f->supersedes_raw,
 					 f->supersedes_raw, f->supersedes_line,
 					 &f->supersedes);
-			if (rc) {
-				cairn_free(by);
-				return rc;
-			}
-		}
+	}
+	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
+		struct sfile *g;
+
+		if (!by[fi] || !smap_get(&r->ids, by[fi], &ci))
+			continue;
+		g = &r->files[r->chunks[ci].file];
+		if (g == &r->files[fi] || g->failed || g->supersedes ||
+		    ci != g->first)
+			continue;
+		g->supersedes = util_strdup(r->files[fi].id);
+		if (!g->supersedes)
+			rc = CAIRN_NOMEM;
+	}
+	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
+		struct sfile *f = &r->files[fi];
+
+		if (f->failed || f->skipped)
+			continue;
 		for (ci = f->first; ci < f->first + f->n; ci++) {
 			struct chunk *c = &r->chunks[ci];
 
-			if (by && strcmp(c->status, "superseded") == 0) {
-				c->superseded_by = util_strdup(by);
+			if (by[fi] && strcmp(c->status, "superseded") == 0) {
+				c->superseded_by = util_strdup(by[fi]);
 				if (!c->superseded_by) {
-					cairn_free(by);
-					return CAIRN_NOMEM;
+					rc = CAIRN_NOMEM;
+					break;
 				}
 			}
 			chunk_hash(c, f);
 		}
-		cairn_free(by);
 	}
-	return CAIRN_OK;
+	for (bi = 0; bi < r->nfiles; bi++)
+		cairn_free(by[bi]);
+	cairn_free(by);
+	return rc;
 }
 
 /* ================================================================= store */
@@ -2620,7 +2315,7 @@ static int load_old(struct run *r, struct old **out, size_t *nout)
 	if (src != SQLITE_OK)
 		return store_sql_error(r->db, src, "reading file-backed records");
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&o, &cap, n, sizeof(*o))) {
+		if (seed_grow((void **)&o, &cap, n, sizeof(*o))) {
 			rc = CAIRN_NOMEM;
 			break;
 		}
@@ -2659,6 +2354,14 @@ static int in_scope(const struct run *r, const char *path)
 		const char *s = r->scopes[i];
 		size_t n = strlen(s);
 
+		/* a flat scope: the files directly in the folder */
+		if (r->flat && r->flat[i]) {
+			if ((n == 0 || (strncmp(path, s, n) == 0 &&
+					path[n] == '/')) &&
+			    !strchr(path + n + (n > 0), '/'))
+				return 1;
+			continue;
+		}
 		if (n == 0 || strcmp(path, s) == 0 ||
 		    (strncmp(path, s, n) == 0 && path[n] == '/'))
 			return 1;
@@ -2866,11 +2569,16 @@ static int check_keys(struct run *r, struct old *o, size_t no,
 			/* a file-backed holder this run retires frees it */
 			if (holder && strcmp(holder, c->id) != 0 &&
 			    !(smap_get(oldmap, holder, &oi) && !o[oi].seen &&
-			      in_scope(r, o[oi].path)))
-				run_msg(r, 1, CAIRN_INVALID,
-					r->files[c->file].rel, c->line,
+			      in_scope(r, o[oi].path))) {
+				struct sfile *f = &r->files[c->file];
+
+				run_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
 					"key '%s' already belongs to record %s",
 					c->key, holder);
+				f->failed = 1;
+				if (!f->why)
+					f->why = util_strdup(r->last_err);
+			}
 		}
 		sqlite3_reset(st);
 	}
@@ -2887,7 +2595,7 @@ static int report_add(cairn_seed_report *rep, size_t *cap, int action,
 {
 	cairn_seed_item *it;
 
-	if (grow((void **)&rep->items, cap, rep->n_items, sizeof(*rep->items)))
+	if (seed_grow((void **)&rep->items, cap, rep->n_items, sizeof(*rep->items)))
 		return CAIRN_NOMEM;
 	it = &rep->items[rep->n_items++];
 	memset(it, 0, sizeof(*it));
@@ -2926,6 +2634,22 @@ void cairn_seed_report_release(cairn_seed_report *rep)
 		cairn_free(rep->items[i].status);
 	}
 	cairn_free(rep->items);
+	for (i = 0; i < rep->n_sources; i++) {
+		cairn_seed_source *s = &rep->sources[i];
+
+		cairn_free(s->path);
+		cairn_free(s->kind);
+		cairn_free(s->status_text);
+		cairn_free(s->status);
+		cairn_free(s->rule);
+		cairn_free(s->time);
+		cairn_free(s->supersedes);
+		cairn_free(s->superseded_by);
+		cairn_free(s->skipped);
+		cairn_free(s->error);
+	}
+	cairn_free(rep->sources);
+	cairn_free(rep->searched);
 	cairn_free(rep->messages);
 	memset(rep, 0, sizeof(*rep));
 }
@@ -2957,11 +2681,16 @@ static void run_release(struct run *r)
 		cairn_free(f->supersedes);
 		cairn_free(f->key);
 		cairn_free(f->time);
+		cairn_free(f->supersedes_href);
+		cairn_free(f->h1);
+		cairn_free(f->status_text);
+		cairn_free(f->why);
 	}
 	cairn_free(r->files);
 	for (i = 0; i < r->nscopes; i++)
 		cairn_free(r->scopes[i]);
 	cairn_free(r->scopes);
+	cairn_free(r->flat);
 	smap_release(&r->ids);
 	smap_release(&r->paths);
 	smap_release(&r->keys);
@@ -2969,9 +2698,109 @@ static void run_release(struct run *r)
 	cairn_free(r->root);
 }
 
+/* Record a seeded root (rel is taken over). */
+static int add_scope(struct run *r, char *rel, int flat)
+{
+	size_t i;
+
+	for (i = 0; i < r->nscopes; i++)
+		if (strcmp(r->scopes[i], rel) == 0 &&
+		    (r->flat ? r->flat[i] : 0) == flat) {
+			cairn_free(rel);
+			return CAIRN_OK;
+		}
+	if (seed_grow((void **)&r->scopes, &r->capscopes, r->nscopes,
+		      sizeof(*r->scopes)) ||
+	    seed_grow((void **)&r->flat, &r->capflat, r->nscopes,
+		      sizeof(*r->flat))) {
+		cairn_free(rel);
+		return CAIRN_NOMEM;
+	}
+	r->flat[r->nscopes] = (unsigned char)flat;
+	r->scopes[r->nscopes++] = rel;
+	return CAIRN_OK;
+}
+
+/* The folder a found record belongs to: its own, or for "<slug>/index.md"
+ * its parent's ("" is the root). Its length in rel. */
+static size_t collection_len(const char *rel)
+{
+	size_t n = dir_len(rel);
+
+	if (index_name(base_name(rel)) && n > 0) {
+		n--; /* the slash */
+		while (n > 0 && rel[n - 1] != '/')
+			n--;
+	}
+	return n > 0 ? n - 1 : 0;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Find decision records anywhere in the workspace by their content. A
+ * folder holding two or more is read as a whole (and retires what leaves
+ * it); a lone one is read by itself; at the root only the records found.
+ */
+static int discover(struct run *r)
+{
+	struct scan sc;
+	size_t i, j, before = r->nfiles;
+	int rc;
+
+	memset(&sc, 0, sizeof(sc));
+	rc = walk(r, "", &sc);
+	if (sc.looked > SEED_SCAN_MAX)
+		run_msg(r, 0, CAIRN_OK, ".", 0,
+			"the workspace holds over %d Markdown files: only the "
+			"first were looked at for decision records; name the "
+			"folder: cairn seed PATH",
+			SEED_SCAN_MAX);
+	if (sc.n > 1)
+		qsort(sc.v, sc.n, sizeof(*sc.v), cmp_strp);
+	for (i = 0; i < sc.n && rc == CAIRN_OK; i++) {
+		size_t cl = collection_len(sc.v[i]), same = 0;
+		char *c;
+
+		for (j = 0; j < sc.n; j++)
+			if (collection_len(sc.v[j]) == cl &&
+			    strncmp(sc.v[j], sc.v[i], cl) == 0)
+				same++;
+		if (cl > 0 && same >= 2) {
+			c = util_strndup(sc.v[i], cl);
+			if (!c) {
+				rc = CAIRN_NOMEM;
+				break;
+			}
+			rc = walk(r, c, NULL);
+			if (rc == CAIRN_OK)
+				rc = add_scope(r, c, 0);
+			else
+				cairn_free(c);
+			continue;
+		}
+		rc = add_file(r, sc.v[i]);
+		if (rc == CAIRN_OK) {
+			c = cl == 0 && dir_len(sc.v[i]) == 0 ? util_strdup("")
+							      : util_strdup(sc.v[i]);
+			rc = c ? add_scope(r, c, cl == 0 && dir_len(sc.v[i]) == 0)
+			       : CAIRN_NOMEM;
+		}
+	}
+	for (i = before; i < r->nfiles; i++)
+		r->files[i].found = 1;
+	for (i = 0; i < sc.n; i++)
+		cairn_free(sc.v[i]);
+	cairn_free(sc.v);
+	return rc;
+}
+
 /* Collect the files under the seeded paths and record the scopes. */
 static int collect(struct run *r, const char *const *paths, size_t n,
-		   int defaults)
+		   int defaults, int scan)
 {
 	size_t i, j;
 	int rc = CAIRN_OK;
@@ -3008,22 +2837,21 @@ static int collect(struct run *r, const char *const *paths, size_t n,
 				break;
 			}
 		}
-		if (grow((void **)&r->scopes, &r->capscopes, r->nscopes,
-			 sizeof(*r->scopes))) {
-			cairn_free(rel);
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		r->scopes[r->nscopes++] = rel;
 		if (exists && isdir)
-			rc = walk(r, rel);
+			rc = walk(r, rel, NULL);
 		else if (exists && is_markdown(rel))
 			rc = add_file(r, rel);
 		else if (exists)
 			rc = store_error(r->db, CAIRN_INVALID,
 					 "'%s' is not a Markdown file (.md)",
 					 paths[i]);
+		if (rc == CAIRN_OK)
+			rc = add_scope(r, rel, 0);
+		else
+			cairn_free(rel);
 	}
+	if (rc == CAIRN_OK && scan)
+		rc = discover(r);
 	if (rc)
 		return rc;
 	/* sorted by path, so ids and output do not depend on readdir order */
@@ -3034,6 +2862,99 @@ static int collect(struct run *r, const char *const *paths, size_t n,
 	return rc;
 }
 
+/*
+ * Decide the ambiguous a/b/YYYY dates: by the other numeric dates of the
+ * run when they tell (13/05/2018 is day first), else day first, as
+ * adr-tools wrote them. Each one is a warning: the order is a guess.
+ */
+static int decide_dates(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiles; i++) {
+		struct sfile *f = &r->files[i];
+
+		if (!f->date.ambiguous || !f->time || f->failed || f->skipped)
+			continue;
+		seed_date_order(&f->date, r->dayfirst >= 0);
+		cairn_free(f->time);
+		f->time = util_strdup(f->date.iso);
+		if (!f->time)
+			return CAIRN_NOMEM;
+		run_msg(r, 0, CAIRN_OK, f->rel, f->date_line,
+			"date %02d/%02d/%04d is day/month or month/day: read "
+			"as %s (%s); write it as YYYY-MM-DD to be sure",
+			f->date.a, f->date.b, f->date.y, f->date.iso,
+			r->dayfirst > 0	  ? "day first, as other dates here"
+			: r->dayfirst < 0 ? "month first, as other dates here"
+					  : "day first, as adr-tools wrote it");
+	}
+	return CAIRN_OK;
+}
+
+static char *dupz(const char *s)
+{
+	return util_strdup(s ? s : "");
+}
+
+/* What each file gave, for the report (cairn seed --dry-run). */
+static int report_sources(struct run *r, cairn_seed_report *out)
+{
+	size_t i;
+
+	out->sources = util_calloc(r->nfiles + 1, sizeof(*out->sources));
+	if (!out->sources)
+		return CAIRN_NOMEM;
+	for (i = 0; i < r->nfiles; i++) {
+		const struct sfile *f = &r->files[i];
+		cairn_seed_source *s = &out->sources[out->n_sources++];
+		const char *by = f->n > 0 && !f->failed
+					 ? r->chunks[f->first].superseded_by
+					 : NULL;
+		int read = !f->skipped && !f->failed;
+
+		s->path = dupz(f->rel);
+		s->kind = dupz(read ? f->kind : NULL);
+		s->status_text = dupz(f->status_text);
+		s->status = dupz(read ? f->status : NULL);
+		s->rule = dupz(read ? f->rule : NULL);
+		s->time = dupz(read ? f->time : NULL);
+		s->supersedes = dupz(read ? f->supersedes : NULL);
+		s->superseded_by = dupz(by);
+		s->skipped = f->skipped ? util_strdup(f->skipped) : NULL;
+		s->error = f->failed ? dupz(f->why) : NULL;
+		s->records = read ? f->n : 0;
+		if (!s->path || !s->kind || !s->status_text || !s->status ||
+		    !s->rule || !s->time || !s->supersedes || !s->superseded_by ||
+		    (f->skipped && !s->skipped) || (f->failed && !s->error))
+			return CAIRN_NOMEM;
+		if (f->skipped)
+			out->n_skipped++;
+		else if (f->failed)
+			out->n_failed++;
+	}
+	return CAIRN_OK;
+}
+
+/* "a, b, c" of the paths looked in, for a seed that found nothing. */
+static char *searched(const char *const *paths, size_t n, int scan)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s%s", i ? ", " : "", *paths[i] ? paths[i] : ".");
+	if (scan)
+		sbuf_addf(&sb, "%sfiles that look like decision records "
+			       "anywhere in the workspace",
+			  n ? ", and " : "");
+	if (sb.err || !sb.buf) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
 int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	       const cairn_seed_opts *opts, cairn_seed_report *out)
 {
@@ -3041,9 +2962,10 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	struct run r;
 	struct old *o = NULL;
 	struct smap oldmap;
-	size_t no = 0, i, cap = 0;
-	char real[PATH_MAX];
-	int rc, own_batch = 0, defaults = 0;
+	size_t no = 0, i, cap = 0, nconf = 0;
+	char real[PATH_MAX], **conf = NULL;
+	const char **all = NULL;
+	int rc, own_batch = 0, defaults = 0, scan = 0;
 	char git_out[64];
 
 	memset(out, 0, sizeof(*out));
@@ -3063,12 +2985,26 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	r.root = util_strdup(real);
 	if (!r.root)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
-	if (n == 0) {
+	if (n == 0 && opts->default_paths) {
 		defaults = 1;
-		paths = opts->default_paths ? opts->default_paths
-					    : default_paths;
-		n = opts->default_paths ? opts->n_default_paths
-					: ARRAY_SIZE(default_paths);
+		paths = opts->default_paths;
+		n = opts->n_default_paths;
+	} else if (n == 0) {
+		/* the tools' own folders, the default ones, and a scan */
+		defaults = 1;
+		scan = 1;
+		rc = seed_config_dirs(r.root, &conf, &nconf);
+		all = util_calloc(nconf + ARRAY_SIZE(default_paths) + 1,
+				  sizeof(*all));
+		if (rc || !all) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < nconf; i++)
+			all[n++] = conf[i];
+		for (i = 0; i < ARRAY_SIZE(default_paths); i++)
+			all[n++] = default_paths[i];
+		paths = all;
 	}
 	if (!opts->no_git) {
 		const char *argv[] = { "git", "-C", r.root, "rev-parse",
@@ -3078,14 +3014,28 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 			strcmp(git_out, "true") == 0;
 	}
 	/* phase 1: read */
-	rc = collect(&r, paths, n, defaults);
+	rc = collect(&r, paths, n, defaults, scan);
 	if (rc)
 		goto out;
+	/* a folder the tools are configured with holds ADRs */
+	for (i = 0; i < r.nfiles; i++) {
+		size_t k;
+
+		for (k = 0; k < nconf; k++) {
+			size_t cl = strlen(conf[k]);
+
+			if (strncmp(r.files[i].rel, conf[k], cl) == 0 &&
+			    r.files[i].rel[cl] == '/')
+				r.files[i].found = 1;
+		}
+	}
 	for (i = 0; i < r.nfiles && rc == CAIRN_OK; i++) {
 		rc = read_file(&r, i);
 		if (opts->progress)
 			opts->progress(opts->user, i + 1, r.nfiles);
 	}
+	if (rc == CAIRN_OK)
+		rc = decide_dates(&r);
 	if (rc == CAIRN_OK)
 		rc = resolve_links(&r);
 	if (rc)
@@ -3098,14 +3048,17 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 		rc = check_keys(&r, o, no, &oldmap);
 	if (rc)
 		goto out;
-	out->files = r.nfiles;
+	for (i = 0; i < r.nfiles; i++)
+		out->files += r.files[i].skipped == NULL;
 	for (i = 0; i < r.nchunks && rc == CAIRN_OK; i++) {
 		struct chunk *c = &r.chunks[i];
 		struct sfile *f = &r.files[c->file];
 		size_t oi;
 
-		if (f->failed)
+		if (f->failed) {
+			c->action = -1; /* not written, provenance untouched */
 			continue;
+		}
 		if (smap_get(&oldmap, c->id, &oi)) {
 			o[oi].seen = 1;
 			c->action = util_streq(o[oi].hash, c->hash) &&
@@ -3144,7 +3097,20 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	}
 	if (rc)
 		goto out;
-	if (r.nerr > 0) {
+	/* the report's per-file part, before anything is written: a
+	 * failure after the commit must not be one of the seed */
+	if (r.nfiles > 0)
+		rc = report_sources(&r, out);
+	if (rc == CAIRN_OK && out->files == 0) {
+		out->searched = searched(paths, n, scan);
+		if (!out->searched)
+			rc = CAIRN_NOMEM;
+	}
+	if (rc)
+		goto out;
+	/* --strict: any error writes nothing; else the files with errors
+	 * are skipped (their records kept as they were) */
+	if (r.nerr > 0 && opts->strict) {
 		rc = store_error(db, r.first_err_rc ? r.first_err_rc
 						    : CAIRN_INVALID,
 				 "%s%s", r.first_err,
@@ -3173,6 +3139,10 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 		}
 	}
 out:
+	for (i = 0; i < nconf; i++)
+		cairn_free(conf[i]);
+	cairn_free(conf);
+	cairn_free(all);
 	out->n_errors = r.nerr;
 	out->n_warnings = r.nwarn;
 	if (r.msgs.len && !r.msgs.err)

@@ -42,14 +42,22 @@ static void rm(const char *rel)
 	CHECK(unlink(path) == 0);
 }
 
-static int seed(cairn_db *db, int dry, cairn_seed_report *rep)
+/* Seed the default paths; strict: any error writes nothing. */
+static int seed_mode(cairn_db *db, int dry, int strict, cairn_seed_report *rep)
 {
 	cairn_seed_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.dry_run = dry;
+	o.strict = strict;
 	o.no_git = 1;
 	return cairn_seed(db, NULL, 0, &o, rep);
+}
+
+/* All or nothing, as --strict (the tests of issue 6). */
+static int seed(cairn_db *db, int dry, cairn_seed_report *rep)
+{
+	return seed_mode(db, dry, 1, rep);
 }
 
 /* Seed and expect success; the report is released. */
@@ -148,10 +156,39 @@ static void test_status_map(void)
 		{ "proposed | accepted", "unverified", NULL, NULL },
 		{ "false", "false", NULL, NULL },
 		{ "historical", "historical", NULL, NULL },
+		/* issue 18: what real repositories write */
+		{ "Accepted and shipped", "accepted", NULL, NULL },
+		{ "Superseded later", "superseded", NULL, NULL },
+		{ "✅ Accepted", "accepted", NULL, NULL },
+		{ "🤔 Proposed", "unverified", NULL, NULL },
+		{ "⌛️ Superseded by ADR-0007", "superseded", NULL, "ADR-0007" },
+		{ "**Accepted** ✅", "accepted", NULL, NULL },
+		{ "Rejected (see 019)", "accepted", "rejected", NULL },
+		{ "Accepted (documenting an existing thing)", "accepted", NULL,
+		  NULL },
+		{ "Pending", "unverified", NULL, NULL },
+		{ "Incomplete", "unverified", NULL, NULL },
+		{ "on hold", "unverified", NULL, NULL },
+		{ "On-Hold", "unverified", NULL, NULL },
+		{ "Partly superseded", "accepted", NULL, NULL },
+		{ "accepted; supersedes ADR-0045", "accepted", NULL, NULL },
+		{ "Decided. We go with the monorepo.", "accepted", NULL, NULL },
+		{ "[Draft/Final/Postponed/Cancelled]", "unverified", NULL, NULL },
+		{ "[proposed | rejected | accepted | deprecated | … | "
+		  "superseded by ADR-0005]",
+		  "unverified", NULL, NULL },
+		{ "Superceded by 0002", "superseded", NULL, "0002" },
+		{ "Superseded: 2019-12-19 by ADR 14", "superseded", NULL,
+		  "ADR 14" },
+		{ "Deprecated, superseded by ADR 7", "superseded", NULL, "ADR 7" },
+		{ "Cancelled", "accepted", "abandoned", NULL },
+		{ "Obsolete", "historical", NULL, NULL },
+		{ "已接受", "accepted", NULL, NULL },
+		{ "已废弃（见 ADR-3）", "historical", NULL, NULL },
 	};
 	static const char *const bad[] = {
-		"Frobnicated", "", "Accepted and shipped", "Accepted or Maybe",
-		"candidate", "Superseded later", "or",
+		"Frobnicated", "", "Accepted or Maybe", "candidate", "or",
+		"Not sure", "Maybe later", "🤷", "Accepted | ???", "Acceptedish",
 	};
 	const char *st, *oc, *tg;
 	size_t i, tl;
@@ -199,6 +236,58 @@ static void test_unknown_status(void)
 	CHECK(strstr(cairn_errmsg(db), "docs/adr/0002-bad.md:5") != NULL);
 	CHECK_INT(count(db, "all"), 0); /* the good file is not written either */
 	cairn_seed_report_release(&rep);
+	cairn_db_close(db);
+}
+
+/* EVIDENCE-OF: issue 18 -- a bad file is reported and skipped, the rest seeded; its records stay as they were */
+static void test_per_file_errors(void)
+{
+	cairn_db *db = ws_open("perfile");
+	cairn_seed_report rep;
+	cairn_record *a, *b;
+	size_t i, bad = 0;
+	int rc;
+
+	put("docs/adr/0001-good.md", adr_small);
+	put("docs/adr/0002-bad.md", "# ADR 2: Cache\n\n## Status\n\n"
+				    "Frobnicated\n\n## Decision\n\nUse Redis.\n");
+	rc = seed_mode(db, 0, 0, &rep);
+	CHECK_INT(rc, CAIRN_OK);
+	CHECK_INT(rep.n_errors, 1);
+	CHECK_INT(rep.n_failed, 1);
+	CHECK_INT(rep.n_new, 1);
+	CHECK(rep.messages && strstr(rep.messages, "docs/adr/0002-bad.md:5: "
+						   "error: unknown status "
+						   "'Frobnicated'"));
+	for (i = 0; i < rep.n_sources; i++)
+		if (rep.sources[i].error) {
+			bad++;
+			CHECK_STR(rep.sources[i].path, "docs/adr/0002-bad.md");
+		}
+	CHECK_INT(bad, 1);
+	cairn_seed_report_release(&rep);
+	CHECK_INT(count(db, "all"), 1); /* the good file is written */
+	/* a file that seeded fine and then breaks keeps its record as it was:
+	 * not changed, not retired, provenance untouched */
+	put("docs/adr/0002-bad.md", "# ADR 2: Cache\n\n## Status\n\n"
+				    "Accepted\n\n## Decision\n\nUse Redis.\n");
+	seed_ok(db, 1, 0, 1, 0);
+	a = by_source(db, "docs/adr/0002-bad.md", 0);
+	put("docs/adr/0002-bad.md", "\n\n# ADR 2: Cache\n\n## Status\n\n"
+				    "Frobnicated\n\n## Decision\n\nUse "
+				    "Memcached.\n");
+	rc = seed_mode(db, 0, 0, &rep);
+	CHECK_INT(rc, CAIRN_OK);
+	CHECK_INT(rep.n_errors, 1);
+	CHECK_INT(rep.n_retired, 0);
+	CHECK_INT(rep.n_changed, 0);
+	cairn_seed_report_release(&rep);
+	b = by_source(db, "docs/adr/0002-bad.md", 0);
+	CHECK(a && b && strcmp(a->id, b->id) == 0 && b->revision == 1 &&
+	      b->src_line == a->src_line && strcmp(b->status, "accepted") == 0 &&
+	      strstr(b->body, "Redis") != NULL);
+	cairn_record_free(a);
+	cairn_record_free(b);
 	cairn_db_close(db);
 }
 
@@ -553,6 +642,7 @@ void unit_seed(void)
 {
 	RUN(test_status_map);
 	RUN(test_unknown_status);
+	RUN(test_per_file_errors);
 	RUN(test_adr_statuses);
 	RUN(test_chunking);
 	RUN(test_idempotence);
