@@ -140,14 +140,49 @@ static void report_json(const cairn_seed_report *rep, int ok)
 	sbuf_addf(&sb,
 		  "{\"ok\":%s,\"dry_run\":%s,\"files\":%zu,\"records\":%zu,"
 		  "\"new\":%zu,\"changed\":%zu,\"unchanged\":%zu,"
-		  "\"retired\":%zu,\"errors\":",
+		  "\"retired\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":",
 		  ok ? "true" : "false", rep->dry_run ? "true" : "false",
 		  rep->files, rep->records, rep->n_new, rep->n_changed,
-		  rep->n_unchanged, rep->n_retired);
+		  rep->n_unchanged, rep->n_retired, rep->n_failed,
+		  rep->n_skipped);
 	messages_json(&sb, rep->messages, ": error: ");
 	sbuf_adds(&sb, ",\"warnings\":");
 	messages_json(&sb, rep->messages, ": warning: ");
-	sbuf_adds(&sb, ",\"items\":[");
+	sbuf_adds(&sb, ",\"sources\":[");
+	for (i = 0; i < rep->n_sources; i++) {
+		const cairn_seed_source *s = &rep->sources[i];
+
+		if (i)
+			sbuf_addc(&sb, ',');
+		sbuf_adds(&sb, "{\"path\":");
+		json_add_strz(&sb, s->path);
+		sbuf_adds(&sb, ",\"kind\":");
+		json_add_strz(&sb, s->kind);
+		sbuf_adds(&sb, ",\"status_text\":");
+		json_add_strz(&sb, s->status_text);
+		sbuf_adds(&sb, ",\"status\":");
+		json_add_strz(&sb, s->status);
+		sbuf_adds(&sb, ",\"rule\":");
+		json_add_strz(&sb, s->rule);
+		sbuf_adds(&sb, ",\"time\":");
+		json_add_strz(&sb, s->time);
+		sbuf_adds(&sb, ",\"supersedes\":");
+		json_add_strz(&sb, s->supersedes);
+		sbuf_adds(&sb, ",\"superseded_by\":");
+		json_add_strz(&sb, s->superseded_by);
+		sbuf_adds(&sb, ",\"skipped\":");
+		if (s->skipped)
+			json_add_strz(&sb, s->skipped);
+		else
+			sbuf_adds(&sb, "null");
+		sbuf_adds(&sb, ",\"error\":");
+		if (s->error)
+			json_add_strz(&sb, s->error);
+		else
+			sbuf_adds(&sb, "null");
+		sbuf_addf(&sb, ",\"records\":%zu}", s->records);
+	}
+	sbuf_adds(&sb, "],\"items\":[");
 	for (i = 0; i < rep->n_items; i++) {
 		const cairn_seed_item *it = &rep->items[i];
 

@@ -1593,9 +1593,8 @@ static int read_file(struct run *r, size_t fi)
 			goto out;
 		}
 	} else {
-		kind = folder_kind(f->rel);
-		if (f->found && strcmp(kind, "note") == 0)
-			kind = "adr";
+		/* found by a tool's configuration or by content: an ADR */
+		kind = f->found ? "adr" : folder_kind(f->rel);
 	}
 	is_facts = (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") == 0) ||
 		   ends_with_ci(f->rel, ".facts.md");
@@ -2855,7 +2854,8 @@ static int collect(struct run *r, const char *const *paths, size_t n,
 	if (rc)
 		return rc;
 	/* sorted by path, so ids and output do not depend on readdir order */
-	qsort(r->files, r->nfiles, sizeof(*r->files), cmp_files);
+	if (r->nfiles > 1)
+		qsort(r->files, r->nfiles, sizeof(*r->files), cmp_files);
 	smap_release(&r->paths);
 	for (j = 0; j < r->nfiles && rc == CAIRN_OK; j++)
 		rc = smap_put(&r->paths, r->files[j].rel, j);

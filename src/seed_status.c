@@ -402,8 +402,15 @@ int seed_status_map(const char *text, size_t n, struct seed_status *st)
 		return CAIRN_OK;
 	}
 	r = find_rule(s, e, &m);
-	if (!r)
-		return CAIRN_INVALID;
+	if (!r) {
+#ifndef CAIRN_MUTATE_SEED_GUESS
+		return CAIRN_INVALID; /* never a guess (SPEC 3) */
+#else
+		st->status = "unverified";
+		st->rule = "guess";
+		return CAIRN_OK;
+#endif
+	}
 	/* "Accepted or Maybe", "Accepted | ???": an alternative no rule maps
 	 * (looked for in the text as written, decorations included) */
 	p = skip_sp(m, text + n);
