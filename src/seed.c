@@ -1144,6 +1144,10 @@ static const char *folder_kind(const char *rel)
 		{ "docs/architecture/decisions/", "adr" },
 		{ ".cairn/records/", "note" },
 	};
+	static const char *const adr_names[] = {
+		"architecture-decision-record/", "architecture-decision-records/",
+		"architecture-decisions/", "architecture/decisions/",
+	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(folders); i++) {
@@ -1157,6 +1161,14 @@ static const char *folder_kind(const char *rel)
 	if (strstr(rel, "/adr/") || strncmp(rel, "adr/", 4) == 0 ||
 	    strstr(rel, "/adrs/") || strncmp(rel, "adrs/", 5) == 0)
 		return "adr";
+	/* issue 18: architecture-decision-record(s), architecture-decisions,
+	 * doc/architecture/decisions (adr-tools' own example) */
+	for (i = 0; i < ARRAY_SIZE(adr_names); i++) {
+		const char *p = strstr(rel, adr_names[i]);
+
+		if (p && (p == rel || p[-1] == '/'))
+			return "adr";
+	}
 	if (strstr(rel, "/decisions/") || strncmp(rel, "decisions/", 10) == 0)
 		return "decision";
 	return "note";

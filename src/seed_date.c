@@ -170,8 +170,10 @@ int seed_parse_date(const char *s, size_t n, struct seed_date *d)
 				const char *ys = p;
 
 				c = num(&p, e, 4);
-				if (c < 0 || p - ys != 4)
+				if (c < 0 || (p - ys != 4 && p - ys != 2))
 					return -1;
+				if (p - ys == 2) /* "10/04/18" */
+					c += c < 70 ? 2000 : 1900;
 			}
 			d->a = a;
 			d->b = b;

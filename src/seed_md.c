@@ -567,25 +567,36 @@ const char *seed_link_in(const struct mpara *p, const char *from, size_t len)
 	return NULL;
 }
 
-/* "name:" or "name :" at s (< e), case-insensitive: the value after it. */
-static const char *field(const char *s, const char *e, const char *name)
+/*
+ * "name:" or "name :" at s (< e), case-insensitive: the value after it.
+ * loose: the colon may be missing ("Date 09/04/2018").
+ */
+static const char *field_as(const char *s, const char *e, const char *name,
+			    int loose)
 {
 	size_t n = strlen(name);
+	const char *after;
 
 	if ((size_t)(e - s) < n || !seed_word_eq(s, n, name))
 		return NULL;
 	s += n;
+	after = s;
 	while (s < e && *s == ' ')
 		s++;
 	if (s < e && *s == ':')
 		s++;
 	else if (e - s >= 3 && memcmp(s, "\xEF\xBC\x9A", 3) == 0) /* ： */
 		s += 3;
-	else
+	else if (!loose || s == after)
 		return NULL;
 	while (s < e && seed_space((unsigned char)*s))
 		s++;
 	return s;
+}
+
+static const char *field(const char *s, const char *e, const char *name)
+{
+	return field_as(s, e, name, 0);
 }
 
 /* Is [s, e) a heading named name (a final ':' allowed)? */
@@ -703,7 +714,7 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 				fsline = p->line;
 			}
 			for (k = 0; k < ARRAY_SIZE(date_names) && !o->date; k++) {
-				v = field(ls, le, date_names[k]);
+				v = field_as(ls, le, date_names[k], 1);
 				if (v && v < le && !o->date_raw) {
 					o->date_raw = v;
 					o->date_raw_len = (size_t)(le - v);
