@@ -698,6 +698,7 @@ static void test_date_forms(void)
 		{ "13/05/2018", "2018-05-13", 0, 1 },
 		{ "05/13/2018", "2018-05-13", 0, -1 },
 		{ "07/07/2019", "2019-07-07", 0, 0 },
+		{ "10/04/18", "2018-04-10", 1, 0 },
 		{ "December 1, 2021", "2021-12-01", 0, 0 },
 		{ "Dec 1st 2021", "2021-12-01", 0, 0 },
 		{ "1 December 2021", "2021-12-01", 0, 0 },
@@ -749,6 +750,8 @@ static void test_dates(void)
 				     "Text.\n");
 	put("docs/adr/0005-bad.md", "---\ndate: the day after\n---\n"
 				    "# 5. Bad date\n\nDate: 2020-03-04\n\nText.\n");
+	put("docs/adr/0006-nocolon.md", "# 6. No colon\n\nDate 13/04/2018\n\n"
+					"Text.\n");
 	rc = seed_mode(db, 0, 0, &rep);
 	CHECK_INT(rc, CAIRN_OK);
 	CHECK_INT(rep.n_errors, 0); /* a bad date is no error */
@@ -766,6 +769,7 @@ static void test_dates(void)
 	check_file(db, "docs/adr/0003-front.md", "accepted", "2021-12-01");
 	check_file(db, "docs/adr/0004-body.md", "accepted", "2021-12-01");
 	check_file(db, "docs/adr/0005-bad.md", "accepted", "2020-03-04");
+	check_file(db, "docs/adr/0006-nocolon.md", "accepted", "2018-04-13");
 	cairn_db_close(db);
 	/* the other dates of the run decide the order: month first here */
 	db = ws_open("dates-us");
