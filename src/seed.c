@@ -8,13 +8,19 @@
  * file for provenance.
  *
  * The run has three phases:
- *   1. read: walk the paths, parse each file into chunks (records) with
- *      provenance, a derived id and a content hash; collect every error;
+ *   1. read: find the files (seed_walk.c: the paths, the tools' folders,
+ *      the workspace scan), parse each one (seed_md.c) into chunks
+ *      (seed_chunk.c) with provenance, a derived id and a content hash,
+ *      its status through the table (seed_status.c) and its date
+ *      (seed_date.c); resolve links (seed_links.c); collect every error;
  *   2. plan: compare with the file-backed records already stored: each
  *      chunk is new, changed or unchanged; a stored file-backed record under
- *      the seeded paths that no chunk produces is retired;
- *   3. write: only when phase 1 had no error and this is not a dry run, all
- *      in one transaction.
+ *      the seeded paths that no chunk produces is retired; a file with an
+ *      error is left out, its records neither changed nor retired;
+ *   3. write: unless this is a dry run (or --strict and a file had an
+ *      error), all in one transaction.
+ *
+ * seed_run.h holds the run's state the parts share.
  *
  * Invariants:
  *   - ids depend only on the path and heading path (or an explicit id, or a
@@ -26,15 +32,16 @@
  *   - time and memory are linear in the total input (hash tables for ids,
  *     paths and keys; per-file work is linear in the file).
  *
- * Must never: write anything on a dry run or after an error; follow
+ * Must never: write anything on a dry run or (strict) after an error;
+ * write a file that had an error; follow
  * symlinks or walk more than SEED_MAX_DEPTH directories deep; run a shell
  * (git is started with an argument vector).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,22 +50,11 @@
 #include <unistd.h>
 
 #include <md4c.h>
-#include <yaml.h>
 
 #include "secret.h"
-#include "seed.h"
-#include "seed_int.h"
-#include "store.h"
+#include "seed_run.h"
 
 extern char **environ;
-
-#define SEED_CHUNK_CHARS 800            /* default chunk target, in characters */
-#define SEED_MAX_FILE ((size_t)4 << 20) /* largest Markdown file read: 4 MiB */
-#define SEED_MAX_DEPTH 32               /* directory levels walked */
-#define SEED_MAX_HEADING 256            /* bytes of one heading kept in a path */
-#define SEED_MAX_ID 64                  /* bytes in a front-matter id */
-#define SEED_MAX_MESSAGES 1000          /* messages kept in a report */
-#define SEED_TITLE_CHARS 120            /* bytes of a title taken from text */
 
 static const char *const default_paths[] = {
 	"docs/decisions", "docs/adr", "doc/adr", "docs/architecture/decisions",
@@ -71,24 +67,7 @@ static const char *const default_paths[] = {
 	"adr", "adrs", "decisions", "doc/decisions",
 };
 
-#define SEED_SCAN_MAX 50000 /* Markdown files a workspace scan looks at */
-
-/* Folders a workspace scan does not enter: dependencies and build output. */
-static const char *const scan_skip[] = {
-	"node_modules", "vendor", "third_party", "target", "build", "dist",
-	"out", "bower_components", "site-packages", "venv", "__pycache__",
-	"Pods",
-};
-
 /* ================================================================ helpers */
-
-/* A string -> index map with open addressing (keys borrowed). */
-struct smap {
-	const char **k; /* keys; NULL = empty slot */
-	size_t *v;      /* values */
-	size_t cap;     /* slots, a power of two (0 before first put) */
-	size_t n;       /* keys stored */
-};
 
 static size_t str_hash(const char *s)
 {
@@ -99,7 +78,7 @@ static size_t str_hash(const char *s)
 	return h;
 }
 
-static int smap_get(const struct smap *m, const char *k, size_t *v)
+int seed_smap_get(const struct smap *m, const char *k, size_t *v)
 {
 	size_t i;
 
@@ -117,7 +96,7 @@ static int smap_get(const struct smap *m, const char *k, size_t *v)
 }
 
 /* Insert k -> v (k must not be present). CAIRN_OK or CAIRN_NOMEM. */
-static int smap_put(struct smap *m, const char *k, size_t v)
+int seed_smap_put(struct smap *m, const char *k, size_t v)
 {
 	size_t i;
 
@@ -154,7 +133,7 @@ static int smap_put(struct smap *m, const char *k, size_t v)
 	return CAIRN_OK;
 }
 
-static void smap_release(struct smap *m)
+void seed_smap_release(struct smap *m)
 {
 	cairn_free(m->k);
 	cairn_free(m->v);
@@ -162,7 +141,7 @@ static void smap_release(struct smap *m)
 }
 
 /* A record id from a seed string: "f" + 15 hex digits of its SHA-256. */
-static char *derive_id(const char *seed, size_t len)
+char *seed_derive_id(const char *seed, size_t len)
 {
 	char hex[65];
 	char *id = cairn_malloc(17);
@@ -176,85 +155,8 @@ static char *derive_id(const char *seed, size_t len)
 	return id;
 }
 
-/* ================================================================ the run */
-
-/* One record to be: a chunk of a file, or one fact of a facts file. */
-struct chunk {
-	char *id;            /* record id */
-	char *title;         /* record title */
-	char *body;          /* record body */
-	char *heading;       /* heading path, " > " separated */
-	char *key;           /* exact key, or NULL */
-	const char *status;  /* SPEC status (static) */
-	char *superseded_by; /* resolved id, or NULL */
-	long line;           /* 1-based start line */
-	size_t file;         /* index into run.files */
-	int action;          /* enum cairn_seed_action */
-	char hash[65];       /* content hash (see chunk_hash) */
-};
-
-/* One Markdown file. */
-struct sfile {
-	char *rel;            /* path relative to the workspace root */
-	char *title;          /* file title */
-	char *id;             /* id of its first record ("file id") */
-	char *commit;         /* commit of its last change, or NULL */
-	char *kind;           /* record kind */
-	const char *status;   /* SPEC status of its records */
-	const char *outcome;  /* "rejected" or NULL */
-	char *target;         /* "superseded by" text (link text), or NULL */
-	char *target_href;    /* its link target, or NULL */
-	char *supersedes_raw; /* front matter supersedes, or NULL */
-	char *supersedes;     /* resolved supersedes id, or NULL */
-	char *key;            /* front matter key, or NULL */
-	char *time;           /* front matter date or "Date:" line, or NULL */
-	char *supersedes_href; /* its link target (a "Supersedes [X](x.md)" line) */
-	char *h1;             /* its first H1, or NULL */
-	char *status_text;    /* the status as written, or NULL */
-	const char *rule;     /* the status table's row that mapped it */
-	const char *skipped;  /* why it makes no record (a template...), or NULL */
-	char *why;            /* its first error, or NULL */
-	struct seed_date date; /* the date found (ambiguous: decided later) */
-	long date_line;       /* its line */
-	long status_line;     /* line of the status text (for messages) */
-	long supersedes_line; /* line of front matter supersedes */
-	size_t first;         /* index of its first chunk */
-	size_t n;             /* chunks it produced */
-	int failed;           /* 1: it had an error */
-	int found;            /* 1: found by configuration or content: an ADR */
-};
-
-struct run {
-	struct cairn_db *db;          /* the store */
-	const cairn_seed_opts *opts;  /* options (never NULL) */
-	char *root;                   /* real path of the workspace root */
-	size_t chunk_chars;           /* chunk target */
-	struct sfile *files;          /* files read, sorted by rel */
-	size_t nfiles, capfiles;      /* count, capacity */
-	struct chunk *chunks;         /* records to be */
-	size_t nchunks, capchunks;    /* count, capacity */
-	char **scopes;                /* seeded roots, relative ("" = all) */
-	size_t nscopes, capscopes;    /* count, capacity */
-	unsigned char *flat;          /* flat[i]: scope i covers its own files only */
-	size_t capflat;               /* capacity */
-	int dayfirst;                 /* evidence for d/m/y (> 0) or m/d/y (< 0) */
-	struct smap ids;              /* chunk id -> chunk index */
-	struct smap paths;            /* rel path -> file index */
-	struct smap keys;             /* key -> chunk index */
-	struct sbuf msgs;             /* error and warning lines */
-	size_t nerr, nwarn, nmsgs;    /* counts */
-	char first_err[STORE_ERRMSG]; /* the first error */
-	char last_err[STORE_ERRMSG];  /* the latest error's text */
-	int first_err_rc;             /* its code */
-	int git;                      /* 1: the root is in a git work tree */
-};
-
-static void run_msg(struct run *r, int error, int rc, const char *path,
-		    long line, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
 /* Add "path:line: error|warning: text" to the run's messages. */
-static void run_msg(struct run *r, int error, int rc, const char *path,
+void seed_msg(struct run *r, int error, int rc, const char *path,
 		    long line, const char *fmt, ...)
 {
 	char text[STORE_ERRMSG];
@@ -286,833 +188,6 @@ static void run_msg(struct run *r, int error, int rc, const char *path,
 	else
 		sbuf_addf(&r->msgs, "%s: %s: %s\n", path,
 			  error ? "error" : "warning", text);
-}
-
-/* =============================================================== chunking */
-
-/* One file's text and its line tables. */
-struct text {
-	const char *t;   /* bytes (LF line ends) */
-	size_t len;      /* length */
-	size_t *ls;      /* ls[i]: offset of line i+1; ls[nls] = len */
-	size_t nls;      /* lines */
-	size_t *cp;      /* cp[i]: code points before line i+1 */
-};
-
-/* Code points in lines l1..l2 (1-based, inclusive). */
-static size_t range_chars(const struct text *x, long l1, long l2)
-{
-	if (l2 < l1)
-		return 0;
-	return x->cp[l2] - x->cp[l1 - 1];
-}
-
-/* A section or a piece of one: the unit chunks are merged from. */
-struct unit {
-	long start, end;   /* lines, inclusive */
-	size_t head;       /* index into the heading-path list */
-	int heading_only;  /* 1: it holds headings and nothing else */
-	size_t chars;      /* code points */
-};
-
-/*
- * An index of the top-level blocks with a known line (their lines only
- * grow in document order): how many blocks, and how many that are not
- * headings, start in a line range, in O(log n).
- */
-struct bidx {
-	long *line;    /* start line of the i-th block with a known line */
-	size_t *body;  /* body[i]: non-heading blocks among the first i */
-	size_t n;      /* blocks indexed */
-};
-
-static int bidx_build(struct bidx *x, const struct mscan *m)
-{
-	size_t i;
-
-	x->n = 0;
-	x->line = util_calloc(m->n + 1, sizeof(*x->line));
-	x->body = util_calloc(m->n + 1, sizeof(*x->body));
-	if (!x->line || !x->body)
-		return CAIRN_NOMEM;
-	for (i = 0; i < m->n; i++) {
-		if (m->b[i].line <= 0)
-			continue;
-		x->line[x->n] = m->b[i].line;
-		x->body[x->n + 1] =
-			x->body[x->n] + (m->b[i].type != MD_BLOCK_H);
-		x->n++;
-	}
-	return CAIRN_OK;
-}
-
-static void bidx_release(struct bidx *x)
-{
-	cairn_free(x->line);
-	cairn_free(x->body);
-}
-
-/* Index of the first indexed block starting at or after line l. */
-static size_t bidx_lower(const struct bidx *x, long l)
-{
-	size_t lo = 0, hi = x->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->line[mid] < l)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Does [l1, l2] hold a top-level block that is not a heading? */
-static int has_content(const struct bidx *x, long l1, long l2)
-{
-	size_t a = bidx_lower(x, l1), b = bidx_lower(x, l2 + 1);
-
-	return x->body[b] > x->body[a];
-}
-
-/* Does [l1, l2] hold any top-level block? */
-static int has_block(const struct bidx *x, long l1, long l2)
-{
-	return bidx_lower(x, l2 + 1) > bidx_lower(x, l1);
-}
-
-/* Heading text for a path: its first line, " > " made safe, bounded. */
-static void add_heading(struct sbuf *sb, const char *h)
-{
-	size_t n = strcspn(h, "\n");
-
-	if (n > SEED_MAX_HEADING)
-		n = SEED_MAX_HEADING;
-	while (n > 0 && ((unsigned char)h[n] & 0xC0) == 0x80)
-		n--;
-	sbuf_add(sb, h, n);
-}
-
-static char *heading_path(char *const stack[3])
-{
-	struct sbuf sb = SBUF_INIT;
-	int i, first = 1;
-
-	for (i = 0; i < 3; i++) {
-		if (!stack[i])
-			continue;
-		if (!first)
-			sbuf_adds(&sb, " > ");
-		add_heading(&sb, stack[i]);
-		first = 0;
-	}
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	if (!sb.buf)
-		return util_strdup("");
-	return sbuf_detach(&sb, NULL);
-}
-
-/*
- * Split a document into units: sections at H1-H3 headings (the text
- * before the first heading is a section of its own), over-long sections cut
- * before top-level blocks so that each piece stays within the target.
- * paths receives one heading path per section (caller frees).
- */
-static int make_units(const struct text *x, const struct mscan *m,
-		      const struct bidx *bx, long first, size_t target,
-		      struct unit **out,
-		      size_t *nout, char ***paths, char ***shown, size_t *npaths)
-{
-	struct unit *u = NULL;
-	char **p = NULL, **dp = NULL;
-	char *stack[3] = { NULL, NULL, NULL }, *cstack[3] = { NULL, NULL, NULL };
-	size_t capd = 0;
-	size_t nu = 0, capu = 0, np = 0, capp = 0, i, j;
-	long start = first;
-	int rc = CAIRN_OK;
-
-	/* section boundaries: top-level H1-H3 with a known line */
-	for (i = 0; i <= m->n; i++) {
-		long end, s;
-		int is_head = i < m->n && m->b[i].type == MD_BLOCK_H &&
-			      m->b[i].level <= 3 && m->b[i].line > 0;
-		char *hp;
-
-		if (i < m->n && !is_head)
-			continue;
-		end = i < m->n ? m->b[i].line - 1 : (long)x->nls;
-		/* close the section [start, end] */
-		if (end >= start &&
-		    (start != first || has_block(bx, start, end))) {
-			size_t c = range_chars(x, start, end);
-			long ps = start;
-
-			hp = heading_path(stack);
-			if (!hp || seed_grow((void **)&p, &capp, np, sizeof(*p)) ||
-			    seed_grow((void **)&dp, &capd, np, sizeof(*dp))) {
-				cairn_free(hp);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			dp[np] = heading_path(cstack);
-			p[np++] = hp;
-			if (!dp[np - 1]) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			if (c > target) {
-				/* cut before top-level blocks, greedily */
-				for (j = 0; j < m->n; j++) {
-					long l = m->b[j].line, next = end + 1;
-					size_t k;
-
-					if (l <= ps || l > end)
-						continue;
-					for (k = j + 1; k < m->n; k++)
-						if (m->b[k].line > l) {
-							next = m->b[k].line;
-							break;
-						}
-					if (next > end + 1)
-						next = end + 1;
-					if (range_chars(x, ps, next - 1) <= target)
-						continue;
-					if (!has_content(bx, ps, l - 1))
-						continue;
-					if (seed_grow((void **)&u, &capu, nu,
-						 sizeof(*u))) {
-						rc = CAIRN_NOMEM;
-						goto out;
-					}
-					u[nu].start = ps;
-					u[nu].end = l - 1;
-					u[nu].head = np - 1;
-					u[nu].heading_only = 0;
-					u[nu].chars = range_chars(x, ps, l - 1);
-					nu++;
-					ps = l;
-				}
-			}
-			if (seed_grow((void **)&u, &capu, nu, sizeof(*u))) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			u[nu].start = ps;
-			u[nu].end = end;
-			u[nu].head = np - 1;
-			u[nu].heading_only = !has_content(bx, ps, end);
-			u[nu].chars = range_chars(x, ps, end);
-			nu++;
-		}
-		if (i == m->n)
-			break;
-		/* the heading opens the next section */
-		s = m->b[i].line;
-		j = (size_t)m->b[i].level - 1;
-		stack[j] = m->b[i].text;
-		cstack[j] = m->b[i].clean;
-		for (j = j + 1; j < 3; j++)
-			stack[j] = cstack[j] = NULL;
-		start = s;
-	}
-out:
-	*out = u;
-	*nout = nu;
-	*paths = p;
-	*shown = dp;
-	*npaths = np;
-	return rc;
-}
-
-/*
- * Merge units into chunks: neighbours while the sum stays within the
- * target; a heading-only unit always joins the unit after it (or, at the
- * end, the chunk before it), so no chunk is a bare heading.
- */
-static size_t merge_units(struct unit *u, size_t n, size_t target)
-{
-	size_t i, out = 0;
-	int open = 0;
-
-	for (i = 0; i < n; i++) {
-		struct unit *c = &u[out];
-
-		if (!open) {
-			u[out] = u[i];
-			open = 1;
-			continue;
-		}
-		/* a small unit (under a quarter of the target) may push
-		 * its chunk up to 1.25 x target rather than stand alone */
-		if (c->heading_only || c->chars + u[i].chars <= target ||
-		    ((c->chars < target / 4 || u[i].chars < target / 4) &&
-		     c->chars + u[i].chars <= target + target / 4)) {
-			c->end = u[i].end;
-			c->chars += u[i].chars;
-			c->heading_only = c->heading_only && u[i].heading_only;
-			continue;
-		}
-		out++;
-		u[out] = u[i];
-	}
-	if (!open)
-		return 0;
-	out++;
-	if (out >= 2 && u[out - 1].heading_only) {
-		u[out - 2].end = u[out - 1].end;
-		u[out - 2].chars += u[out - 1].chars;
-		out--;
-	}
-	return out;
-}
-
-/* ================================================================ records */
-
-/* The content hash: every field of the record that comes from the file. */
-static void chunk_hash(struct chunk *c, const struct sfile *f)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *parts[8];
-	size_t i;
-
-	parts[0] = f->kind;
-	parts[1] = c->key;
-	parts[2] = c->status;
-	parts[3] = c->title;
-	parts[4] = c->body;
-	parts[5] = f->supersedes;
-	parts[6] = c->superseded_by;
-	parts[7] = f->time;
-	for (i = 0; i < ARRAY_SIZE(parts); i++) {
-		sbuf_adds(&sb, parts[i] ? parts[i] : "");
-		sbuf_addc(&sb, '\0');
-	}
-	util_sha256_hex(sbuf_str(&sb), sb.len, c->hash);
-	sbuf_release(&sb);
-}
-
-static void chunk_release(struct chunk *c)
-{
-	cairn_free(c->id);
-	cairn_free(c->title);
-	cairn_free(c->body);
-	cairn_free(c->heading);
-	cairn_free(c->key);
-	cairn_free(c->superseded_by);
-}
-
-/*
- * Give chunk ci its id: the file id for a file's first chunk, else derived
- * from path + seed text (+ an ordinal when the same seed repeats).
- */
-static int assign_id(struct run *r, size_t ci, const char *seed_text,
-		     int first)
-{
-	struct chunk *c = &r->chunks[ci];
-	struct sfile *f = &r->files[c->file];
-	struct sbuf sb = SBUF_INIT;
-	size_t other, ord;
-	int rc = CAIRN_OK;
-
-	if (first) {
-		c->id = util_strdup(f->id);
-		if (!c->id)
-			return CAIRN_NOMEM;
-		if (smap_get(&r->ids, c->id, &other)) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
-				"id '%s' is also used by %s:%ld", c->id,
-				r->files[r->chunks[other].file].rel,
-				r->chunks[other].line);
-			return CAIRN_INVALID;
-		}
-		return smap_put(&r->ids, c->id, ci);
-	}
-	for (ord = 1; ord < 100000; ord++) {
-		sbuf_reset(&sb);
-		sbuf_adds(&sb, f->id);
-		sbuf_addc(&sb, '\0');
-		sbuf_adds(&sb, seed_text);
-		if (ord > 1)
-			sbuf_addf(&sb, "%c#%zu", '\0', ord);
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		cairn_free(c->id);
-		c->id = derive_id(sb.buf, sb.len);
-		if (!c->id) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		if (!smap_get(&r->ids, c->id, NULL)) {
-			rc = smap_put(&r->ids, c->id, ci);
-			break;
-		}
-	}
-	sbuf_release(&sb);
-	return rc;
-}
-
-/* Append a chunk for file fi; its strings are taken over (freed on error). */
-static int add_chunk(struct run *r, size_t fi, long line, char *heading,
-		     char *title, char *body, char *key, const char *status,
-		     size_t *out)
-{
-	struct chunk *c;
-
-	if (seed_grow((void **)&r->chunks, &r->capchunks, r->nchunks,
-		 sizeof(*r->chunks))) {
-		cairn_free(heading);
-		cairn_free(title);
-		cairn_free(body);
-		cairn_free(key);
-		return CAIRN_NOMEM;
-	}
-	c = &r->chunks[r->nchunks];
-	memset(c, 0, sizeof(*c));
-	c->file = fi;
-	c->line = line;
-	c->heading = heading;
-	c->title = title;
-	c->body = body;
-	c->key = key;
-	c->status = status;
-	*out = r->nchunks++;
-	if (!heading || !title || !body)
-		return CAIRN_NOMEM;
-	return CAIRN_OK;
-}
-
-/* Register a key for chunk ci (keys are unique across the seed). */
-static int claim_key(struct run *r, size_t ci)
-{
-	struct chunk *c = &r->chunks[ci];
-	size_t other;
-
-	if (!c->key)
-		return CAIRN_OK;
-	if (strlen(c->key) > STORE_MAX_KEY || !*c->key) {
-		run_msg(r, 1, CAIRN_INVALID, r->files[c->file].rel, c->line,
-			"key is empty or longer than %d bytes", STORE_MAX_KEY);
-		return CAIRN_INVALID;
-	}
-	if (smap_get(&r->keys, c->key, &other)) {
-		run_msg(r, 1, CAIRN_INVALID, r->files[c->file].rel, c->line,
-			"key '%s' is also used by %s:%ld", c->key,
-			r->files[r->chunks[other].file].rel,
-			r->chunks[other].line);
-		return CAIRN_INVALID;
-	}
-	return smap_put(&r->keys, c->key, ci);
-}
-
-/* Text of lines [l1, l2], trimmed, with the outcome line when rejected. */
-static char *chunk_body(const struct text *x, long l1, long l2,
-			const char *outcome)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *s = x->t + x->ls[l1 - 1];
-	size_t n = x->ls[l2] - x->ls[l1 - 1];
-	char *trim = seed_dup_trim(s, n);
-
-	if (!trim)
-		return NULL;
-	if (!outcome)
-		return trim;
-	sbuf_addf(&sb, "Outcome: %s.\n\n%s", outcome, trim);
-	cairn_free(trim);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-/* First non-blank line in [l1, l2] (l2 + 1 if all are blank). */
-static long first_text_line(const struct text *x, long l1, long l2)
-{
-	long l;
-
-	for (l = l1; l <= l2; l++) {
-		size_t i;
-
-		for (i = x->ls[l - 1]; i < x->ls[l]; i++)
-			if (!seed_space((unsigned char)x->t[i]))
-				return l;
-	}
-	return l2 + 1;
-}
-
-/*
- * The title for a chunk: the file's, or "File title: Heading" (never the
- * H1 again after a front matter title).
- */
-static char *chunk_title(const struct sfile *f, const char *heading)
-{
-	const char *last = heading ? strrchr(heading, '>') : NULL;
-	struct sbuf sb = SBUF_INIT;
-
-	if (last && last > heading && last[-1] == ' ' && last[1] == ' ')
-		last += 2;
-	else
-		last = heading;
-	if (!last || !*last || strcmp(last, f->title) == 0 ||
-	    (f->h1 && strcmp(last, f->h1) == 0))
-		return util_strdup(f->title);
-	sbuf_addf(&sb, "%s: %s", f->title, last);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-/* Chunk an ordinary document (ADR, decision record, note). */
-static int chunk_document(struct run *r, size_t fi, const struct text *x,
-			  const struct mscan *m, long first)
-{
-	struct sfile *f = &r->files[fi];
-	struct unit *u = NULL;
-	struct bidx bx;
-	char **paths = NULL, **shown = NULL;
-	size_t nu = 0, np = 0, i, ci;
-	int rc;
-
-	memset(&bx, 0, sizeof(bx));
-	if (first > (long)x->nls ||
-	    first_text_line(x, first, (long)x->nls) > (long)x->nls) {
-		run_msg(r, 0, CAIRN_OK, f->rel, 0, "empty file: no record");
-		return CAIRN_OK;
-	}
-	if (range_chars(x, first, (long)x->nls) <= r->chunk_chars) {
-		char *h = NULL;
-
-		for (i = 0; i < m->n; i++)
-			if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1) {
-				struct sbuf sb = SBUF_INIT;
-
-				add_heading(&sb, m->b[i].clean);
-				h = sb.err ? NULL : sbuf_detach(&sb, NULL);
-				if (!h)
-					h = util_strdup("");
-				break;
-			}
-		if (!h)
-			h = util_strdup("");
-		rc = add_chunk(r, fi, first_text_line(x, first, (long)x->nls),
-			       h, util_strdup(f->title),
-			       chunk_body(x, first, (long)x->nls, f->outcome),
-			       f->key ? util_strdup(f->key) : NULL, f->status,
-			       &ci);
-		if (rc == CAIRN_OK && f->key && !r->chunks[ci].key)
-			rc = CAIRN_NOMEM;
-		if (rc == CAIRN_OK)
-			rc = assign_id(r, ci, "", 1);
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-		return rc;
-	}
-	rc = bidx_build(&bx, m);
-	if (rc == CAIRN_OK)
-		rc = make_units(x, m, &bx, first, r->chunk_chars, &u, &nu,
-				&paths, &shown, &np);
-	if (rc)
-		goto out;
-	nu = merge_units(u, nu, r->chunk_chars);
-	for (i = 0; i < nu && rc == CAIRN_OK; i++) {
-		const char *hp = paths[u[i].head], *sh = shown[u[i].head];
-		char *key = NULL;
-
-		if (i == 0 && f->key) {
-			key = util_strdup(f->key);
-			if (!key) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-		}
-		rc = add_chunk(r, fi, first_text_line(x, u[i].start, u[i].end),
-			       util_strdup(sh),
-			       i == 0 ? util_strdup(f->title) : chunk_title(f, sh),
-			       chunk_body(x, u[i].start, u[i].end, f->outcome),
-			       key, f->status, &ci);
-		if (rc == CAIRN_OK)
-			rc = assign_id(r, ci, hp, i == 0);
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-	}
-out:
-	for (i = 0; i < np; i++) {
-		cairn_free(paths[i]);
-		cairn_free(shown[i]);
-	}
-	cairn_free(paths);
-	cairn_free(shown);
-	cairn_free(u);
-	bidx_release(&bx);
-	return rc;
-}
-
-/* ================================================================= facts */
-
-static int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Parse a fact's leading tag "[status, key=K]" (both parts optional, in
- * any order). *rest is the text after it. CAIRN_INVALID names the problem
- * in msg.
- */
-static int fact_tag(const char *s, const char **status, const char **outcome,
-		    char **key, const char **rest, char *msg, size_t msize)
-{
-	const char *e, *p;
-
-	*status = NULL;
-	*outcome = NULL;
-	*key = NULL;
-	*rest = s;
-	if (*s != '[')
-		return CAIRN_OK;
-	e = strchr(s, ']');
-	if (!e || memchr(s, '\n', (size_t)(e - s)))
-		return CAIRN_OK; /* not a tag: plain text */
-	p = s + 1;
-	while (p < e) {
-		const char *q = p, *qe;
-
-		while (q < e && *q != ',' && *q != ';')
-			q++;
-		qe = q;
-		while (p < qe && seed_space((unsigned char)*p))
-			p++;
-		while (qe > p && seed_space((unsigned char)qe[-1]))
-			qe--;
-		if (qe - p > 4 && (seed_word_eq(p, 4, "key=") ||
-				   seed_word_eq(p, 4, "key:"))) {
-			if (*key) {
-				snprintf(msg, msize, "two keys in one fact");
-				return CAIRN_INVALID;
-			}
-			*key = seed_dup_trim(p + 4, (size_t)(qe - p - 4));
-			if (!*key)
-				return CAIRN_NOMEM;
-		} else if (qe > p) {
-			char word[64];
-			const char *tgt;
-			size_t tl;
-
-			if ((size_t)(qe - p) >= sizeof(word) || *status) {
-				snprintf(msg, msize, "unknown fact tag '%.*s'",
-					 (int)(qe - p), p);
-				return CAIRN_INVALID;
-			}
-			memcpy(word, p, (size_t)(qe - p));
-			word[qe - p] = '\0';
-			if (cairn_seed_map_status(word, status, outcome, &tgt,
-						  &tl) != CAIRN_OK) {
-				snprintf(msg, msize,
-					 "unknown status '%s' (expected "
-					 "accepted, unverified, false, stale, "
-					 "historical, superseded, retired, "
-					 "proposed, rejected, deprecated; see "
-					 "docs/SEED.md)",
-					 word);
-				return CAIRN_INVALID;
-			}
-		}
-		p = q + 1;
-	}
-	p = e + 1;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	*rest = p;
-	return CAIRN_OK;
-}
-
-/* Strip a list marker ("- ", "* ", "+ ", "1. ", "1) ") from a line. */
-static const char *skip_marker(const char *s, const char *end)
-{
-	const char *p = s;
-
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p < end && (*p == '-' || *p == '*' || *p == '+')) {
-		p++;
-	} else {
-		const char *d = p;
-
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-		if (p == d || p >= end || (*p != '.' && *p != ')'))
-			return s;
-		p++;
-	}
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-/*
- * A facts file: each top-level list item is one record, its own status
- * and optional key in a leading tag. Paragraphs and other blocks are
- * context for the reader and produce no record.
- */
-static int chunk_facts(struct run *r, size_t fi, const struct text *x,
-		       const struct mscan *m)
-{
-	struct sfile *f = &r->files[fi];
-	long *bounds = NULL;
-	char *stack[3] = { NULL, NULL, NULL };
-	size_t nb = 0, i, j, hb = 0, nfacts = 0;
-	struct sbuf sb = SBUF_INIT;
-	int rc = CAIRN_OK;
-
-	bounds = util_calloc(m->n + m->nitems + 1, sizeof(*bounds));
-	if (!bounds)
-		return CAIRN_NOMEM;
-	for (i = 0; i < m->n; i++)
-		if (m->b[i].line > 0)
-			bounds[nb++] = m->b[i].line;
-	for (i = 0; i < m->nitems; i++)
-		if (m->items[i] > 0)
-			bounds[nb++] = m->items[i];
-	qsort(bounds, nb, sizeof(*bounds), cmp_long);
-	for (i = 0; i < m->nitems && rc == CAIRN_OK; i++) {
-		long l = m->items[i], end = (long)x->nls, ln;
-		const char *status, *outcome, *rest;
-		char *key = NULL, *text = NULL, *hp = NULL, *title = NULL;
-		char msg[512];
-		size_t lo = 0, hi = nb, ci;
-
-		if (l <= 0)
-			continue;
-		/* the next boundary after l ends the item */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (bounds[mid] <= l)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < nb)
-			end = bounds[lo] - 1;
-		/* headings above the item give its path */
-		for (; hb < m->n && m->b[hb].line < l; hb++) {
-			if (m->b[hb].type != MD_BLOCK_H || m->b[hb].level > 3 ||
-			    m->b[hb].line == 0)
-				continue;
-			j = (size_t)m->b[hb].level - 1;
-			stack[j] = m->b[hb].text;
-			for (j = j + 1; j < 3; j++)
-				stack[j] = NULL;
-		}
-		/* the item's text: marker stripped, lines dedented */
-		sbuf_reset(&sb);
-		for (ln = l; ln <= end; ln++) {
-			const char *s = x->t + x->ls[ln - 1];
-			const char *e = x->t + x->ls[ln];
-
-			if (ln == l)
-				s = skip_marker(s, e);
-			else
-				while (s < e && (*s == ' ' || *s == '\t'))
-					s++;
-			sbuf_add(&sb, s, (size_t)(e - s));
-		}
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		text = seed_dup_trim(sbuf_str(&sb), sb.len);
-		if (!text) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		rc = fact_tag(text, &status, &outcome, &key, &rest, msg,
-			      sizeof(msg));
-		if (rc == CAIRN_INVALID) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, l, "%s", msg);
-			f->failed = 1;
-			rc = CAIRN_OK;
-			cairn_free(text);
-			continue;
-		}
-		if (rc == CAIRN_OK && !*rest) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, l,
-				"fact has a tag but no text");
-			f->failed = 1;
-			cairn_free(key);
-			cairn_free(text);
-			continue;
-		}
-		if (rc) {
-			cairn_free(text);
-			break;
-		}
-		hp = heading_path(stack);
-		title = hp && *hp ? chunk_title(f, hp) : util_strdup(f->title);
-		{
-			char *body = outcome ? NULL : util_strdup(rest);
-
-			if (outcome) {
-				struct sbuf ob = SBUF_INIT;
-
-				sbuf_addf(&ob, "Outcome: %s.\n\n%s", outcome,
-					  rest);
-				body = ob.err ? NULL : sbuf_detach(&ob, NULL);
-				sbuf_release(&ob);
-			}
-			rc = add_chunk(r, fi, l, hp, title, body, key,
-				       status ? status : f->status, &ci);
-		}
-		if (rc == CAIRN_OK) {
-			/* keyed: the key names it; else its section + text */
-			sbuf_reset(&sb);
-			if (r->chunks[ci].key)
-				sbuf_addf(&sb, "key%c%s", '\0',
-					  r->chunks[ci].key);
-			else
-				sbuf_addf(&sb, "fact%c%s%c%s", '\0',
-					  r->chunks[ci].heading, '\0', rest);
-			if (sb.err)
-				rc = CAIRN_NOMEM;
-		}
-		cairn_free(text);
-		if (rc == CAIRN_OK) {
-			/* assign_id takes a C string: hash the bytes here */
-			char *seedhex = cairn_malloc(65);
-
-			if (!seedhex) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-			util_sha256_hex(sb.buf, sb.len, seedhex);
-			rc = assign_id(r, ci, seedhex, 0);
-			cairn_free(seedhex);
-		}
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-		if (rc == CAIRN_INVALID) {
-			f->failed = 1;
-			rc = CAIRN_OK;
-		}
-		nfacts++;
-	}
-	if (rc == CAIRN_OK && nfacts == 0)
-		run_msg(r, 0, CAIRN_OK, f->rel, 0,
-			"facts file without list items: no record");
-	sbuf_release(&sb);
-	cairn_free(bounds);
-	return rc;
 }
 
 /* ================================================================== files */
@@ -1174,7 +249,7 @@ static const char *folder_kind(const char *rel)
 	return "note";
 }
 
-static int ends_with_ci(const char *s, const char *suffix)
+int seed_ends_with_ci(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -1182,7 +257,7 @@ static int ends_with_ci(const char *s, const char *suffix)
 }
 
 /* The base name of a path. */
-static const char *base_name(const char *rel)
+const char *seed_base_name(const char *rel)
 {
 	const char *b = strrchr(rel, '/');
 
@@ -1190,7 +265,7 @@ static const char *base_name(const char *rel)
 }
 
 /* README.md, index.md (.markdown, .mdx): an index page, unless an ADR. */
-static int index_name(const char *name)
+int seed_index_name(const char *name)
 {
 	static const char *const idx[] = { "readme.md", "readme.markdown",
 					   "readme.mdx", "index.md",
@@ -1205,7 +280,7 @@ static int index_name(const char *name)
 
 static int name_has_template(const char *rel)
 {
-	const char *name = base_name(rel);
+	const char *name = seed_base_name(rel);
 	size_t i, n = strlen(name);
 
 	for (i = 0; i + 8 <= n; i++)
@@ -1221,7 +296,7 @@ static int name_has_template(const char *rel)
 static char *file_title(const struct front *fm, const char *h1,
 			const char *rel)
 {
-	const char *base = base_name(rel);
+	const char *base = seed_base_name(rel);
 	size_t n;
 
 	if (fm->v[FM_TITLE] && *fm->v[FM_TITLE])
@@ -1231,7 +306,7 @@ static char *file_title(const struct front *fm, const char *h1,
 		return util_strndup(h1, n > SEED_TITLE_CHARS ? SEED_TITLE_CHARS
 							     : n);
 	}
-	if (index_name(base) && base > rel) {
+	if (seed_index_name(base) && base > rel) {
 		const char *d = base - 1, *s = d;
 
 		while (s > rel && s[-1] != '/')
@@ -1239,11 +314,11 @@ static char *file_title(const struct front *fm, const char *h1,
 		return util_strndup(s, (size_t)(d - s));
 	}
 	n = strlen(base);
-	if (ends_with_ci(base, ".markdown"))
+	if (seed_ends_with_ci(base, ".markdown"))
 		n -= 9;
-	else if (ends_with_ci(base, ".mdx"))
+	else if (seed_ends_with_ci(base, ".mdx"))
 		n -= 4;
-	else if (ends_with_ci(base, ".md"))
+	else if (seed_ends_with_ci(base, ".md"))
 		n -= 3;
 	return util_strndup(base, n);
 }
@@ -1287,7 +362,7 @@ static int take_date(struct run *r, struct sfile *f, const struct seed_date *d,
 	return f->time ? CAIRN_OK : CAIRN_NOMEM;
 }
 
-static int id_chars_ok(const char *s)
+int seed_id_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -1425,7 +500,7 @@ static int map_status(struct run *r, struct sfile *f, const char *text,
 				     "status is no status)";
 			return 1;
 		}
-		run_msg(r, 1, CAIRN_INVALID, f->rel, line,
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, line,
 			"unknown status '%s' (no rule of the status table "
 			"maps it: see docs/SEED.md; the file is skipped)",
 			f->status_text);
@@ -1496,7 +571,7 @@ static int read_file(struct run *r, size_t fi)
 	if (rc) {
 		if (rc == CAIRN_NOMEM)
 			goto out;
-		run_msg(r, 1, rc, f->rel, 0, "%s",
+		seed_msg(r, 1, rc, f->rel, 0, "%s",
 			rc == CAIRN_TOOBIG
 				? "file is over the 4 MiB limit of a seeded "
 				  "file (SEED_MAX_FILE): split it"
@@ -1526,14 +601,14 @@ static int read_file(struct run *r, size_t fi)
 		const char *nul = memchr(t, '\0', k);
 
 		if (bad >= 0) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel,
+			seed_msg(r, 1, CAIRN_INVALID, f->rel,
 				seed_line_of(x.ls, x.nls, (size_t)bad),
 				"not valid UTF-8 (byte %ld)", bad);
 			goto out;
 		}
 		/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
 		if (nul) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel,
+			seed_msg(r, 1, CAIRN_INVALID, f->rel,
 				seed_line_of(x.ls, x.nls, (size_t)(nul - t)),
 				"holds a NUL byte (byte %ld): not a text file",
 				(long)(nul - t));
@@ -1542,13 +617,13 @@ static int read_file(struct run *r, size_t fi)
 	}
 	/* an index page (README.md, index.md) is read only when it is a
 	 * decision record itself (one folder per ADR) */
-	if (index_name(base_name(f->rel)) && !seed_looks_like_adr(t, k)) {
+	if (seed_index_name(seed_base_name(f->rel)) && !seed_looks_like_adr(t, k)) {
 		f->skipped = "an index page (README/index that is no decision "
 			     "record)";
 		goto out;
 	}
 	if (secret_scan(t, k, &hit, 1) > 0) {
-		run_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
+		seed_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
 			"refusing to store a secret: %s (remove it from the "
 			"file; seed never stores secrets)",
 			hit.kind);
@@ -1556,7 +631,7 @@ static int read_file(struct run *r, size_t fi)
 	}
 	rc = seed_front_parse(t, k, &fm, &fe, &fw);
 	if (rc == CAIRN_INVALID) {
-		run_msg(r, 1, CAIRN_INVALID, f->rel, fe.line, "%s", fe.text);
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, fe.line, "%s", fe.text);
 		rc = CAIRN_OK;
 		goto out;
 	}
@@ -1565,7 +640,7 @@ static int read_file(struct run *r, size_t fi)
 	first = fm.end + 1;
 	rc = seed_ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
 	if (rc == CAIRN_INVALID) {
-		run_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
+		seed_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
 		rc = CAIRN_OK;
 		goto out;
 	}
@@ -1592,12 +667,12 @@ static int read_file(struct run *r, size_t fi)
 		goto out;
 	}
 	if (fw.text[0]) /* not for a template: it is skipped anyway */
-		run_msg(r, 0, CAIRN_OK, f->rel, fw.line, "%s", fw.text);
+		seed_msg(r, 0, CAIRN_OK, f->rel, fw.line, "%s", fw.text);
 	/* kind: front matter, else the folder */
 	if (fm.v[FM_KIND]) {
 		kind = static_kind(fm.v[FM_KIND]);
 		if (!kind) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_KIND],
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_KIND],
 				"unknown kind '%s' (expected one of: "
 				"decision, adr, fact, rule, procedure, "
 				"capability, finding, history, event, note)",
@@ -1609,9 +684,9 @@ static int read_file(struct run *r, size_t fi)
 		kind = f->found ? "adr" : folder_kind(f->rel);
 	}
 	is_facts = (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") == 0) ||
-		   ends_with_ci(f->rel, ".facts.md");
+		   seed_ends_with_ci(f->rel, ".facts.md");
 	if (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") != 0) {
-		run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_FORMAT],
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_FORMAT],
 			"unknown format '%s' (expected facts)",
 			fm.v[FM_FORMAT]);
 		goto out;
@@ -1690,8 +765,8 @@ static int read_file(struct run *r, size_t fi)
 	}
 	/* id, key from the front matter */
 	if (fm.v[FM_ID]) {
-		if (!id_chars_ok(fm.v[FM_ID])) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_ID],
+		if (!seed_id_ok(fm.v[FM_ID])) {
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_ID],
 				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
 				fm.v[FM_ID], SEED_MAX_ID);
 			goto out;
@@ -1701,7 +776,7 @@ static int read_file(struct run *r, size_t fi)
 		struct sbuf sb = SBUF_INIT;
 
 		sbuf_addf(&sb, "file%c%s", '\0', f->rel);
-		f->id = sb.err ? NULL : derive_id(sb.buf, sb.len);
+		f->id = sb.err ? NULL : seed_derive_id(sb.buf, sb.len);
 		sbuf_release(&sb);
 	}
 	if (!f->id) {
@@ -1732,7 +807,7 @@ static int read_file(struct run *r, size_t fi)
 			if (rc)
 				goto out;
 		} else {
-			run_msg(r, 0, CAIRN_OK, f->rel, fm.line[FM_DATE],
+			seed_msg(r, 0, CAIRN_OK, f->rel, fm.line[FM_DATE],
 				"date '%s' is in no form cairn reads (see "
 				"docs/SEED.md): %s",
 				fm.v[FM_DATE],
@@ -1746,9 +821,9 @@ static int read_file(struct run *r, size_t fi)
 			goto out;
 	}
 	if (is_facts)
-		rc = chunk_facts(r, fi, &x, &m);
+		rc = seed_chunk_facts(r, fi, &x, &m);
 	else
-		rc = chunk_document(r, fi, &x, &m, first);
+		rc = seed_chunk_document(r, fi, &x, &m, first);
 	if (rc == CAIRN_INVALID)
 		rc = CAIRN_OK; /* reported */
 	if (rc)
@@ -1768,513 +843,6 @@ out:
 	cairn_free(t);
 	cairn_free(raw);
 	sbuf_release(&abs);
-	return rc;
-}
-
-/* ================================================================== paths */
-
-static int is_markdown(const char *name)
-{
-	return ends_with_ci(name, ".md") || ends_with_ci(name, ".markdown") ||
-	       ends_with_ci(name, ".mdx");
-}
-
-static int add_file(struct run *r, const char *rel)
-{
-	struct sfile *f;
-
-	if (smap_get(&r->paths, rel, NULL))
-		return CAIRN_OK;
-	if (seed_grow((void **)&r->files, &r->capfiles, r->nfiles,
-		 sizeof(*r->files)))
-		return CAIRN_NOMEM;
-	f = &r->files[r->nfiles];
-	memset(f, 0, sizeof(*f));
-	f->rel = util_strdup(rel);
-	if (!f->rel)
-		return CAIRN_NOMEM;
-	r->nfiles++;
-	return smap_put(&r->paths, f->rel, r->nfiles - 1);
-}
-
-/* A workspace scan's finds: files that look like decision records. */
-struct scan {
-	char **v;        /* relative paths */
-	size_t n, cap;   /* count, capacity */
-	size_t looked;   /* Markdown files looked at */
-};
-
-static int scan_skip_dir(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(scan_skip); i++)
-		if (strcmp(name, scan_skip[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* Scan: does the file at abs look like a decision record? Adds rel. */
-static int scan_file(struct scan *sc, const char *abs, const char *rel)
-{
-	char buf[16384];
-	ssize_t got;
-	int fd;
-
-	if (sc->looked++ >= SEED_SCAN_MAX)
-		return CAIRN_OK;
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return CAIRN_OK;
-	do {
-		got = read(fd, buf, sizeof(buf));
-	} while (got < 0 && errno == EINTR);
-	close(fd);
-	if (got <= 0 || !seed_looks_like_adr(buf, (size_t)got))
-		return CAIRN_OK;
-	if (seed_grow((void **)&sc->v, &sc->cap, sc->n, sizeof(*sc->v)))
-		return CAIRN_NOMEM;
-	sc->v[sc->n] = util_strdup(rel);
-	return sc->v[sc->n++] ? CAIRN_OK : CAIRN_NOMEM;
-}
-
-/*
- * Walk directory rel (relative to root; "" = the root) without recursion.
- * Without sc every Markdown file is added; with sc (a workspace scan)
- * dependency folders are left out and the files that look like decision
- * records are collected in sc.
- */
-static int walk(struct run *r, const char *rel, struct scan *sc)
-{
-	struct dirent_todo {
-		char *rel; /* directory, relative */
-		int depth; /* levels below the seeded path */
-	} *todo = NULL;
-	size_t ntodo = 0, captodo = 0;
-	struct sbuf p = SBUF_INIT, child = SBUF_INIT;
-	int rc = CAIRN_OK;
-
-	if (seed_grow((void **)&todo, &captodo, 0, sizeof(*todo)))
-		return CAIRN_NOMEM;
-	todo[0].rel = util_strdup(rel);
-	todo[0].depth = 0;
-	if (!todo[0].rel) {
-		cairn_free(todo);
-		return CAIRN_NOMEM;
-	}
-	ntodo = 1;
-	while (ntodo > 0 && rc == CAIRN_OK) {
-		struct dirent_todo cur = todo[--ntodo];
-		struct dirent *de;
-		DIR *d;
-
-		sbuf_reset(&p);
-		sbuf_addf(&p, "%s%s%s", r->root, *cur.rel ? "/" : "", cur.rel);
-		d = p.err ? NULL : opendir(p.buf);
-		if (!d) {
-			cairn_free(cur.rel);
-			continue;
-		}
-		while ((de = readdir(d)) != NULL && rc == CAIRN_OK) {
-			struct stat st;
-
-			if (de->d_name[0] == '.')
-				continue; /* hidden, ".", ".." */
-			sbuf_reset(&child);
-			sbuf_addf(&child, "%s%s%s", cur.rel, *cur.rel ? "/" : "",
-				  de->d_name);
-			sbuf_reset(&p);
-			sbuf_addf(&p, "%s/%s", r->root, sbuf_str(&child));
-			if (child.err || p.err) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-			if (lstat(p.buf, &st) != 0)
-				continue;
-			if (S_ISDIR(st.st_mode)) {
-				if (cur.depth + 1 >= SEED_MAX_DEPTH ||
-				    (sc && scan_skip_dir(de->d_name)))
-					continue;
-				if (seed_grow((void **)&todo, &captodo, ntodo,
-					 sizeof(*todo))) {
-					rc = CAIRN_NOMEM;
-					break;
-				}
-				todo[ntodo].rel = util_strdup(child.buf);
-				todo[ntodo].depth = cur.depth + 1;
-				if (!todo[ntodo].rel) {
-					rc = CAIRN_NOMEM;
-					break;
-				}
-				ntodo++;
-			} else if (S_ISREG(st.st_mode) &&
-				   is_markdown(de->d_name)) {
-				if (!sc)
-					rc = add_file(r, child.buf);
-				else if (!smap_get(&r->paths, child.buf, NULL))
-					rc = scan_file(sc, p.buf, child.buf);
-			}
-		}
-		closedir(d);
-		cairn_free(cur.rel);
-	}
-	while (ntodo > 0)
-		cairn_free(todo[--ntodo].rel);
-	cairn_free(todo);
-	sbuf_release(&p);
-	sbuf_release(&child);
-	return rc;
-}
-
-/* Lexically normalise a relative path: drop ".", empty parts, a final "/".
- * NULL for ".." or out of memory. */
-static int norm_rel(const char *s, char **out)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	*out = NULL;
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			sbuf_release(&sb);
-			return CAIRN_INVALID;
-		}
-		if (n > 0 && !(n == 1 && s[0] == '.')) {
-			if (sb.len)
-				sbuf_addc(&sb, '/');
-			sbuf_add(&sb, s, n);
-		}
-		s += n;
-		if (*s == '/')
-			s++;
-	}
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	*out = sb.buf ? sbuf_detach(&sb, NULL) : util_strdup("");
-	return *out ? CAIRN_OK : CAIRN_NOMEM;
-}
-
-/*
- * Resolve one PATH (absolute, or relative to the root) to a path relative
- * to the root. *exists tells whether it is there; *isdir whether a folder.
- */
-static int resolve_path(struct run *r, const char *in, char **rel,
-			int *exists, int *isdir)
-{
-	char real[PATH_MAX];
-	struct sbuf sb = SBUF_INIT;
-	struct stat st;
-	size_t rl = strlen(r->root);
-	const char *p;
-	int rc = CAIRN_OK;
-
-	*rel = NULL;
-	*exists = 0;
-	*isdir = 0;
-	if (in[0] == '/')
-		sbuf_adds(&sb, in);
-	else
-		sbuf_addf(&sb, "%s/%s", r->root, in);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	if (realpath(sb.buf, real) && stat(real, &st) == 0) {
-		*exists = 1;
-		*isdir = S_ISDIR(st.st_mode) != 0;
-		p = real;
-	} else {
-		p = sb.buf; /* gone: compare lexically */
-	}
-	if (strcmp(p, r->root) == 0) {
-		*rel = util_strdup("");
-		rc = *rel ? CAIRN_OK : CAIRN_NOMEM;
-	} else if (strncmp(p, r->root, rl) == 0 &&
-		   (p[rl] == '/' || strcmp(r->root, "/") == 0)) {
-		rc = norm_rel(p + rl + (p[rl] == '/'), rel);
-	} else {
-		sbuf_release(&sb);
-		return store_error(r->db, CAIRN_INVALID,
-				   "'%s' is outside the workspace '%s'", in,
-				   r->root);
-	}
-	sbuf_release(&sb);
-	if (rc == CAIRN_NOMEM) /* not "leaves the workspace" (unit_faults) */
-		return store_error(r->db, CAIRN_NOMEM, "out of memory");
-	if (rc)
-		return store_error(r->db, CAIRN_INVALID,
-				   "'%s' leaves the workspace", in);
-	return CAIRN_OK;
-}
-
-/* ============================================================ supersedes */
-
-/* "ADR-025", "adr025", "0025": the letters (lower case) and the number. */
-static int split_ident(const char *s, size_t n, char *prefix, size_t psize,
-		       long *num)
-{
-	size_t i = 0, k = 0;
-	long v = 0;
-	int digits = 0;
-
-	while (i < n && ((s[i] >= 'A' && s[i] <= 'Z') ||
-			 (s[i] >= 'a' && s[i] <= 'z'))) {
-		if (k + 1 < psize)
-			prefix[k++] = (char)seed_lower((unsigned char)s[i]);
-		i++;
-	}
-	prefix[k] = '\0';
-	if (i < n && (s[i] == '-' || s[i] == '_' || s[i] == ' '))
-		i++;
-	while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 9) {
-		v = v * 10 + (s[i] - '0');
-		digits++;
-		i++;
-	}
-	*num = v;
-	return digits > 0;
-}
-
-/* Dir part of rel (with final slash) length. */
-static size_t dir_len(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-
-	return s ? (size_t)(s - rel) + 1 : 0;
-}
-
-/*
- * Resolve a reference from file fi: a link target (relative path to a
- * seeded file), an identifier like "ADR025" matched against file names
- * (same folder first; two matches are ambiguous), or an existing record
- * id. *out: the id (caller frees) or NULL with a warning.
- */
-static int resolve_ref(struct run *r, size_t fi, const char *href,
-		       const char *text, long line, char **out)
-{
-	const struct sfile *f = &r->files[fi];
-	struct sbuf sb = SBUF_INIT;
-	size_t idx, i, hits = 0, hit = 0, pass;
-	char prefix[16];
-	long num;
-	int rc = CAIRN_OK;
-
-	*out = NULL;
-	if (href && !strstr(href, "://") && href[0] != '#') {
-		size_t hl = strcspn(href, "#?");
-		char *n;
-
-		sbuf_add(&sb, f->rel, dir_len(f->rel));
-		sbuf_add(&sb, href, hl);
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-		/* resolve "../" lexically against the file's folder */
-		{
-			char *parts = util_strdup(sb.buf);
-			struct sbuf res = SBUF_INIT;
-			char *save = NULL, *tok;
-			size_t *stk = NULL, nst = 0, capst = 0;
-
-			if (!parts) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			for (tok = strtok_r(parts, "/", &save); tok;
-			     tok = strtok_r(NULL, "/", &save)) {
-				if (strcmp(tok, ".") == 0)
-					continue;
-				if (strcmp(tok, "..") == 0) {
-					if (nst > 0)
-						res.len = stk[--nst];
-					if (res.buf)
-						res.buf[res.len] = '\0';
-					continue;
-				}
-				if (seed_grow((void **)&stk, &capst, nst,
-					 sizeof(*stk))) {
-					res.err = CAIRN_NOMEM;
-					break;
-				}
-				stk[nst++] = res.len;
-				if (res.len)
-					sbuf_addc(&res, '/');
-				sbuf_adds(&res, tok);
-			}
-			cairn_free(stk);
-			cairn_free(parts);
-			if (res.err) {
-				sbuf_release(&res);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			n = sbuf_detach(&res, NULL);
-		}
-		if (n && smap_get(&r->paths, n, &idx) && r->files[idx].id) {
-			*out = util_strdup(r->files[idx].id);
-			cairn_free(n);
-			rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-			goto out;
-		}
-		/* not seeded now (deleted?): the id its path had, if stored */
-		if (n) {
-			struct sbuf fid = SBUF_INIT;
-			cairn_record *rec = NULL;
-			char *id;
-
-			sbuf_addf(&fid, "file%c%s", '\0', n);
-			id = fid.err ? NULL : derive_id(fid.buf, fid.len);
-			sbuf_release(&fid);
-			if (id && cairn_record_get(r->db, id, &rec) == CAIRN_OK) {
-				cairn_record_free(rec);
-				*out = id;
-				cairn_free(n);
-				goto out;
-			}
-			cairn_free(id);
-		}
-		cairn_free(n);
-	}
-	/* an identifier: the first word that has digits */
-	if (text) {
-		const char *p = text;
-
-		while (*p) {
-			size_t wl = strcspn(p, " \t:,;()[]");
-
-			if (wl > 0 &&
-			    split_ident(p, wl, prefix, sizeof(prefix), &num)) {
-				for (pass = 0; pass < 2 && hits == 0; pass++) {
-					for (i = 0; i < r->nfiles; i++) {
-						const struct sfile *g = &r->files[i];
-						const char *base = g->rel + dir_len(g->rel);
-						char gp[16];
-						long gn;
-
-						if (i == fi || !g->id)
-							continue;
-						/* "<slug>/index.md": the slug names it */
-						if (index_name(base) && base > g->rel) {
-							base--;
-							while (base > g->rel && base[-1] != '/')
-								base--;
-						}
-						if (pass == 0 &&
-						    (dir_len(g->rel) != dir_len(f->rel) ||
-						     strncmp(g->rel, f->rel, dir_len(f->rel))))
-							continue;
-						if (!split_ident(base, strlen(base), gp,
-								 sizeof(gp), &gn) ||
-						    gn != num)
-							continue;
-						if (*prefix && *gp && strcmp(prefix, gp) != 0)
-							continue;
-						hits++;
-						hit = i;
-					}
-				}
-				break;
-			}
-			p += wl;
-			while (*p && strchr(" \t:,;()[]", *p))
-				p++;
-		}
-		if (hits == 1) {
-			*out = util_strdup(r->files[hit].id);
-			rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-			goto out;
-		}
-		if (hits > 1) {
-			run_msg(r, 0, CAIRN_OK, f->rel, line,
-				"'%s' matches %zu files: not linked", text,
-				hits);
-			goto out;
-		}
-		/* an existing record id */
-		if (id_chars_ok(text)) {
-			cairn_record *rec = NULL;
-
-			if (cairn_record_get(r->db, text, &rec) == CAIRN_OK) {
-				*out = util_strdup(rec->id);
-				cairn_record_free(rec);
-				rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-				goto out;
-			}
-		}
-	}
-	run_msg(r, 0, CAIRN_OK, f->rel, line, "cannot resolve '%s': not linked",
-		text ? text : href);
-out:
-	sbuf_release(&sb);
-	return rc;
-}
-
-/*
- * Resolve every file's links; give the newer record of each "superseded
- * by" pair the reverse "supersedes" link when it names none; then set them
- * on the chunks and hash them.
- */
-static int resolve_links(struct run *r)
-{
-	char **by = util_calloc(r->nfiles + 1, sizeof(*by));
-	size_t fi, ci, bi;
-	int rc = CAIRN_OK;
-
-	if (!by)
-		return CAIRN_NOMEM;
-	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
-		struct sfile *f = &r->files[fi];
-
-		if (f->failed || f->skipped)
-			continue;
-		if (f->target || f->target_href)
-			rc = resolve_ref(r, fi, f->target_href, f->target,
-					 f->status_line, &by[fi]);
-		if (rc == CAIRN_OK && (f->supersedes_raw || f->supersedes_href))
-			rc = resolve_ref(r, fi,
-					 f->supersedes_href ? f->supersedes_href
-							    : f->supersedes_raw,
-					 f->supersedes_raw, f->supersedes_line,
-					 &f->supersedes);
-	}
-	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
-		struct sfile *g;
-
-		if (!by[fi] || !smap_get(&r->ids, by[fi], &ci))
-			continue;
-		g = &r->files[r->chunks[ci].file];
-		if (g == &r->files[fi] || g->failed || g->supersedes ||
-		    ci != g->first)
-			continue;
-		g->supersedes = util_strdup(r->files[fi].id);
-		if (!g->supersedes)
-			rc = CAIRN_NOMEM;
-	}
-	for (fi = 0; fi < r->nfiles && rc == CAIRN_OK; fi++) {
-		struct sfile *f = &r->files[fi];
-
-		if (f->failed || f->skipped)
-			continue;
-		for (ci = f->first; ci < f->first + f->n; ci++) {
-			struct chunk *c = &r->chunks[ci];
-
-			if (by[fi] && strcmp(c->status, "superseded") == 0) {
-				c->superseded_by = util_strdup(by[fi]);
-				if (!c->superseded_by) {
-					rc = CAIRN_NOMEM;
-					break;
-				}
-			}
-			chunk_hash(c, f);
-		}
-	}
-	for (bi = 0; bi < r->nfiles; bi++)
-		cairn_free(by[bi]);
-	cairn_free(by);
 	return rc;
 }
 
@@ -2481,7 +1049,7 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		struct chunk *c;
 		struct sfile *f;
 
-		if (!o[i].seen || !smap_get(&r->ids, o[i].id, &ci))
+		if (!o[i].seen || !seed_smap_get(&r->ids, o[i].id, &ci))
 			continue;
 		c = &r->chunks[ci];
 		f = &r->files[c->file];
@@ -2541,7 +1109,7 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 			/* listed too: the store can refuse what the plan let
 			 * through (a secret seen in a chunk's trimmed text but
 			 * not in the file's; found by tests/fuzz/fuzz_seed.c) */
-			run_msg(r, 1, rc, f->rel, c->line, "%s", why);
+			seed_msg(r, 1, rc, f->rel, c->line, "%s", why);
 			store_error(r->db, rc, "%s:%ld: %s", f->rel, c->line,
 				    why);
 		}
@@ -2579,11 +1147,11 @@ static int check_keys(struct run *r, struct old *o, size_t no,
 			holder = (const char *)sqlite3_column_text(st, 0);
 			/* a file-backed holder this run retires frees it */
 			if (holder && strcmp(holder, c->id) != 0 &&
-			    !(smap_get(oldmap, holder, &oi) && !o[oi].seen &&
+			    !(seed_smap_get(oldmap, holder, &oi) && !o[oi].seen &&
 			      in_scope(r, o[oi].path))) {
 				struct sfile *f = &r->files[c->file];
 
-				run_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
+				seed_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
 					"key '%s' already belongs to record %s",
 					c->key, holder);
 				f->failed = 1;
@@ -2665,18 +1233,12 @@ void cairn_seed_report_release(cairn_seed_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-static int cmp_files(const void *a, const void *b)
-{
-	return strcmp(((const struct sfile *)a)->rel,
-		      ((const struct sfile *)b)->rel);
-}
-
 static void run_release(struct run *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nchunks; i++)
-		chunk_release(&r->chunks[i]);
+		seed_chunk_release(&r->chunks[i]);
 	cairn_free(r->chunks);
 	for (i = 0; i < r->nfiles; i++) {
 		struct sfile *f = &r->files[i];
@@ -2702,176 +1264,11 @@ static void run_release(struct run *r)
 		cairn_free(r->scopes[i]);
 	cairn_free(r->scopes);
 	cairn_free(r->flat);
-	smap_release(&r->ids);
-	smap_release(&r->paths);
-	smap_release(&r->keys);
+	seed_smap_release(&r->ids);
+	seed_smap_release(&r->paths);
+	seed_smap_release(&r->keys);
 	sbuf_release(&r->msgs);
 	cairn_free(r->root);
-}
-
-/* Record a seeded root (rel is taken over). */
-static int add_scope(struct run *r, char *rel, int flat)
-{
-	size_t i;
-
-	for (i = 0; i < r->nscopes; i++)
-		if (strcmp(r->scopes[i], rel) == 0 &&
-		    (r->flat ? r->flat[i] : 0) == flat) {
-			cairn_free(rel);
-			return CAIRN_OK;
-		}
-	if (seed_grow((void **)&r->scopes, &r->capscopes, r->nscopes,
-		      sizeof(*r->scopes)) ||
-	    seed_grow((void **)&r->flat, &r->capflat, r->nscopes,
-		      sizeof(*r->flat))) {
-		cairn_free(rel);
-		return CAIRN_NOMEM;
-	}
-	r->flat[r->nscopes] = (unsigned char)flat;
-	r->scopes[r->nscopes++] = rel;
-	return CAIRN_OK;
-}
-
-/* The folder a found record belongs to: its own, or for "<slug>/index.md"
- * its parent's ("" is the root). Its length in rel. */
-static size_t collection_len(const char *rel)
-{
-	size_t n = dir_len(rel);
-
-	if (index_name(base_name(rel)) && n > 0) {
-		n--; /* the slash */
-		while (n > 0 && rel[n - 1] != '/')
-			n--;
-	}
-	return n > 0 ? n - 1 : 0;
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * Find decision records anywhere in the workspace by their content. A
- * folder holding two or more is read as a whole (and retires what leaves
- * it); a lone one is read by itself; at the root only the records found.
- */
-static int discover(struct run *r)
-{
-	struct scan sc;
-	size_t i, j, before = r->nfiles;
-	int rc;
-
-	memset(&sc, 0, sizeof(sc));
-	rc = walk(r, "", &sc);
-	if (sc.looked > SEED_SCAN_MAX)
-		run_msg(r, 0, CAIRN_OK, ".", 0,
-			"the workspace holds over %d Markdown files: only the "
-			"first were looked at for decision records; name the "
-			"folder: cairn seed PATH",
-			SEED_SCAN_MAX);
-	if (sc.n > 1)
-		qsort(sc.v, sc.n, sizeof(*sc.v), cmp_strp);
-	for (i = 0; i < sc.n && rc == CAIRN_OK; i++) {
-		size_t cl = collection_len(sc.v[i]), same = 0;
-		char *c;
-
-		for (j = 0; j < sc.n; j++)
-			if (collection_len(sc.v[j]) == cl &&
-			    strncmp(sc.v[j], sc.v[i], cl) == 0)
-				same++;
-		if (cl > 0 && same >= 2) {
-			c = util_strndup(sc.v[i], cl);
-			if (!c) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-			rc = walk(r, c, NULL);
-			if (rc == CAIRN_OK)
-				rc = add_scope(r, c, 0);
-			else
-				cairn_free(c);
-			continue;
-		}
-		rc = add_file(r, sc.v[i]);
-		if (rc == CAIRN_OK) {
-			c = cl == 0 && dir_len(sc.v[i]) == 0 ? util_strdup("")
-							      : util_strdup(sc.v[i]);
-			rc = c ? add_scope(r, c, cl == 0 && dir_len(sc.v[i]) == 0)
-			       : CAIRN_NOMEM;
-		}
-	}
-	for (i = before; i < r->nfiles; i++)
-		r->files[i].found = 1;
-	for (i = 0; i < sc.n; i++)
-		cairn_free(sc.v[i]);
-	cairn_free(sc.v);
-	return rc;
-}
-
-/* Collect the files under the seeded paths and record the scopes. */
-static int collect(struct run *r, const char *const *paths, size_t n,
-		   int defaults, int scan)
-{
-	size_t i, j;
-	int rc = CAIRN_OK;
-
-	for (i = 0; i < n && rc == CAIRN_OK; i++) {
-		char *rel = NULL;
-		int exists, isdir;
-
-		rc = resolve_path(r, paths[i], &rel, &exists, &isdir);
-		if (rc)
-			break;
-		if (!exists && !defaults) {
-			/* gone: fine if it held records (they retire) */
-			int known = 0;
-			sqlite3_stmt *st = NULL;
-
-			if (sqlite3_prepare_v2(r->db->sql,
-					       "SELECT 1 FROM main.records WHERE "
-					       "origin = 'file' AND (src_path = "
-					       "?1 OR substr(src_path, 1, "
-					       "length(?1) + 1) = ?1 || '/') "
-					       "LIMIT 1",
-					       -1, &st, NULL) == SQLITE_OK) {
-				sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
-				known = sqlite3_step(st) == SQLITE_ROW;
-			}
-			sqlite3_finalize(st);
-			if (!known) {
-				rc = store_error(r->db, CAIRN_INVALID,
-						 "'%s': no such file or "
-						 "directory",
-						 paths[i]);
-				cairn_free(rel);
-				break;
-			}
-		}
-		if (exists && isdir)
-			rc = walk(r, rel, NULL);
-		else if (exists && is_markdown(rel))
-			rc = add_file(r, rel);
-		else if (exists)
-			rc = store_error(r->db, CAIRN_INVALID,
-					 "'%s' is not a Markdown file (.md)",
-					 paths[i]);
-		if (rc == CAIRN_OK)
-			rc = add_scope(r, rel, 0);
-		else
-			cairn_free(rel);
-	}
-	if (rc == CAIRN_OK && scan)
-		rc = discover(r);
-	if (rc)
-		return rc;
-	/* sorted by path, so ids and output do not depend on readdir order */
-	if (r->nfiles > 1)
-		qsort(r->files, r->nfiles, sizeof(*r->files), cmp_files);
-	smap_release(&r->paths);
-	for (j = 0; j < r->nfiles && rc == CAIRN_OK; j++)
-		rc = smap_put(&r->paths, r->files[j].rel, j);
-	return rc;
 }
 
 /*
@@ -2893,7 +1290,7 @@ static int decide_dates(struct run *r)
 		f->time = util_strdup(f->date.iso);
 		if (!f->time)
 			return CAIRN_NOMEM;
-		run_msg(r, 0, CAIRN_OK, f->rel, f->date_line,
+		seed_msg(r, 0, CAIRN_OK, f->rel, f->date_line,
 			"date %02d/%02d/%04d is day/month or month/day: read "
 			"as %s (%s); write it as YYYY-MM-DD to be sure",
 			f->date.a, f->date.b, f->date.y, f->date.iso,
@@ -3026,7 +1423,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 			strcmp(git_out, "true") == 0;
 	}
 	/* phase 1: read */
-	rc = collect(&r, paths, n, defaults, scan);
+	rc = seed_collect(&r, paths, n, defaults, scan);
 	if (rc)
 		goto out;
 	/* a folder the tools are configured with holds ADRs */
@@ -3049,13 +1446,13 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	if (rc == CAIRN_OK)
 		rc = decide_dates(&r);
 	if (rc == CAIRN_OK)
-		rc = resolve_links(&r);
+		rc = seed_resolve_links(&r);
 	if (rc)
 		goto out;
 	/* phase 2: plan */
 	rc = load_old(&r, &o, &no);
 	for (i = 0; i < no && rc == CAIRN_OK; i++)
-		rc = smap_put(&oldmap, o[i].id, i);
+		rc = seed_smap_put(&oldmap, o[i].id, i);
 	if (rc == CAIRN_OK)
 		rc = check_keys(&r, o, no, &oldmap);
 	if (rc)
@@ -3071,7 +1468,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 			c->action = -1; /* not written, provenance untouched */
 			continue;
 		}
-		if (smap_get(&oldmap, c->id, &oi)) {
+		if (seed_smap_get(&oldmap, c->id, &oi)) {
 			o[oi].seen = 1;
 			c->action = util_streq(o[oi].hash, c->hash) &&
 						    strcmp(o[oi].status,
@@ -3096,7 +1493,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 				o[oi].seen = 1;
 		for (ci = r.files[i].first;
 		     ci < r.files[i].first + r.files[i].n; ci++)
-			if (smap_get(&oldmap, r.chunks[ci].id, &oi))
+			if (seed_smap_get(&oldmap, r.chunks[ci].id, &oi))
 				o[oi].seen = 1;
 	}
 	for (i = 0; i < no && rc == CAIRN_OK; i++) {
@@ -3162,7 +1559,7 @@ out:
 	if (rc == CAIRN_NOMEM)
 		store_error(db, rc, "out of memory");
 	old_release(o, no);
-	smap_release(&oldmap);
+	seed_smap_release(&oldmap);
 	run_release(&r);
 	return rc;
 }

@@ -388,11 +388,13 @@ int seed_link_line(const char *s, size_t n, int *sup, const char **x,
 int seed_status_map(const char *text, size_t n, struct seed_status *st)
 {
 	const struct status_rule *r;
-	const char *s = text, *e = text + n, *m, *p;
+	const char *s, *e, *m, *p;
 
 	memset(st, 0, sizeof(*st));
 	if (!text)
 		return CAIRN_INVALID;
+	s = text;
+	e = text + n;
 	strip(&s, &e);
 	if (s == e)
 		return CAIRN_INVALID;
