@@ -19,6 +19,7 @@
 
 #define FIND_PREFIX ((size_t)16 << 10) /* bytes of a file recognition reads */
 #define FIND_MAX_DIRS 64               /* folders taken from configuration */
+#define FIND_TOP_LINES 40              /* where an ADR's first section starts */
 
 /* The sections decision records have; madr: 1 for MADR's own names. */
 static const struct section {
@@ -85,7 +86,7 @@ int seed_looks_like_adr(const char *t, size_t n)
 	const char *p = t, *e = t + (n < FIND_PREFIX ? n : FIND_PREFIX);
 	unsigned seen = 0;
 	int fence = 0, kinds = 0, madr = 0, num_title = 0, status = 0;
-	int fm = 0, line = 0;
+	int fm = 0, line = 0, first = 0;
 	size_t i;
 
 	while (p < e) {
@@ -154,14 +155,18 @@ int seed_looks_like_adr(const char *t, size_t n)
 					continue;
 				seen |= 1u << i;
 				kinds++;
+				if (!first)
+					first = line;
 				madr += sections[i].madr;
 				if (i == 0)
 					status = 1;
 			}
 		}
 	}
+	/* three plain sections alone must start near the top: a long
+	 * document that has a "Decision" section somewhere is no ADR */
 	return (kinds >= 2 && (num_title || status)) || madr >= 2 ||
-	       kinds >= 3;
+	       (kinds >= 3 && first > 0 && first <= FIND_TOP_LINES);
 }
 
 int seed_placeholder_title(const char *title)
