@@ -495,7 +495,7 @@ static int map_status(struct run *r, struct sfile *f, const char *text,
 		return 0;
 	}
 	if (seed_status_map(text, n, &ss) != CAIRN_OK) {
-		if (name_has_template(f->rel)) {
+		if (!f->named && name_has_template(f->rel)) {
 			f->skipped = "a template (its name says so and its "
 				     "status is no status)";
 			return 1;
@@ -617,7 +617,8 @@ static int read_file(struct run *r, size_t fi)
 	}
 	/* an index page (README.md, index.md) is read only when it is a
 	 * decision record itself (one folder per ADR) */
-	if (seed_index_name(seed_base_name(f->rel)) && !seed_looks_like_adr(t, k)) {
+	if (!f->named && seed_index_name(seed_base_name(f->rel)) &&
+	    !seed_looks_like_adr(t, k)) {
 		f->skipped = "an index page (README/index that is no decision "
 			     "record)";
 		goto out;
@@ -661,8 +662,8 @@ static int read_file(struct run *r, size_t fi)
 				h1 = "<!-- -->";
 			break;
 		}
-	if (seed_placeholder_title(fm.v[FM_TITLE]) ||
-	    seed_placeholder_title(h1)) {
+	if (!f->named && (seed_placeholder_title(fm.v[FM_TITLE]) ||
+			  seed_placeholder_title(h1))) {
 		f->skipped = "a template (its title is a placeholder)";
 		goto out;
 	}
@@ -712,7 +713,7 @@ static int read_file(struct run *r, size_t fi)
 	memset(&fl, 0, sizeof(fl));
 	if (!is_facts)
 		seed_fields(&m, &fl);
-	if (fl.date_raw && !fl.date &&
+	if (!f->named && fl.date_raw && !fl.date &&
 	    seed_placeholder_date(fl.date_raw, fl.date_raw_len)) {
 		f->skipped = "a template (its date is a placeholder)";
 		goto out;

@@ -83,6 +83,7 @@ struct sfile {
 	size_t n;             /* chunks it produced */
 	int failed;           /* 1: it had an error */
 	int found;            /* 1: found by configuration or content: an ADR */
+	int named;            /* 1: named as a PATH: read even as an index page */
 };
 
 struct run {

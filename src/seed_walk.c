@@ -417,8 +417,14 @@ int seed_collect(struct run *r, const char *const *paths, size_t n,
 		}
 		if (exists && isdir)
 			rc = walk(r, rel, NULL);
-		else if (exists && is_markdown(rel))
+		else if (exists && is_markdown(rel)) {
+			size_t ix;
+
 			rc = add_file(r, rel);
+			/* a file named explicitly is always read */
+			if (rc == CAIRN_OK && seed_smap_get(&r->paths, rel, &ix))
+				r->files[ix].named = 1;
+		}
 		else if (exists)
 			rc = store_error(r->db, CAIRN_INVALID,
 					 "'%s' is not a Markdown file (.md)",

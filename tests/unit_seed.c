@@ -1063,6 +1063,20 @@ static void test_templates(void)
 	CHECK(r == NULL);
 	cairn_record_free(r);
 	CHECK_INT(count(db, "all"), 2);
+	/* a file named as a PATH is always read */
+	{
+		const char *one = "docs/adr/template.md";
+		cairn_seed_opts o;
+
+		memset(&o, 0, sizeof(o));
+		o.no_git = 1;
+		o.dry_run = 1;
+		rc = cairn_seed(db, &one, 1, &o, &rep);
+		CHECK_INT(rc, CAIRN_OK);
+		CHECK_INT(rep.records, 1);
+		CHECK_INT(rep.n_skipped, 0);
+		cairn_seed_report_release(&rep);
+	}
 	cairn_db_close(db);
 }
 
@@ -1110,6 +1124,57 @@ static void test_supersession(void)
 	cairn_db_close(db);
 }
 
+/* EVIDENCE-OF: issue 18 -- decision records are recognised by content; templates by their title */
+static void test_recognise(void)
+{
+	static const struct {
+		const char *text;
+		int adr;
+	} t[] = {
+		{ "# 3. Use Kafka\n\n## Status\n\nAccepted\n\n## Context\n\nX.\n", 1 },
+		{ "# ADR-007: Kafka\n\n## Context\n\nX.\n\n## Decision\n\nY.\n", 1 },
+		{ "# Use Lunr\n\n- Status: accepted\n\n## Context and Problem "
+		  "Statement\n\nX.\n\n## Decision Outcome\n\nY.\n", 1 },
+		{ "---\nstatus: accepted\n---\n# Luxon\n\n## Context\n\nX.\n\n"
+		  "## Decision\n\nY.\n", 1 },
+		{ "# Kafka\n\n## Context\n\nX.\n\n## Decision\n\nY.\n\n"
+		  "## Consequences\n\nZ.\n", 1 },
+		{ "# My project\n\n## Install\n\nmake\n\n## Usage\n\nrun it\n", 0 },
+		{ "# 3. Notes\n\n```\n## Status\n## Context\n```\n", 0 },
+		{ "# Kafka\n\n## Context\n\nX.\n\n## Decision\n\nY.\n", 0 },
+	};
+	static const char *const placeholders[] = {
+		"[short title of solved problem and solution]",
+		"{short title, representative of solved problem}",
+		"NUMBER. TITLE", "Title", "ADR Template", "ADR-{number}: {title}",
+		"<!-- -->",
+	};
+	static const char *const titles[] = {
+		"39. Use Apache Velocity as template engine", "ADR 14: Project templates",
+		"[WIP] Use Kafka", "Use title case in headings",
+	};
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		CHECK_MSG(seed_looks_like_adr(t[i].text, strlen(t[i].text)) ==
+				  t[i].adr,
+			  "case %zu: %s", i, t[i].text);
+	/* a long document with ADR sections far down is no ADR */
+	sbuf_adds(&sb, "# History\n\n");
+	for (i = 0; i < 50; i++)
+		sbuf_adds(&sb, "Some history line.\n");
+	sbuf_adds(&sb, "## Context\n\nX.\n\n## Decision\n\nY.\n\n"
+		       "## Consequences\n\nZ.\n");
+	CHECK(!seed_looks_like_adr(sbuf_str(&sb), sb.len));
+	sbuf_release(&sb);
+	for (i = 0; i < ARRAY_SIZE(placeholders); i++)
+		CHECK_MSG(seed_placeholder_title(placeholders[i]), "'%s'",
+			  placeholders[i]);
+	for (i = 0; i < ARRAY_SIZE(titles); i++)
+		CHECK_MSG(!seed_placeholder_title(titles[i]), "'%s'", titles[i]);
+}
+
 void unit_seed(void)
 {
 	RUN(test_status_map);
@@ -1128,4 +1193,5 @@ void unit_seed(void)
 	RUN(test_titles);
 	RUN(test_templates);
 	RUN(test_supersession);
+	RUN(test_recognise);
 }
