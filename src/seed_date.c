@@ -206,6 +206,8 @@ int seed_parse_date(const char *s, size_t n, struct seed_date *d)
 			return -1;
 		ordinal(&p, e);
 		skip_sep(&p, e);
+		if (e - p >= 3 && seed_word_eq(p, 2, "of") && p[2] == ' ')
+			p += 3; /* "15th of March 2021" */
 		m = month_name(&p, e);
 		if (!m)
 			return -1;

@@ -620,6 +620,47 @@ static int link_target_ok(const char *x, size_t xl, const char *href)
 	return 0;
 }
 
+/*
+ * A status log, one dated line each ("2019-03-01 proposed\n2019-04-01
+ * accepted"): the last line is the status now.
+ */
+static void status_log(struct seed_fields *o, const char *t)
+{
+	const char *last = t, *p;
+
+	if (!(*t >= '0' && *t <= '9') || !strchr(t, '\n'))
+		return;
+	for (p = t; (p = strchr(p, '\n')) != NULL; p++)
+		if (p[1] >= '0' && p[1] <= '9')
+			last = p + 1;
+	o->status = last;
+	o->status_len = strcspn(last, "\n");
+}
+
+/* A checklist under Status ("- [ ] Proposed\n- [x] Accepted"): the
+ * checked item. */
+static void status_checked(const struct mscan *m, size_t i,
+			   struct seed_fields *o)
+{
+	size_t j;
+
+	if (strncmp(o->status, "[ ]", 3) != 0 &&
+	    strncmp(o->status, "[x]", 3) != 0 &&
+	    strncmp(o->status, "[X]", 3) != 0)
+		return;
+	for (j = i; j < m->np && m->p[j].type != MD_BLOCK_H; j++) {
+		const char *t = m->p[j].text ? m->p[j].text : "";
+
+		if (strncmp(t, "[x]", 3) == 0 || strncmp(t, "[X]", 3) == 0) {
+			o->status = t + 3;
+			o->status_len = strcspn(t + 3, "\n");
+			o->status_line = m->p[j].line;
+			o->status_para = &m->p[j];
+			return;
+		}
+	}
+}
+
 static const char *const date_names[] = {
 	"date", "decision date", "last updated", "updated", "日期",
 };
@@ -682,6 +723,8 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 				o->status_len = strcspn(t, "\n");
 				o->status_line = p->line;
 				o->status_para = p;
+				status_log(o, t);
+				status_checked(m, i, o);
 			}
 		}
 		if (in_date && !o->date && *t &&

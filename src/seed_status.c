@@ -49,6 +49,13 @@ static const struct status_rule {
 	{ "active", "accepted", NULL, 0, "accepted" },
 	{ "in effect", "accepted", NULL, 0, "accepted" },
 	{ "done", "accepted", NULL, 0, "accepted" },
+	{ "completed", "accepted", NULL, 0, "accepted" },
+	{ "complete", "accepted", NULL, 0, "accepted" },
+	{ "ratified", "accepted", NULL, 0, "accepted" },
+	{ "current", "accepted", NULL, 0, "accepted" },
+	{ "live", "accepted", NULL, 0, "accepted" },
+	{ "in use", "accepted", NULL, 0, "accepted" },
+	{ "implementing", "accepted", NULL, 0, "accepted" },
 	{ "amended", "accepted", NULL, 0, "accepted" },
 	{ "partly superseded", "accepted", NULL, 0, "partly superseded" },
 	{ "partially superseded", "accepted", NULL, 0, "partly superseded" },
@@ -69,6 +76,11 @@ static const struct status_rule {
 	{ "under discussion", "unverified", NULL, 0, "proposed" },
 	{ "in discussion", "unverified", NULL, 0, "proposed" },
 	{ "suggested", "unverified", NULL, 0, "proposed" },
+	{ "under consideration", "unverified", NULL, 0, "proposed" },
+	{ "request for comments", "unverified", NULL, 0, "proposed" },
+	{ "rfc", "unverified", NULL, 0, "proposed" },
+	{ "experimental", "unverified", NULL, 0, "proposed" },
+	{ "trial", "unverified", NULL, 0, "proposed" },
 	{ "tentative", "unverified", NULL, 0, "proposed" },
 	{ "planned", "unverified", NULL, 0, "proposed" },
 	{ "on hold", "unverified", NULL, 0, "on hold" },
@@ -81,12 +93,14 @@ static const struct status_rule {
 	{ "declined", "accepted", "rejected", 0, "rejected" },
 	{ "refused", "accepted", "rejected", 0, "rejected" },
 	{ "not accepted", "accepted", "rejected", 0, "rejected" },
+	{ "not approved", "accepted", "rejected", 0, "rejected" },
 	{ "won't do", "accepted", "rejected", 0, "rejected" },
 	{ "wont do", "accepted", "rejected", 0, "rejected" },
 	{ "cancelled", "accepted", "abandoned", 0, "abandoned" },
 	{ "canceled", "accepted", "abandoned", 0, "abandoned" },
 	{ "abandoned", "accepted", "abandoned", 0, "abandoned" },
 	{ "withdrawn", "accepted", "abandoned", 0, "abandoned" },
+	{ "retracted", "accepted", "abandoned", 0, "abandoned" },
 	{ "discarded", "accepted", "abandoned", 0, "abandoned" },
 	{ "dropped", "accepted", "abandoned", 0, "abandoned" },
 	/* no longer in effect */
@@ -98,9 +112,12 @@ static const struct status_rule {
 	{ "reverted", "historical", NULL, 0, "deprecated" },
 	{ "expired", "historical", NULL, 0, "deprecated" },
 	{ "inactive", "historical", NULL, 0, "deprecated" },
+	{ "sunset", "historical", NULL, 0, "deprecated" },
+	{ "sunsetted", "historical", NULL, 0, "deprecated" },
 	/* replaced by a newer record */
 	{ "superseded", "superseded", NULL, 1, "superseded" },
 	{ "superceded", "superseded", NULL, 1, "superseded" },
+	{ "superseeded", "superseded", NULL, 1, "superseded" },
 	{ "replaced", "superseded", NULL, 1, "superseded" },
 	/* SPEC statuses, named directly */
 	{ "unverified", "unverified", NULL, 0, "SPEC status" },
@@ -396,6 +413,18 @@ int seed_status_map(const char *text, size_t n, struct seed_status *st)
 	s = text;
 	e = text + n;
 	strip(&s, &e);
+	/* "2019-04-01: Accepted", "2019-04-01 accepted" (a status log) */
+	if (s < e && *s >= '0' && *s <= '9') {
+		const char *q = s;
+
+		while (q < e && ((*q >= '0' && *q <= '9') || *q == '-' ||
+				 *q == '/' || *q == '.'))
+			q++;
+		if (q - s >= 8) {
+			s = q;
+			strip(&s, &e);
+		}
+	}
 	if (s == e)
 		return CAIRN_INVALID;
 	if (is_placeholder(s, e)) {

@@ -185,6 +185,10 @@ static void test_status_map(void)
 		{ "Cancelled", "accepted", "abandoned", NULL },
 		{ "Obsolete", "historical", NULL, NULL },
 		{ "已接受", "accepted", NULL, NULL },
+		{ "2019-04-01: Accepted", "accepted", NULL, NULL },
+		{ "Completed", "accepted", NULL, NULL },
+		{ "RFC", "unverified", NULL, NULL },
+		{ "Superseeded by ADR-3", "superseded", NULL, "ADR-3" },
 		{ "已废弃（见 ADR-3）", "historical", NULL, NULL },
 	};
 	static const char *const bad[] = {
@@ -703,6 +707,7 @@ static void test_date_forms(void)
 		{ "Dec 1st 2021", "2021-12-01", 0, 0 },
 		{ "1 December 2021", "2021-12-01", 0, 0 },
 		{ "Sept. 3, 2019", "2019-09-03", 0, 0 },
+		{ "15th of March 2021", "2021-03-15", 0, 0 },
 		{ "2021年12月1日", "2021-12-01", 0, 0 },
 		{ "**2020-01-02** (updated)", "2020-01-02", 0, 0 },
 	};
@@ -810,6 +815,11 @@ static void test_real_statuses(void)
 	put("docs/adr/0007-table.md", "# 7. Table\n\n| Field | Value |\n"
 				      "|---|---|\n| Status | Deprecated |\n"
 				      "| Date | 2019-01-02 |\n\nText.\n");
+	put("docs/adr/0008-log.md", "# 8. Log\n\n## Status\n\n2019-03-01 proposed\n"
+				    "2019-04-01 deprecated\n\n## Context\n\nText.\n");
+	put("docs/adr/0009-check.md", "# 9. Checklist\n\n## Status\n\n"
+				      "- [ ] Proposed\n- [x] Rejected\n- [ ] "
+				      "Accepted\n\n## Context\n\nText.\n");
 	rc = seed_mode(db, 0, 0, &rep);
 	CHECK_INT(rc, CAIRN_OK);
 	CHECK_INT(rep.n_errors, 1);
@@ -823,6 +833,11 @@ static void test_real_statuses(void)
 	check_file(db, "docs/adr/0004-placeholder.md", "unverified", NULL);
 	check_file(db, "docs/adr/0005-hold.md", "unverified", NULL);
 	check_file(db, "docs/adr/0007-table.md", "historical", "2019-01-02");
+	check_file(db, "docs/adr/0008-log.md", "historical", NULL);
+	r = first_of(db, "docs/adr/0009-check.md");
+	CHECK(r && strcmp(r->status, "accepted") == 0 &&
+	      strncmp(r->body, "Outcome: rejected.", 18) == 0);
+	cairn_record_free(r);
 	/* never read as unverified: the unknown one has no record at all */
 	r = first_of(db, "docs/adr/0006-unknown.md");
 	CHECK(r == NULL);
