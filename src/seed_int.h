@@ -152,6 +152,7 @@ struct mpara {
 	int type;              /* MD_BLOCK_P, _H, _TD or _TH */
 	int level;             /* heading level */
 	long row;              /* table row (cells), else 0 */
+	int col;               /* column of a cell (0 first) */
 	long line;             /* 1-based line of its first text; 0 unknown */
 	char *text;            /* text without HTML comments (bounded) */
 	struct mlink *links;   /* its links */
@@ -176,6 +177,7 @@ struct mscan {
 	int popen;             /* 1: a paragraph is open */
 	int comment;           /* 1: inside an inline HTML comment */
 	long row;              /* table rows seen */
+	int col;               /* cells seen in the current row */
 	struct sbuf tb;        /* text of the current top-level block */
 	struct sbuf tbc;       /* the same without HTML comments */
 	struct sbuf pb;        /* text of the open paragraph */

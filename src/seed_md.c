@@ -138,8 +138,10 @@ static int ms_enter_block(MD_BLOCKTYPE type, void *detail, void *user)
 		m->items[m->nitems++] = 0;
 		m->item_open = 1;
 	}
-	if (type == MD_BLOCK_TR)
+	if (type == MD_BLOCK_TR) {
 		m->row++;
+		m->col = 0;
+	}
 	if (is_para(type) && m->n > 0) {
 		struct mpara *p;
 
@@ -154,8 +156,10 @@ static int ms_enter_block(MD_BLOCKTYPE type, void *detail, void *user)
 		p->type = (int)type;
 		if (type == MD_BLOCK_H)
 			p->level = (int)((MD_BLOCK_H_DETAIL *)detail)->level;
-		if (type == MD_BLOCK_TD || type == MD_BLOCK_TH)
+		if (type == MD_BLOCK_TD || type == MD_BLOCK_TH) {
 			p->row = m->row;
+			p->col = m->col++;
+		}
 		m->popen = 1;
 		sbuf_reset(&m->pb);
 	}
@@ -662,8 +666,31 @@ static void status_checked(const struct mscan *m, size_t i,
 }
 
 static const char *const date_names[] = {
-	"date", "decision date", "last updated", "updated", "日期",
+	"date", "decision date", "last updated", "updated", "created", "日期",
 };
+
+/* The cell a table gives for a name cell p (index i): the next cell of
+ * its row ("| Status | Accepted |"), else, for a header cell, the one
+ * below it ("| Created | Status |" over "| 2021-01-16 | Open |"). */
+static const struct mpara *cell_value(const struct mscan *m, size_t i)
+{
+	const struct mpara *p = &m->p[i];
+	size_t j;
+
+	if (p->type == MD_BLOCK_TH) {
+		for (j = i + 1; j < m->np && m->p[j].row <= p->row + 1 &&
+				m->p[j].row != 0;
+		     j++)
+			if (m->p[j].row == p->row + 1 && m->p[j].col == p->col)
+				return m->p[j].text && *m->p[j].text ? &m->p[j]
+								    : NULL;
+		return NULL;
+	}
+	if (i + 1 < m->np && m->p[i + 1].row == p->row && m->p[i + 1].text &&
+	    *m->p[i + 1].text)
+		return &m->p[i + 1];
+	return NULL;
+}
 
 void seed_fields(const struct mscan *m, struct seed_fields *o)
 {
@@ -697,22 +724,23 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 			}
 			continue;
 		}
-		/* a table row "| Status | Accepted |" */
-		if (p->row && i + 1 < m->np && m->p[i + 1].row == p->row &&
-		    m->p[i + 1].text && *m->p[i + 1].text) {
-			if (heading_is(t, te, "status") && !fs) {
-				fs = &m->p[i + 1];
+		/* a table: "| Status | Accepted |", or a header row */
+		if (p->row) {
+			const struct mpara *c = cell_value(m, i);
+
+			if (c && heading_is(t, te, "status") && !fs) {
+				fs = c;
 				fsv = fs->text;
 				fsl = strcspn(fsv, "\n");
 				fsline = fs->line;
 			}
-			for (k = 0; k < ARRAY_SIZE(date_names) && !o->date; k++)
+			for (k = 0; c && k < ARRAY_SIZE(date_names) && !o->date;
+			     k++)
 				if (heading_is(t, te, date_names[k]) &&
-				    seed_parse_date(m->p[i + 1].text,
-						    strlen(m->p[i + 1].text),
+				    seed_parse_date(c->text, strlen(c->text),
 						    &o->d) == 0) {
-					o->date = m->p[i + 1].text;
-					o->date_line = m->p[i + 1].line;
+					o->date = c->text;
+					o->date_line = c->line;
 				}
 		}
 		/* the first paragraph of a Status section is the status */

@@ -815,6 +815,14 @@ static void test_real_statuses(void)
 	put("docs/adr/0007-table.md", "# 7. Table\n\n| Field | Value |\n"
 				      "|---|---|\n| Status | Deprecated |\n"
 				      "| Date | 2019-01-02 |\n\nText.\n");
+	put("docs/adr/0010-docusaurus.md",
+	    "---\nid: adrs-adr010\ntitle: ADR010: Use the Luxon Date Library\n"
+	    "---\n\n| Created    | Status |\n| ---------- | ------ |\n"
+	    "| 2021-01-16 | Open   |\n\n# ADR010: Luxon Date Library\n\n"
+	    "## Context\n\nDates.\n");
+	put("docs/adr/adr000-template.md",
+	    "---\nid: adrs-adr000\ntitle: ADR000: [TITLE]\n---\n\n"
+	    "## Context\n\n<!-- forces -->\n");
 	put("docs/adr/0008-log.md", "# 8. Log\n\n## Status\n\n2019-03-01 proposed\n"
 				    "2019-04-01 deprecated\n\n## Context\n\nText.\n");
 	put("docs/adr/0009-check.md", "# 9. Checklist\n\n## Status\n\n"
@@ -834,6 +842,10 @@ static void test_real_statuses(void)
 	check_file(db, "docs/adr/0005-hold.md", "unverified", NULL);
 	check_file(db, "docs/adr/0007-table.md", "historical", "2019-01-02");
 	check_file(db, "docs/adr/0008-log.md", "historical", NULL);
+	check_file(db, "docs/adr/0010-docusaurus.md", "unverified", "2021-01-16");
+	r = first_of(db, "docs/adr/adr000-template.md");
+	CHECK(r == NULL);
+	cairn_record_free(r);
 	r = first_of(db, "docs/adr/0009-check.md");
 	CHECK(r && strcmp(r->status, "accepted") == 0 &&
 	      strncmp(r->body, "Outcome: rejected.", 18) == 0);
