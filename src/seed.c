@@ -733,6 +733,16 @@ static int read_file(struct run *r, size_t fi)
 		}
 		cairn_free(st);
 		cairn_free(href);
+	} else if (fl.status && fl.unchecked) {
+		/* "- [ ] Proposed\n- [ ] Accepted": which one is not said */
+		f->status = "unverified";
+		f->rule = "placeholder";
+		f->status_line = fl.status_line;
+		f->status_text = util_strndup(fl.status, fl.status_len);
+		if (!f->status_text) {
+			rc = CAIRN_NOMEM;
+			goto out;
+		}
 	} else if (fl.status) {
 		if (map_status(r, f, fl.status, fl.status_len, fl.status_line,
 			       fl.status_para, NULL, &rc))

@@ -221,6 +221,7 @@ struct seed_fields {
 	size_t status_len;
 	long status_line;
 	const struct mpara *status_para; /* its paragraph (for its links) */
+	int unchecked;                /* 1: a Status checklist with nothing checked */
 	const char *date;             /* a date that parses, or NULL */
 	size_t date_len;
 	long date_line;

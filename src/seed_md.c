@@ -663,6 +663,7 @@ static void status_checked(const struct mscan *m, size_t i,
 			return;
 		}
 	}
+	o->unchecked = 1; /* nothing checked: the template's choice left open */
 }
 
 static const char *const date_names[] = {

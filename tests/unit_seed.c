@@ -823,6 +823,9 @@ static void test_real_statuses(void)
 	put("docs/adr/adr000-template.md",
 	    "---\nid: adrs-adr000\ntitle: ADR000: [TITLE]\n---\n\n"
 	    "## Context\n\n<!-- forces -->\n");
+	put("docs/adr/0011-unchecked.md", "# 11. Unchecked\n\n## Status\n\n"
+					  "- [ ] Accepted\n- [ ] Rejected\n\n"
+					  "## Context\n\nText.\n");
 	put("docs/adr/0008-log.md", "# 8. Log\n\n## Status\n\n2019-03-01 proposed\n"
 				    "2019-04-01 deprecated\n\n## Context\n\nText.\n");
 	put("docs/adr/0009-check.md", "# 9. Checklist\n\n## Status\n\n"
@@ -843,6 +846,7 @@ static void test_real_statuses(void)
 	check_file(db, "docs/adr/0007-table.md", "historical", "2019-01-02");
 	check_file(db, "docs/adr/0008-log.md", "historical", NULL);
 	check_file(db, "docs/adr/0010-docusaurus.md", "unverified", "2021-01-16");
+	check_file(db, "docs/adr/0011-unchecked.md", "unverified", NULL);
 	r = first_of(db, "docs/adr/adr000-template.md");
 	CHECK(r == NULL);
 	cairn_record_free(r);
