@@ -61,6 +61,19 @@ $ cairn seed --no-git 2>/dev/null
 # JSON: per-file sources
 $ cairn seed --no-git --json 2>/dev/null | jq -c '[.ok, .files, .failed, .skipped]'
 > [true,6,0,3]
+# Docusaurus front matter that is not YAML, a title in front matter and an
+# H1, HTML comments in headings: read, warned, titles neither joined nor
+# commented
+$ mkdir -p docs/architecture-decisions && p=$(printf 'Dates must be formatted the same way in every plugin we ship. %.0s' 1 2 3 4 5 6 7 8 9 10 11 12) && printf -- '---\nid: adrs-adr010\ntitle: ADR010: Use the Luxon Date Library\n---\n\n# Use the Luxon Date Library\n\n## Status\n\nAccepted\n\n## Context\n\n%s\n\n## Decision\n\n%s\n\n### Positive Consequences <!-- optional -->\n\n%s\n' "$p" "$p" "$p" > docs/architecture-decisions/adr010-luxon-date-library.md
+$ cairn seed --no-git 2>&1 >/dev/null | grep -c 'adr010-luxon-date-library.md:3: warning: front matter is not valid YAML'
+> 1
+$ cairn list --json | jq -r '.[] | select(.source.path | endswith("adr010-luxon-date-library.md")) | .title' | sort
+> ADR010: Use the Luxon Date Library
+> ADR010: Use the Luxon Date Library: Decision
+> ADR010: Use the Luxon Date Library: Positive Consequences
+$ cairn list --json | jq -r '.[] | select(.source.path | endswith("adr010-luxon-date-library.md")) | .source.heading' | grep -c -- '<!--'
+? 1
+> 0
 # nothing found says where it looked, and exits 1
 $ mkdir empty && cd empty && cairn init >/dev/null && cairn seed --no-git
 ? 1
