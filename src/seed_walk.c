@@ -313,9 +313,22 @@ static size_t collection_len(const char *rel)
 	return n > 0 ? n - 1 : 0;
 }
 
-static int cmp_strp(const void *a, const void *b)
+/* A found file and the length of its collection folder's path. */
+struct found {
+	const char *path;
+	size_t cl;
+};
+
+/* By collection folder, then by path. */
+static int cmp_found(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct found *x = a, *y = b;
+	size_t n = x->cl < y->cl ? x->cl : y->cl;
+	int c = strncmp(x->path, y->path, n);
+
+	if (c == 0 && x->cl != y->cl)
+		return x->cl < y->cl ? -1 : 1;
+	return c ? c : strcmp(x->path, y->path);
 }
 
 /*
@@ -326,6 +339,7 @@ static int cmp_strp(const void *a, const void *b)
 static int discover(struct run *r)
 {
 	struct scan sc;
+	struct found *fv = NULL;
 	size_t i, j, before = r->nfiles;
 	int rc;
 
@@ -333,22 +347,33 @@ static int discover(struct run *r)
 	rc = walk(r, "", &sc);
 	if (sc.looked > SEED_SCAN_MAX)
 		seed_msg(r, 0, CAIRN_OK, ".", 0,
-			"the workspace holds over %d Markdown files: only the "
-			"first were looked at for decision records; name the "
-			"folder: cairn seed PATH",
-			SEED_SCAN_MAX);
-	if (sc.n > 1)
-		qsort(sc.v, sc.n, sizeof(*sc.v), cmp_strp);
-	for (i = 0; i < sc.n && rc == CAIRN_OK; i++) {
-		size_t cl = collection_len(sc.v[i]), same = 0;
-		char *c;
+			 "the workspace holds over %d Markdown files: only the "
+			 "first were looked at for decision records; name the "
+			 "folder: cairn seed PATH",
+			 SEED_SCAN_MAX);
+	if (rc == CAIRN_OK && sc.n > 0) {
+		fv = util_calloc(sc.n, sizeof(*fv));
+		if (!fv)
+			rc = CAIRN_NOMEM;
+	}
+	for (i = 0; fv && i < sc.n; i++) {
+		fv[i].path = sc.v[i];
+		fv[i].cl = collection_len(sc.v[i]);
+	}
+	if (fv && sc.n > 1)
+		qsort(fv, sc.n, sizeof(*fv), cmp_found);
+	/* each run of one collection folder: read whole when it holds two
+	 * or more (not the root), else file by file */
+	for (i = 0; fv && i < sc.n && rc == CAIRN_OK; i = j) {
+		size_t cl = fv[i].cl, k;
 
-		for (j = 0; j < sc.n; j++)
-			if (collection_len(sc.v[j]) == cl &&
-			    strncmp(sc.v[j], sc.v[i], cl) == 0)
-				same++;
-		if (cl > 0 && same >= 2) {
-			c = util_strndup(sc.v[i], cl);
+		for (j = i + 1; j < sc.n && fv[j].cl == cl &&
+				strncmp(fv[j].path, fv[i].path, cl) == 0;
+		     j++)
+			;
+		if (cl > 0 && j - i >= 2) {
+			char *c = util_strndup(fv[i].path, cl);
+
 			if (!c) {
 				rc = CAIRN_NOMEM;
 				break;
@@ -360,12 +385,15 @@ static int discover(struct run *r)
 				cairn_free(c);
 			continue;
 		}
-		rc = add_file(r, sc.v[i]);
-		if (rc == CAIRN_OK) {
-			c = cl == 0 && seed_dir_len(sc.v[i]) == 0 ? util_strdup("")
-							      : util_strdup(sc.v[i]);
-			rc = c ? add_scope(r, c, cl == 0 && seed_dir_len(sc.v[i]) == 0)
-			       : CAIRN_NOMEM;
+		for (k = i; k < j && rc == CAIRN_OK; k++) {
+			int root = seed_dir_len(fv[k].path) == 0;
+			char *c = util_strdup(root ? "" : fv[k].path);
+
+			rc = add_file(r, fv[k].path);
+			if (rc == CAIRN_OK)
+				rc = c ? add_scope(r, c, root) : CAIRN_NOMEM;
+			else
+				cairn_free(c);
 		}
 	}
 	for (i = before; i < r->nfiles; i++)
@@ -373,6 +401,7 @@ static int discover(struct run *r)
 	for (i = 0; i < sc.n; i++)
 		cairn_free(sc.v[i]);
 	cairn_free(sc.v);
+	cairn_free(fv);
 	return rc;
 }
 
