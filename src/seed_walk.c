@@ -58,11 +58,48 @@ static int add_file(struct run *r, const char *rel)
 }
 
 /* A workspace scan's finds: files that look like decision records. */
-struct scan {
-	char **v;        /* relative paths */
-	size_t n, cap;   /* count, capacity */
-	size_t looked;   /* Markdown files looked at */
+struct scan_hit {
+	char *rel;  /* relative path */
+	int shaped; /* 1: it looks like a decision record (else only its name
+		     * is numbered) */
 };
+
+struct scan {
+	struct scan_hit *v; /* the files */
+	size_t n, cap;      /* count, capacity */
+	size_t looked;      /* Markdown files looked at */
+};
+
+static int cmp_hit(const void *a, const void *b)
+{
+	return strcmp(((const struct scan_hit *)a)->rel,
+		      ((const struct scan_hit *)b)->rel);
+}
+
+/* "0005-x.md", "20200101-x.md", "adr-005-x.md", "ADR005.md", "rfc-12.md":
+ * a name that numbers a record. */
+static int numbered_name(const char *rel)
+{
+	const char *b = seed_base_name(rel), *p = b;
+	int letters = 0;
+
+	while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) &&
+	       letters < 4) {
+		p++;
+		letters++;
+	}
+	if (letters > 0 && !(seed_word_eq(b, (size_t)letters, "adr") ||
+			     seed_word_eq(b, (size_t)letters, "dr") ||
+			     seed_word_eq(b, (size_t)letters, "rfc")))
+		return 0;
+	if (letters > 0 && (*p == '-' || *p == '_' || *p == ' '))
+		p++;
+	if (!(*p >= '0' && *p <= '9'))
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == '-' || *p == '_' || *p == '.' || *p == ' ';
+}
 
 static int scan_skip_dir(const char *name)
 {
@@ -79,7 +116,7 @@ static int scan_file(struct scan *sc, const char *abs, const char *rel)
 {
 	char buf[16384];
 	ssize_t got;
-	int fd;
+	int fd, shaped;
 
 	if (sc->looked++ >= SEED_SCAN_MAX)
 		return CAIRN_OK;
@@ -90,12 +127,14 @@ static int scan_file(struct scan *sc, const char *abs, const char *rel)
 		got = read(fd, buf, sizeof(buf));
 	} while (got < 0 && errno == EINTR);
 	close(fd);
-	if (got <= 0 || !seed_looks_like_adr(buf, (size_t)got))
+	shaped = got > 0 && seed_looks_like_adr(buf, (size_t)got);
+	if (!shaped && !numbered_name(rel))
 		return CAIRN_OK;
 	if (seed_grow((void **)&sc->v, &sc->cap, sc->n, sizeof(*sc->v)))
 		return CAIRN_NOMEM;
-	sc->v[sc->n] = util_strdup(rel);
-	return sc->v[sc->n++] ? CAIRN_OK : CAIRN_NOMEM;
+	sc->v[sc->n].shaped = shaped;
+	sc->v[sc->n].rel = util_strdup(rel);
+	return sc->v[sc->n++].rel ? CAIRN_OK : CAIRN_NOMEM;
 }
 
 /*
@@ -340,7 +379,7 @@ static int discover(struct run *r)
 {
 	struct scan sc;
 	struct found *fv = NULL;
-	size_t i, j, before = r->nfiles;
+	size_t i, j, k, nf = 0, before = r->nfiles;
 	int rc;
 
 	memset(&sc, 0, sizeof(sc));
@@ -356,18 +395,22 @@ static int discover(struct run *r)
 		if (!fv)
 			rc = CAIRN_NOMEM;
 	}
-	for (i = 0; fv && i < sc.n; i++) {
-		fv[i].path = sc.v[i];
-		fv[i].cl = collection_len(sc.v[i]);
-	}
-	if (fv && sc.n > 1)
-		qsort(fv, sc.n, sizeof(*fv), cmp_found);
-	/* each run of one collection folder: read whole when it holds two
-	 * or more (not the root), else file by file */
-	for (i = 0; fv && i < sc.n && rc == CAIRN_OK; i = j) {
-		size_t cl = fv[i].cl, k;
+	if (sc.n > 1)
+		qsort(sc.v, sc.n, sizeof(*sc.v), cmp_hit);
+	for (i = 0; fv && i < sc.n; i++)
+		if (sc.v[i].shaped) {
+			fv[nf].path = sc.v[i].rel;
+			fv[nf++].cl = collection_len(sc.v[i].rel);
+		}
+	if (nf > 1)
+		qsort(fv, nf, sizeof(*fv), cmp_found);
+	/* a folder (not the root) with two or more decision records is a
+	 * collection: its numbered files are read too, and it is a scope;
+	 * elsewhere each decision record is read by itself */
+	for (i = 0; i < nf && rc == CAIRN_OK; i = j) {
+		size_t cl = fv[i].cl;
 
-		for (j = i + 1; j < sc.n && fv[j].cl == cl &&
+		for (j = i + 1; j < nf && fv[j].cl == cl &&
 				strncmp(fv[j].path, fv[i].path, cl) == 0;
 		     j++)
 			;
@@ -378,7 +421,10 @@ static int discover(struct run *r)
 				rc = CAIRN_NOMEM;
 				break;
 			}
-			rc = walk(r, c, NULL);
+			for (k = 0; k < sc.n && rc == CAIRN_OK; k++)
+				if (strncmp(sc.v[k].rel, c, cl) == 0 &&
+				    sc.v[k].rel[cl] == '/')
+					rc = add_file(r, sc.v[k].rel);
 			if (rc == CAIRN_OK)
 				rc = add_scope(r, c, 0);
 			else
@@ -399,7 +445,7 @@ static int discover(struct run *r)
 	for (i = before; i < r->nfiles; i++)
 		r->files[i].found = 1;
 	for (i = 0; i < sc.n; i++)
-		cairn_free(sc.v[i]);
+		cairn_free(sc.v[i].rel);
 	cairn_free(sc.v);
 	cairn_free(fv);
 	return rc;

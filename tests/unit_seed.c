@@ -903,6 +903,13 @@ static void test_discovery(void)
 	put("docs/decisions/0007-mdx.mdx", buf);
 	snprintf(buf, sizeof(buf), "# 8. Vendored%s", adr_body);
 	put("node_modules/pkg/0008-vendored.md", buf);
+	/* a found folder: its numbered files are read, other documents not */
+	snprintf(buf, sizeof(buf), "# 1. Use S3%s", adr_body);
+	put("design/records/0001-s3.md", buf);
+	snprintf(buf, sizeof(buf), "# 2. Use SQS%s", adr_body);
+	put("design/records/0002-sqs.md", buf);
+	put("design/records/0003-short.md", "# 3. Short one\n\nWe use SNS.\n");
+	put("design/records/overview.md", "# Overview\n\nHow it fits.\n");
 	rc = seed_mode(db, 0, 0, &rep);
 	CHECK_MSG(rc == CAIRN_OK, "seed: %s", cairn_errmsg(db));
 	CHECK_INT(rep.n_errors, 0);
@@ -933,6 +940,10 @@ static void test_discovery(void)
 	CHECK(r == NULL);
 	cairn_record_free(r);
 	r = first_of(db, "node_modules/pkg/0008-vendored.md");
+	CHECK(r == NULL);
+	cairn_record_free(r);
+	check_file(db, "design/records/0003-short.md", "accepted", NULL);
+	r = first_of(db, "design/records/overview.md");
 	CHECK(r == NULL);
 	cairn_record_free(r);
 	/* idempotent; a root ADR that goes retires */
