@@ -206,6 +206,23 @@ static const char *static_kind(const char *k)
 	return NULL;
 }
 
+/* Does rel have a folder named name (case-insensitive)? */
+static int has_folder(const char *rel, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = rel;
+
+	for (;;) {
+		const char *e = strchr(p, '/');
+
+		if (!e)
+			return 0; /* the last part is the file */
+		if ((size_t)(e - p) == n && seed_word_eq(p, n, name))
+			return 1;
+		p = e + 1;
+	}
+}
+
 /* The kind a folder gives (docs/SEED.md), by the file's relative path. */
 static const char *folder_kind(const char *rel)
 {
@@ -232,9 +249,8 @@ static const char *folder_kind(const char *rel)
 		if (p && (p == rel || p[-1] == '/'))
 			return folders[i].kind;
 	}
-	/* a folder named adr, adrs or decisions anywhere */
-	if (strstr(rel, "/adr/") || strncmp(rel, "adr/", 4) == 0 ||
-	    strstr(rel, "/adrs/") || strncmp(rel, "adrs/", 5) == 0)
+	/* a folder named adr, adrs or decisions anywhere (any case) */
+	if (has_folder(rel, "adr") || has_folder(rel, "adrs"))
 		return "adr";
 	/* issue 18: architecture-decision-record(s), architecture-decisions,
 	 * doc/architecture/decisions (adr-tools' own example) */
@@ -830,6 +846,24 @@ static int read_file(struct run *r, size_t fi)
 		rc = take_date(r, f, &fl.d, fl.date_line);
 		if (rc)
 			goto out;
+	}
+	/* "Accepted on 2020-01-02", "Accepted (2020-01-02)": the status's date */
+	if (!f->time && f->status_text) {
+		const char *p;
+
+		for (p = f->status_text; *p; p++) {
+			struct seed_date d;
+
+			if (*p < '0' || *p > '9' ||
+			    (p > f->status_text && seed_alnum((unsigned char)p[-1])))
+				continue;
+			if (seed_parse_date(p, strlen(p), &d) == 0) {
+				rc = take_date(r, f, &d, f->status_line);
+				if (rc)
+					goto out;
+				break;
+			}
+		}
 	}
 	if (is_facts)
 		rc = seed_chunk_facts(r, fi, &x, &m);

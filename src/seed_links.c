@@ -145,7 +145,7 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 		const char *p = text;
 
 		while (*p) {
-			size_t wl = strcspn(p, " \t:,;()[]");
+			size_t wl = strcspn(p, " \t:,;()[]#");
 
 			if (wl > 0 &&
 			    split_ident(p, wl, prefix, sizeof(prefix), &num)) {
@@ -181,7 +181,7 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 				break;
 			}
 			p += wl;
-			while (*p && strchr(" \t:,;()[]", *p))
+			while (*p && strchr(" \t:,;()[]#", *p))
 				p++;
 		}
 		if (hits == 1) {

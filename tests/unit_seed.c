@@ -753,6 +753,8 @@ static void test_dates(void)
 				      "# 3. Front\n\nText.\n");
 	put("docs/adr/0004-body.md", "# 4. Body\n\nDate: December 1, 2021\n\n"
 				     "Text.\n");
+	put("docs/adr/0007-in-status.md", "# 7. In status\n\n## Status\n\n"
+					  "Accepted on 2022-03-04\n\nText.\n");
 	put("docs/adr/0005-bad.md", "---\ndate: the day after\n---\n"
 				    "# 5. Bad date\n\nDate: 2020-03-04\n\nText.\n");
 	put("docs/adr/0006-nocolon.md", "# 6. No colon\n\nDate 13/04/2018\n\n"
@@ -775,6 +777,7 @@ static void test_dates(void)
 	check_file(db, "docs/adr/0004-body.md", "accepted", "2021-12-01");
 	check_file(db, "docs/adr/0005-bad.md", "accepted", "2020-03-04");
 	check_file(db, "docs/adr/0006-nocolon.md", "accepted", "2018-04-13");
+	check_file(db, "docs/adr/0007-in-status.md", "accepted", "2022-03-04");
 	cairn_db_close(db);
 	/* the other dates of the run decide the order: month first here */
 	db = ws_open("dates-us");
@@ -1134,6 +1137,9 @@ static void test_supersession(void)
 				    "Superseded: 2019-12-19 by [ADR 14](0014-new.md)\n");
 	put("docs/adr/0014-new.md", "# 14. New cache\n\n## Status\n\nAccepted\n\n"
 				    "## Decision\n\nUse Redis.\n");
+	put("docs/adr/0012-older.md", "# 12. Older cache\n\n## Status\n\n"
+				      "Superseded by #13\n\n## Decision\n\n"
+				      "Use files.\n");
 	put("doc/adr/0001-first.md", "# 1. First Record\n\nDate: 1992-01-12\n\n"
 				     "## Status\n\nSuperceded by [2. Second "
 				     "Record](0002-second-record.md)\n\n"
@@ -1143,7 +1149,7 @@ static void test_supersession(void)
 					     "Accepted\n\nSupercedes [1. First "
 					     "Record](0001-first.md)\n\n"
 					     "## Context\n\nTwo.\n");
-	seed_ok(db, 4, 0, 0, 0);
+	seed_ok(db, 5, 0, 0, 0);
 	o13 = first_of(db, "docs/adr/0013-old.md");
 	n14 = first_of(db, "docs/adr/0014-new.md");
 	a1 = first_of(db, "doc/adr/0001-first.md");
@@ -1158,11 +1164,15 @@ static void test_supersession(void)
 		CHECK_STR(a2->supersedes, a1->id);
 		CHECK_STR(a2->status, "accepted");
 	}
+	cairn_record_free(a1);
+	a1 = first_of(db, "docs/adr/0012-older.md");
+	CHECK(a1 && o13 && a1->superseded_by &&
+	      strcmp(a1->superseded_by, o13->id) == 0);
+	cairn_record_free(a1);
 	cairn_record_free(o13);
 	cairn_record_free(n14);
-	cairn_record_free(a1);
 	cairn_record_free(a2);
-	seed_ok(db, 0, 0, 4, 0); /* idempotent */
+	seed_ok(db, 0, 0, 5, 0); /* idempotent */
 	cairn_db_close(db);
 }
 
