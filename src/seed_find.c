@@ -42,6 +42,8 @@ static const struct section {
 	{ "决策", 0 },
 	{ "状态", 0 },
 	{ "后果", 0 },
+	{ "决定", 0 },
+	{ "影响", 0 },
 };
 
 /* Trim [*s, *e) of spaces, '#', '*', ':' and a final period. */

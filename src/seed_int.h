@@ -38,7 +38,8 @@ static inline int seed_word_eq(const char *a, size_t n, const char *w)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (w[i] == '\0' || seed_lower((unsigned char)a[i]) != w[i])
+		if (w[i] == '\0' ||
+		    seed_lower((unsigned char)a[i]) != (unsigned char)w[i])
 			return 0;
 	return w[n] == '\0';
 }

@@ -713,7 +713,8 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 
 			in_status = heading_is(t, te, "status") ||
 				    heading_is(t, te, "状态");
-			in_date = heading_is(t, te, "date");
+			in_date = heading_is(t, te, "date") ||
+				  heading_is(t, te, "日期");
 			status_para_done = 0;
 			/* "## Status: Accepted" */
 			v = field(t, te, "status");

@@ -753,6 +753,9 @@ static void test_dates(void)
 				      "# 3. Front\n\nText.\n");
 	put("docs/adr/0004-body.md", "# 4. Body\n\nDate: December 1, 2021\n\n"
 				     "Text.\n");
+	put("docs/adr/0008-zh.md", "# ADR-008：采用 Kafka\n\n## 状态\n\n"
+				   "已接受（见 ADR-3）\n\n## 日期\n\n2026-09-08\n\n"
+				   "## 背景\n\n需要队列。\n");
 	put("docs/adr/0007-in-status.md", "# 7. In status\n\n## Status\n\n"
 					  "Accepted on 2022-03-04\n\nText.\n");
 	put("docs/adr/0005-bad.md", "---\ndate: the day after\n---\n"
@@ -778,6 +781,7 @@ static void test_dates(void)
 	check_file(db, "docs/adr/0005-bad.md", "accepted", "2020-03-04");
 	check_file(db, "docs/adr/0006-nocolon.md", "accepted", "2018-04-13");
 	check_file(db, "docs/adr/0007-in-status.md", "accepted", "2022-03-04");
+	check_file(db, "docs/adr/0008-zh.md", "accepted", "2026-09-08");
 	cairn_db_close(db);
 	/* the other dates of the run decide the order: month first here */
 	db = ws_open("dates-us");
