@@ -611,6 +611,13 @@ static int heading_is(const char *s, const char *e, const char *name)
 	return seed_word_eq(s, (size_t)(e - s), name);
 }
 
+static int status_maps(const char *s, size_t n)
+{
+	struct seed_status st;
+
+	return n > 0 && seed_status_map(s, n, &st) == CAIRN_OK;
+}
+
 /* A link line's target must be a link or name a number ("ADR 14"). */
 static int link_target_ok(const char *x, size_t xl, const char *href)
 {
@@ -701,6 +708,7 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 	const char *fsv = NULL;
 	size_t fsl = 0;
 	long fsline = 0;
+	int late = 0; /* past the first section (not Status or Date) */
 
 	memset(o, 0, sizeof(*o));
 	for (i = 0; i < m->np; i++) {
@@ -715,6 +723,8 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 				    heading_is(t, te, "状态");
 			in_date = heading_is(t, te, "date") ||
 				  heading_is(t, te, "日期");
+			if (p->level >= 2 && !in_status && !in_date)
+				late = 1;
 			status_para_done = 0;
 			/* "## Status: Accepted" */
 			v = field(t, te, "status");
@@ -772,6 +782,11 @@ void seed_fields(const struct mscan *m, struct seed_fields *o)
 			if (!le)
 				le = te;
 			v = field(ls, le, "status");
+			/* in the sections, a "Status:" line may be prose
+			 * ("Status: 404 when…"): only one that maps counts */
+			if (v && late && !fs &&
+			    !status_maps(v, (size_t)(le - v)))
+				v = NULL;
 			if (v && v < le && !fs) {
 				fs = p;
 				fsv = v;

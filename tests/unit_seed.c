@@ -833,6 +833,9 @@ static void test_real_statuses(void)
 	put("docs/adr/0011-unchecked.md", "# 11. Unchecked\n\n## Status\n\n"
 					  "- [ ] Accepted\n- [ ] Rejected\n\n"
 					  "## Context\n\nText.\n");
+	put("docs/adr/0012-prose.md", "# 12. HTTP errors\n\n## Context\n\n"
+				      "Status: 404 is what the old API sent.\n\n"
+				      "## Decision\n\nSend 410.\n");
 	put("docs/adr/0008-log.md", "# 8. Log\n\n## Status\n\n2019-03-01 proposed\n"
 				    "2019-04-01 deprecated\n\n## Context\n\nText.\n");
 	put("docs/adr/0009-check.md", "# 9. Checklist\n\n## Status\n\n"
@@ -854,6 +857,7 @@ static void test_real_statuses(void)
 	check_file(db, "docs/adr/0008-log.md", "historical", NULL);
 	check_file(db, "docs/adr/0010-docusaurus.md", "unverified", "2021-01-16");
 	check_file(db, "docs/adr/0011-unchecked.md", "unverified", NULL);
+	check_file(db, "docs/adr/0012-prose.md", "accepted", NULL);
 	r = first_of(db, "docs/adr/adr000-template.md");
 	CHECK(r == NULL);
 	cairn_record_free(r);
