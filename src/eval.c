@@ -865,6 +865,7 @@ static int seed_store(struct eval_ctx *c, cairn_db *db,
 
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
+	so.strict = 1; /* a corpus seeds whole or not at all */
 	so.progress = seed_progress;
 	so.user = c;
 	t0 = (util_now_ms() / 1e3);
