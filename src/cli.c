@@ -663,7 +663,90 @@ static const char candidates_help[] =
 	"usage: cairn candidates [--kind K[,K]] [--limit N] [--json]\n"
 	"\n"
 	"List records waiting for approval (status 'candidate'). Approve with\n"
-	"'cairn approve ID', reject with 'cairn reject ID'.\n";
+	"'cairn approve ID', reject with 'cairn reject ID'.\n"
+	"Then the pending forgets: records an agent asked to retire (MCP\n"
+	"memory_forget of a record it did not write). 'cairn approve ID'\n"
+	"retires the record, 'cairn reject ID' keeps it and drops the request\n"
+	"(--json: the same records with \"pending\": \"forget\" and\n"
+	"\"proposed\": {time, session, tool}).\n";
+
+/* Is kind one of the comma-separated kinds (NULL or "": any)? */
+static int kind_in(const char *kind, const char *kinds)
+{
+	size_t n = strlen(kind);
+	const char *p = kinds;
+
+	if (!kinds || !*kinds)
+		return 1;
+	while ((p = strstr(p, kind)) != NULL) {
+		if ((p == kinds || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* cairn candidates: the pending forgets after the candidates (json: the
+ * array's last elements; v, n: the candidates, printed here too). */
+static int print_candidates(cairn_db *db, const cairn_filter *f,
+			    cairn_record **v, size_t n)
+{
+	struct sbuf sb = SBUF_INIT;
+	cairn_forget *fv = NULL;
+	size_t nf = 0, i, shown = 0;
+	int rc = cairn_forget_list(db, &fv, &nf);
+
+	if (rc)
+		return cli_db_fail(db, rc);
+	if (cli_state.json) {
+		sbuf_addc(&sb, '[');
+		for (i = 0; i < n; i++) {
+			if (i)
+				sbuf_addc(&sb, ',');
+			cli_record_json(&sb, v[i], 1);
+		}
+	} else {
+		print_list(v, n, 0);
+	}
+	for (i = 0; i < nf; i++) {
+		if (!kind_in(fv[i].rec->kind, f->kinds))
+			continue;
+		if (cli_state.json) {
+			if (n + shown)
+				sbuf_addc(&sb, ',');
+			cli_record_json(&sb, fv[i].rec, 1);
+			sb.len--; /* reopen the object */
+			sbuf_adds(&sb, ",\"pending\":\"forget\",\"proposed\":"
+				  "{\"time\":");
+			json_add_strz(&sb, fv[i].time);
+			sbuf_adds(&sb, ",\"session\":");
+			json_add_strz(&sb, fv[i].session);
+			sbuf_adds(&sb, ",\"tool\":");
+			json_add_strz(&sb, fv[i].tool);
+			sbuf_adds(&sb, "}}");
+		} else {
+			if (!shown)
+				printf("%spending forgets (an agent asks to "
+				       "retire these; 'cairn approve ID' "
+				       "retires, 'cairn reject ID' keeps):\n",
+				       n ? "\n" : "");
+			print_record_line(fv[i].rec);
+			printf("%-16s  proposed %s by session %s\n", "",
+			       fv[i].time, *fv[i].session ? fv[i].session
+							  : "(unknown)");
+		}
+		shown++;
+	}
+	if (cli_state.json) {
+		sbuf_addc(&sb, ']');
+		cli_print_json(&sb);
+	} else if (n + shown == 0) {
+		fprintf(stderr, "no candidates waiting\n");
+	}
+	sbuf_release(&sb);
+	cairn_forget_list_free(fv, nf);
+	return EXIT_OK;
+}
 
 static int cmd_list(int argc, char **argv, int candidates)
 {
@@ -717,10 +800,10 @@ static int cmd_list(int argc, char **argv, int candidates)
 	rc = cairn_record_list(db, &f, &v, &n);
 	if (rc)
 		ret = cli_db_fail(db, rc);
+	else if (candidates)
+		ret = print_candidates(db, &f, v, n);
 	else
 		ret = print_list(v, n, cli_state.json);
-	if (!rc && !cli_state.json && n == 0 && candidates)
-		fprintf(stderr, "no candidates waiting\n");
 	cairn_record_list_free(v, n);
 	cairn_db_close(db);
 	return ret;
@@ -735,12 +818,14 @@ static const char approve_help[] =
 	"A candidate proposed for an existing key replaces that record's text\n"
 	"(the old text is kept as a revision). Then it lists the live records\n"
 	"the approved one may replace (as 'cairn write' does; --json:\n"
-	"\"may_replace\"); link one with 'cairn supersede OLD NEW'.\n";
+	"\"may_replace\"); link one with 'cairn supersede OLD NEW'.\n"
+	"The ID of a pending forget ('cairn candidates') retires that record.\n";
 static const char reject_help[] =
 	"usage: cairn reject [--json] ID...\n"
 	"\n"
 	"Reject candidates: each becomes 'rejected' and never enters default\n"
-	"recall.\n";
+	"recall. The ID of a pending forget ('cairn candidates') drops that\n"
+	"request and keeps the record as it is.\n";
 static const char forget_help[] =
 	"usage: cairn forget [--json] ID...\n"
 	"\n"
@@ -774,10 +859,34 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 		int approve = strcmp(to, "accepted") == 0;
 		cairn_suggestion *v = NULL;
 		size_t nv = 0;
+		/* a pending forget: approve applies it, reject drops it */
+		int forget = from && cairn_forget_pending(db, argv[i]);
 
-		rc = cairn_record_set_status(db, argv[i], from, to, 0);
+		if (forget)
+			rc = cairn_forget_resolve(db, argv[i], approve);
+		else
+			rc = cairn_record_set_status(db, argv[i], from, to, 0);
 		if (rc) {
 			ret = cli_db_fail(db, rc);
+			continue;
+		}
+		if (forget) {
+			const char *now = approve ? "retired" : "kept";
+
+			if (cli_state.json) {
+				struct sbuf sb = SBUF_INIT;
+
+				sbuf_adds(&sb, "{\"id\":");
+				json_add_strz(&sb, argv[i]);
+				sbuf_addf(&sb, ",\"forget\":\"%s\"}", approve
+					  ? "applied" : "dropped");
+				cli_print_json(&sb);
+				sbuf_release(&sb);
+			} else {
+				printf("%s -> %s (pending forget %s)\n",
+				       argv[i], now, approve ? "applied"
+							     : "dropped");
+			}
 			continue;
 		}
 		if (approve)
