@@ -10,6 +10,7 @@
  * one found for the current directory (or named by -C / CAIRN_DIR).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -33,13 +34,26 @@ struct cli cli_state;
 
 /* ----------------------------------------------------------------- helpers */
 
+/* "cairn: " and the message on stderr, controls in it made visible (a
+ * message may quote stored text or an argument). */
+static void fail_message(const char *fmt, va_list ap)
+{
+	struct sbuf msg = SBUF_INIT, out = SBUF_INIT;
+
+	sbuf_vaddf(&msg, fmt, ap);
+	util_add_escaped(&out, sbuf_str(&msg), msg.len, UTIL_ESC_KEEP_NL);
+	fputs("cairn: ", stderr);
+	fputs(sbuf_str(&out), stderr);
+	sbuf_release(&msg);
+	sbuf_release(&out);
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cairn: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fail_message(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_ERR;
@@ -49,12 +63,81 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cairn: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fail_message(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nsee 'cairn %s --help'\n", cmd ? cmd : "");
 	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------- terminal output */
+
+/*
+ * Standard output of the human-facing commands passes through this
+ * filter (issue 16 §4): a stored ESC, OSC, BEL, CR, backspace or C1
+ * control reaches the terminal as "\u001b" and the like, never as a
+ * command to it (a title that clears the screen, rewrites a line, or sets
+ * the window title). Newline and tab pass. Stored text stays as written;
+ * --json output stays valid JSON with the same values (the JSON writer
+ * escapes C0 itself, and a DEL or C1 control inside a string becomes its
+ * JSON escape). Not for `cairn mcp` and `cairn hook`, whose output is a
+ * protocol (the hook block makes its controls visible itself).
+ */
+struct tty_filter {
+	int fd;              /* where the bytes go */
+	unsigned char carry; /* a lead byte 0xC2 held back (the next write ends the sequence) */
+	int has_carry;
+};
+
+static ssize_t tty_write(void *cookie, const char *buf, size_t size)
+{
+	struct tty_filter *tf = cookie;
+	struct sbuf in = SBUF_INIT, out = SBUF_INIT;
+	size_t n = size;
+	int rc;
+
+	if (tf->has_carry)
+		sbuf_addc(&in, (char)tf->carry);
+	sbuf_add(&in, buf, size);
+	tf->has_carry = 0;
+	n = in.len;
+	if (n > 0 && (unsigned char)sbuf_str(&in)[n - 1] == 0xC2) {
+		tf->carry = 0xC2; /* a C1 control may follow */
+		tf->has_carry = 1;
+		n--;
+	}
+	util_add_escaped(&out, sbuf_str(&in), n, UTIL_ESC_KEEP_NL);
+	rc = in.err || out.err ? -1
+			       : util_write_all(tf->fd, sbuf_str(&out), out.len);
+	sbuf_release(&in);
+	sbuf_release(&out);
+	return rc ? -1 : (ssize_t)size;
+}
+
+static int tty_close(void *cookie)
+{
+	struct tty_filter *tf = cookie;
+
+	if (tf->has_carry)
+		(void)util_write_all(tf->fd, &tf->carry, 1);
+	tf->has_carry = 0;
+	return 0;
+}
+
+static struct tty_filter tty_out = { STDOUT_FILENO, 0, 0 };
+
+/* Put standard output behind the filter; on failure it stays as it is. */
+static void tty_filter_stdout(void)
+{
+	static const cookie_io_functions_t io = { NULL, tty_write, NULL,
+						  tty_close };
+	FILE *f = fopencookie(&tty_out, "w", io);
+
+	if (!f)
+		return;
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 0);
+	fflush(stdout);
+	stdout = f;
 }
 
 int cli_db_fail(cairn_db *db, int rc)
@@ -322,8 +405,14 @@ static int cmd_init(int argc, char **argv)
 	}
 	cairn_db_close(db);
 	snprintf(gi, sizeof(gi), "%s/.gitignore", dir);
-	if (stat(gi, &st) != 0) {
-		f = fopen(gi, "w");
+	if (lstat(gi, &st) != 0) {
+		/* 0600, and never through a symbolic link */
+		int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				  O_CLOEXEC, 0600);
+
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
 		if (f) {
 			fputs("# the store is local; records/ is meant to be "
 			      "committed\ncairn.db\ncairn.db-*\n"
@@ -1482,6 +1571,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	optind = 0;
+	if (strcmp(cmd->name, "mcp") != 0 && strcmp(cmd->name, "hook") != 0)
+		tty_filter_stdout();
 	/* GNU getopt: no permutation past the first non-option is not
 	 * needed; options and operands may mix */
 	return cmd->run(argc - i, argv + i);

@@ -166,9 +166,10 @@ enum util_esc_flags {
 /*
  * Append s[0..len) to sb with every C0 control byte but tab (and newline
  * with UTIL_ESC_KEEP_NL), DEL and every C1 control (U+0080..U+009F)
- * written visibly: "\xHH" for a byte, "\uHHHH" for a code point. ESC,
+ * written visibly as "\uHHHH" (ESC: \u001b). ESC,
  * OSC, BEL, CR and backspace then reach a terminal (or a model) as text,
- * never as commands. Other bytes, invalid UTF-8 included, pass as they are.
+ * never as commands; inside a JSON string the escape means the same
+ * character. Other bytes, invalid UTF-8 included, pass as they are.
  */
 void util_add_escaped(struct sbuf *sb, const char *s, size_t len,
 		      unsigned flags);

@@ -617,10 +617,9 @@ void util_add_escaped(struct sbuf *sb, const char *s, size_t len,
 			continue;
 		}
 		sbuf_add(sb, s + run, i - run);
-		if (k == 1)
-			sbuf_addf(sb, "\\x%02x", cp);
-		else
-			sbuf_addf(sb, "\\u%04x", cp);
+		/* the JSON escape: readable, and the same value inside a
+		 * JSON string (so --json output stays valid JSON) */
+		sbuf_addf(sb, "\\u%04x", cp);
 		i += k;
 		run = i;
 	}

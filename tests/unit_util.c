@@ -64,9 +64,9 @@ static void test_escape(void)
 		unsigned flags;
 	} cases[] = {
 		{ "plain", "plain", 0 },
-		{ "a\tb\nc", "a\tb\\x0ac", 0 },
+		{ "a\tb\nc", "a\tb\\u000ac", 0 },
 		{ "a\tb\nc", "a\tb\nc", UTIL_ESC_KEEP_NL },
-		{ "\x1b[2J\x1b]0;t\x07x\r\x7f", "\\x1b[2J\\x1b]0;t\\x07x\\x0d\\x7f",
+		{ "\x1b[2J\x1b]0;t\x07x\r\x7f", "\\u001b[2J\\u001b]0;t\\u0007x\\u000d\\u007f",
 		  UTIL_ESC_KEEP_NL },
 		{ "nel\xc2\x85" "csi\xc2\x9b", "nel\\u0085csi\\u009b", 0 },
 		{ "\xc2\xa0\xc3\xa9中文", "\xc2\xa0\xc3\xa9中文", 0 },
