@@ -1516,6 +1516,10 @@ static void group_cands(struct walk *wk)
 {
 	size_t i, j, k, n;
 
+#ifdef CAIRN_MUTATE_NO_CAPTURE_GROUP
+	return; /* tests/mutate: every candidate kept, no cap */
+#endif
+
 	for (i = 0; i < wk->nc && !wk->nomem; i++) {
 		struct cand *c = &wk->c[i];
 		struct sbuf names = SBUF_INIT, title = SBUF_INIT, body = SBUF_INIT;

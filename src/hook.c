@@ -91,7 +91,12 @@ static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 {
 	const char *date = r->time ? r->time : r->updated;
 	const char *b = r->body;
+#ifndef CAIRN_MUTATE_NO_QUOTE_EVENTS
 	int lines = 0, quoted = strcmp(r->kind, "event") == 0;
+#else
+	/* tests/mutate: an event's text shown as any record's */
+	int lines = 0, quoted = 0;
+#endif
 
 	sbuf_addf(e, "[%zu] %.10s · %s · ", n, date, r->kind);
 	if (r->src_path) {
@@ -267,7 +272,8 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 {
 	cairn_filter f;
 	cairn_record **v = NULL, **cand = NULL;
-	size_t n = 0, nc = 0, i;
+	cairn_forget *fv = NULL;
+	size_t n = 0, nc = 0, nf = 0, i;
 	struct sbuf e = SBUF_INIT, cl = SBUF_INIT;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
@@ -286,8 +292,12 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 	rc = cairn_record_list(db, &f, &cand, &nc);
 	if (rc)
 		goto out;
+	/* an agent's request to retire a record waits for a human too */
+	rc = cairn_forget_list(db, &fv, &nf);
+	if (rc)
+		goto out;
 	res->found = n;
-	if (n == 0 && nc == 0)
+	if (n == 0 && nc == 0 && nf == 0)
 		goto out;
 	/*
 	 * Everything counts against the budget: the header only with at
@@ -298,6 +308,10 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 		sbuf_addf(&cl, "%zu candidate record%s wait%s for a human to "
 			  "approve or reject (`cairn candidates`).\n",
 			  nc, nc == 1 ? "" : "s", nc == 1 ? "s" : "");
+	if (nf > 0)
+		sbuf_addf(&cl, "%zu pending forget%s (an agent asked to retire "
+			  "a record) wait%s for a human (`cairn candidates`).\n",
+			  nf, nf == 1 ? "" : "s", nf == 1 ? "s" : "");
 	clen = u8chars(sbuf_str(&cl), cl.len);
 	if (n > 0 && u8chars(session_header, strlen(session_header)) +
 				 footer + clen <= budget) {
@@ -327,6 +341,7 @@ out:
 	sbuf_release(&cl);
 	cairn_record_list_free(v, n);
 	cairn_record_list_free(cand, nc);
+	cairn_forget_list_free(fv, nf);
 	return rc;
 }
 

@@ -19,9 +19,10 @@ $ ../call s1 memory_forget '{"id":"r7f8a1b2c3d4e5f6"}' | jq -c '.structuredConte
 > {"status":"accepted","pending":true,"confirm_with":"cairn approve r7f8a1b2c3d4e5f6"}
 $ cairn get r7f8a1b2c3d4e5f6 --json | jq -r .status
 > accepted
-# ... the next session start still shows it
+# ... the next session start still shows it, and says a forget waits
 $ printf '{"hook_event_name":"SessionStart","cwd":"%s","source":"startup"}' "$PWD" | cairn hook | jq -r .hookSpecificOutput.additionalContext
 ~ id r7f8a1b2c3d4e5f6$
+~ ^1 pending forget \(an agent asked to retire a record\) waits for a human \(`cairn candidates`\)\.$
 # ... cairn candidates lists it as a pending forget, text and JSON
 $ cairn candidates
 ~ ^pending forgets

@@ -64,7 +64,8 @@ def main():
                             "head": ln, "lines": []})
         elif ln.startswith("    ") and entries:
             entries[-1]["lines"].append(ln)
-        elif re.match(r"^\d+ candidate records? waits? for a human", ln):
+        elif re.match(r"^\d+ (candidate records?|pending forgets?) "
+                      r"(\(an agent asked to retire a record\) )?waits? for a human", ln):
             pass
         else:
             problems.append("a line that is neither an entry header nor "
