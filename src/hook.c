@@ -9,8 +9,8 @@
  * Holds: the block's header (past project records, not the conversation);
  * per entry date · kind · source · relevance and the first lines of the
  * real body (never keywords), an event's as a quotation of past
- * conversation, stored control characters made visible; one entry per source (the chunks of one
- * seeded file collapse into its best chunk); the character budget
+ * conversation, stored control characters made visible; one entry per
+ * source (the chunks of one seeded file collapse into its best chunk); the character budget
  * (entries that do not fit are left out whole); the footer naming how to
  * read a record in full: the MCP tool memory_read (mcp.c) and `cairn get
  * ID` (cli.c).
@@ -113,7 +113,9 @@ static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 		sbuf_addf(e, " · relevance %.2f", relevance);
 	if (strcmp(r->status, "accepted") != 0)
 		sbuf_addf(e, " · %s", r->status);
-	sbuf_addf(e, " · id %s\n", r->id);
+	sbuf_adds(e, " · id ");
+	add_text(e, r->id, strlen(r->id));
+	sbuf_addc(e, '\n');
 	if (quoted) {
 		const char *sp = r->src_tool && *r->src_tool ? r->src_tool
 							     : "someone";
