@@ -204,7 +204,8 @@ CAIRN_API int cairn_record_set_status(cairn_db *db, const char *id,
  * prefix is CAIRN_INVALID) and changes nothing else: the record keeps its
  * status until cairn_forget_resolve applies the proposal (apply 1: the
  * record becomes retired) or drops it (apply 0). A second proposal for the
- * same record keeps the first. CAIRN_READONLY for a file-backed record,
+ * same record keeps the first (dropping it also clears one whose record
+ * was retired by other means since). CAIRN_READONLY for a file-backed record,
  * CAIRN_INVALID for one already retired or rejected; resolve answers
  * CAIRN_NOTFOUND when no proposal is pending. cairn_forget_pending: 1 when
  * one is pending for id (or a unique prefix of it), else 0.

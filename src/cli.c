@@ -978,6 +978,8 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 			}
 			continue;
 		}
+		if (!from) /* cairn forget: an agent's request is moot now */
+			(void)cairn_forget_resolve(db, argv[i], 0);
 		if (approve)
 			v = may_replace(db, argv[i], &nv);
 		if (cli_state.json) {

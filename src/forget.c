@@ -128,17 +128,25 @@ out:
 	return rc;
 }
 
-int cairn_forget_pending(cairn_db *db, const char *id)
+/* Is a proposal stored for record r (whatever its status now)? */
+static int stored(struct cairn_db *db, const cairn_record *r)
 {
 	char k[96 + sizeof(FORGET_META)], buf[8];
+	int found = 0;
+
+	snprintf(k, sizeof(k), FORGET_META "%s", r->id);
+	return store_meta_get(db, schema_of(r), k, buf, sizeof(buf),
+			      &found) == CAIRN_OK && found;
+}
+
+int cairn_forget_pending(cairn_db *db, const char *id)
+{
 	cairn_record *r = NULL;
-	int found = 0, rc;
+	int found;
 
 	if (cairn_record_get(db, id, &r) != CAIRN_OK)
 		return 0;
-	snprintf(k, sizeof(k), FORGET_META "%s", r->id);
-	rc = store_meta_get(db, schema_of(r), k, buf, sizeof(buf), &found);
-	found = rc == CAIRN_OK && found && forgettable(r->status);
+	found = forgettable(r->status) && stored(db, r);
 	cairn_record_free(r);
 	return found;
 }
@@ -174,12 +182,16 @@ int cairn_forget_resolve(cairn_db *db, const char *id, int apply)
 	cairn_record *r = NULL;
 	int rc;
 
-	if (!cairn_forget_pending(db, id))
-		return store_error(db, CAIRN_NOTFOUND, "no pending forget of "
-				   "record '%s'", id ? id : "");
 	rc = cairn_record_get(db, id, &r);
 	if (rc)
 		return rc;
+	/* dropping also clears a proposal its record outgrew (retired by
+	 * hand since) */
+	if (!stored(db, r) || (apply && !forgettable(r->status))) {
+		rc = store_error(db, CAIRN_NOTFOUND, "no pending forget of "
+				 "record '%s'", r->id);
+		goto out;
+	}
 	rc = cairn_begin(db);
 	if (rc)
 		goto out;

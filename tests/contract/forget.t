@@ -53,3 +53,8 @@ $ ../call s3 memory_write '{"kind":"fact","key":"fact:other","body":"The cache i
 $ ../call s5 memory_write '{"kind":"fact","key":"fact:approved","body":"The cache is flushed at noon."}' >/dev/null && cairn approve "$(cairn read fact:approved --json | jq -r .id)" >/dev/null && ../call s5 memory_forget '{"key":"fact:approved"}' | jq -r .structuredContent.pending && cairn read fact:approved --json | jq -r .status
 > true
 > accepted
+# a human's own forget clears a pending request: revived later, the
+# record is not listed as asked for again
+$ ../call s6 memory_forget '{"id":"n1"}' | jq -r .structuredContent.pending && cairn forget n1 >/dev/null && cairn revise n1 --status accepted >/dev/null && cairn candidates --json | jq -c '[.[] | select(.pending == "forget" and .id == "n1") | .id]'
+> true
+> []
