@@ -36,7 +36,11 @@ $ tail -1 .cairn/hook.log
 $ printf '' | cairn mcp 2>&1 >/dev/null; test -L .cairn/hook.sock && echo still a link
 ~ not answering the hook: '.*hook\.sock' is not a socket
 ~ ^still a link$
+# its write-ahead log as a link: SQLite refuses it too (SQLITE_OPEN_NOFOLLOW)
+$ rm -f .cairn/hook.sock .cairn/cairn.db-wal .cairn/cairn.db-shm && ln -s ../../victim .cairn/cairn.db-wal && cairn write "a second record"; echo "exit $?"; wc -c < ../victim; rm .cairn/cairn.db-wal
+~ ^exit 1$
+~ ^0$
 # the store itself as a link: refused
-$ rm .cairn/hook.sock && mv .cairn/cairn.db ../elsewhere.db && ln -s ../../elsewhere.db .cairn/cairn.db && cairn list
+$ rm -f .cairn/hook.sock && mv .cairn/cairn.db ../elsewhere.db && ln -s ../../elsewhere.db .cairn/cairn.db && cairn list
 ? 1
 e~ cairn\.db': it is a symbolic link \(refused\)
