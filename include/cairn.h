@@ -197,6 +197,34 @@ CAIRN_API int cairn_record_set_status(cairn_db *db, const char *id,
 				      const char *from, const char *to,
 				      int allow_file);
 
+/*
+ * Pending forgets (SPEC 4.5): an agent's forget of a record it did not
+ * write is a proposal that a human confirms, as a write is a candidate.
+ * cairn_forget_propose records one for the record with exactly this id (a
+ * prefix is CAIRN_INVALID) and changes nothing else: the record keeps its
+ * status until cairn_forget_resolve applies the proposal (apply 1: the
+ * record becomes retired) or drops it (apply 0). A second proposal for the
+ * same record keeps the first (dropping it also clears one whose record
+ * was retired by other means since). CAIRN_READONLY for a file-backed record,
+ * CAIRN_INVALID for one already retired or rejected; resolve answers
+ * CAIRN_NOTFOUND when no proposal is pending. cairn_forget_pending: 1 when
+ * one is pending for id (or a unique prefix of it), else 0.
+ */
+typedef struct cairn_forget {
+	cairn_record *rec; /* the record proposed for retirement */
+	char *time;        /* when it was proposed (ISO-8601 UTC) */
+	char *session;     /* the proposing agent's session ("" if none) */
+	char *tool;        /* its client or work item ("" if none) */
+} cairn_forget;
+
+CAIRN_API int cairn_forget_propose(cairn_db *db, const char *id,
+				   const char *session, const char *tool);
+CAIRN_API int cairn_forget_pending(cairn_db *db, const char *id);
+CAIRN_API int cairn_forget_resolve(cairn_db *db, const char *id, int apply);
+/* The pending proposals, oldest first; free with cairn_forget_list_free(). */
+CAIRN_API int cairn_forget_list(cairn_db *db, cairn_forget **out, size_t *n);
+CAIRN_API void cairn_forget_list_free(cairn_forget *v, size_t n);
+
 /* ========================================================= reading records */
 
 /*

@@ -42,6 +42,7 @@
 static int log_fd = -1;        /* .cairn/hook.log, opened early */
 static double t_start;         /* monotonic ms at start */
 static const char *log_event = "unknown"; /* event name for the log */
+static int sock_refused;       /* hook.sock was not a socket of ours */
 
 /* One log line. Only async-signal-safe calls: used by the alarm handler. */
 static void log_line(const char *outcome, const char *extra)
@@ -77,11 +78,18 @@ static void open_log(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/hook.log", dir);
-	if (stat(path, &st) == 0 && st.st_size > HOOK_LOG_MAX) {
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > HOOK_LOG_MAX) {
 		snprintf(old, sizeof(old), "%s.1", path);
 		(void)rename(path, old);
 	}
-	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	/* a symbolic link (a cloned repository could ship one) is refused,
+	 * never appended to: said on stderr, the only place left */
+	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+				    O_NOFOLLOW, 0600);
+	if (log_fd < 0 && errno == ELOOP)
+		fprintf(stderr, "cairn: not logging to '%s': it is a symbolic "
+			"link (refused)\n", path);
 }
 
 static const char hook_help[] =
@@ -194,9 +202,11 @@ static void emit(const char *out, size_t len, size_t found, size_t injected,
 		fwrite(out, 1, len, stdout);
 		fflush(stdout);
 	}
-	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s",
+	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s%s",
 		 found, injected, chars, receipt && *receipt ? " receipt=" : "",
-		 receipt ? receipt : "", served ? " via=mcp" : "");
+		 receipt ? receipt : "", served ? " via=mcp" : "",
+		 sock_refused ? " hook.sock=refused (a symbolic link or not "
+				"our socket)" : "");
 	log_line(len > 0 ? "injected" : "empty", extra);
 }
 
@@ -225,7 +235,12 @@ static int ask_server(const char *dir, const char *event, const char *prompt,
 		json_add_strz(&req, prompt);
 	}
 	sbuf_addf(&req, ",\"budget\":%zu,\"k\":%d}", o->budget, o->k);
-	if (req.err || hook_server_ask(dir, req.buf, req.len, wait, &reply))
+	if (req.err)
+		goto done;
+	rc = hook_server_ask(dir, req.buf, req.len, wait, &reply);
+	sock_refused = rc == -2;
+	rc = -1;
+	if (!reply)
 		goto done;
 	if (json_parse(reply, strlen(reply), &j, NULL, 0) != CAIRN_OK ||
 	    j->type != JSON_OBJECT || !(out = json_get_str(j, "out")))
@@ -389,6 +404,7 @@ struct hook_summary {
 	size_t counts[6]; /* per hook_outcomes[] */
 	size_t served;    /* answered by a running cairn mcp (via=mcp) */
 	double p50, p90, max; /* latency, ms */
+	int refused;          /* 1: the log is a symbolic link, not read */
 };
 
 static void hook_summarize(const char *path, struct hook_summary *s)
@@ -399,7 +415,17 @@ static void hook_summarize(const char *path, struct hook_summary *s)
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	f = fopen(path, "r");
+	{
+		/* never through a link under .cairn (a cloned repository
+		 * could ship one): cli_hook_stats says so */
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
+		if (fd < 0 && errno == ELOOP)
+			s->refused = 1;
+	}
 	while (f && n < HOOK_LOG_LINES && getline(&line, &lcap, f) > 0) {
 		char *fields[5], *p = line;
 		int k;
@@ -464,6 +490,13 @@ int cli_hook_stats(int json)
 
 	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
 		return cli_fail("not in a cairn workspace");
+	snprintf(path, sizeof(path), "%s/hook.log", dir);
+	hook_summarize(path, &s);
+	if (s.refused) {
+		cairn_free(dir);
+		return cli_fail("not reading '%s': it is a symbolic link (refused)",
+				path);
+	}
 	if (json) {
 		struct sbuf sb = SBUF_INIT;
 
@@ -473,9 +506,7 @@ int cli_hook_stats(int json)
 		sbuf_release(&sb);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/hook.log", dir);
 	cairn_free(dir);
-	hook_summarize(path, &s);
 	if (s.calls == 0) {
 		printf("no hook calls logged in %s\n", path);
 		return 0;

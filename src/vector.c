@@ -1400,7 +1400,7 @@ static int side_map(struct cairn_db *db, int si, struct vec_schema *s,
 
 	if (!VEC_SIDECAR || !side_paths(db, si, dbf, side, sizeof(dbf)))
 		return 0;
-	fd = open(side, O_RDONLY | O_CLOEXEC);
+	fd = open(side, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(h) ||
@@ -1490,7 +1490,8 @@ static void side_write(struct cairn_db *db, int si, const struct vec_schema *s,
 		return;
 	util_sweep_tmp(si == 0 ? db->dir : db->global_dir, side);
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", side, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
 	if (fd < 0)
 		return;
 	ok = ftruncate(fd, (off_t)l.total) == 0 &&
