@@ -383,6 +383,16 @@ typedef struct cairn_calibration {
 CAIRN_API int cairn_calibrate_ex(cairn_db *db, const char *const *probes,
 				 size_t n, cairn_calibration *out);
 
+/*
+ * The cosine floor alone, as cairn_calibrate_ex measures it; the lexical
+ * floor is left as it is (cairn setup claude-code --model calibrates a new
+ * model with built-in off-topic questions, which say nothing about the
+ * store's own near misses). out->has_cosine 0: no vectors of the
+ * configured model. *out may be NULL.
+ */
+CAIRN_API int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+				     size_t n, cairn_calibration *out);
+
 /* ============================================================== lifecycle */
 
 /* What one lifecycle run did (SPEC 5.5). */

@@ -70,6 +70,15 @@ int cli_model_pull_run(const char *what, const char *sha, const char *name,
  */
 int cli_model_resolve(const char *model, char *path, size_t size,
 		      const cairn_model_entry **entry);
+/*
+ * `cairn setup claude-code --model M`: cli_model_setup_check before any
+ * file is written (M is a catalogue embedding model or a URL, DIR has a
+ * store; 0, else 1 or 2 after printing why), cli_model_setup after: pull,
+ * reindex every record (--yes), calibrate (probes, or the cosine floor
+ * from built-in off-topic questions). Exit status.
+ */
+int cli_model_setup_check(const char *dir, const char *model);
+int cli_model_setup(const char *dir, const char *model, const char *probes);
 int cmd_capture(int argc, char **argv);   /* cli_capture.c */
 int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */

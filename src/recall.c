@@ -2447,6 +2447,19 @@ int cairn_calibrate_ex(cairn_db *db, const char *const *probes, size_t n,
 	return rc;
 }
 
+int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+			   size_t n, cairn_calibration *out)
+{
+	cairn_calibration c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = calibrate_cosine(db, probes, n, &c);
+	if (rc == CAIRN_OK && out)
+		*out = c;
+	return rc;
+}
+
 int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
 		    double *floor_out)
 {

@@ -202,6 +202,35 @@ for t in "部署在每周五进行" "数据库密码每月轮换一次" "缓存�
 out=$(LANG=en_US.UTF-8 LC_ALL= "$cairn" model list --recommend --json)
 check "mixed records: multilingual" '.embedding == "multilingual-e5-small" and .chinese_share > 0.5 and .chinese_share < 0.7' "$out"
 
+# setup claude-code --model: pull, reindex, calibrate in one step
+"$cairn" setup claude-code --probes x > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--probes without --model is not a usage error"
+"$cairn" setup claude-code --model bge-reranker-base > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "setup took a reranker as the embedding model"
+mkdir -p "$tmp/nostore"
+err=$(CAIRN_DIR= "$cairn" setup claude-code --dir "$tmp/nostore" --model bge-small-en-v1.5 2>&1)
+[ $? -eq 1 ] && has "setup --model without a store says so" "needs a store: run 'cairn init'" "$err" || bad "no store: $err"
+[ ! -e "$tmp/nostore/.claude" ] && ok || bad "setup wrote files although --model could not work"
+"$cairn" model rm bge-small-en-v1.5 > /dev/null
+"$cairn" reindex --provider none --yes > /dev/null
+out=$(HF_ENDPOINT=$u/ok "$cairn" setup claude-code --model bge-small-en-v1.5 2>"$tmp/err")
+rc=$?
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q "^model 1/3: pull bge-small-en-v1.5" &&
+	printf '%s\n' "$out" | grep -q "^model 2/3: reindex" &&
+	printf '%s\n' "$out" | grep -q "^model 3/3: calibrate the cosine floor" &&
+	printf '%s\n' "$out" | grep -q "^cosine floor: [0-9.]*" && [ -e .claude/settings.json ]; then
+	ok
+else
+	bad "setup --model: exit $rc: $out $(cat "$tmp/err")"
+fi
+has "setup --model shows the reindex progress" "reindex 5/5" "$(cat "$tmp/err")"
+st=$("$cairn" reindex --status --json)
+check "setup --model configured the pulled model" ".with_vector == 5 and .identity.revision == \"$sha_small\"" "$st"
+out=$("$cairn" recall --json "when does the deploy run")
+check "the cosine floor is calibrated for it" '.hybrid == true and .cos_floor_calibrated == true' "$out"
+out=$(HF_ENDPOINT=$u/ok "$cairn" setup claude-code --model bge-small-en-v1.5 --dry-run)
+has "a dry run says what it would do" "would pull bge-small-en-v1.5, reindex" "$out"
+
 # rm
 out=$("$cairn" model rm bge-small-en-v1.5)
 [ ! -e "$models/bge-small-en-v1.5.gguf" ] && [ ! -e "$models/bge-small-en-v1.5.json" ] && ok || bad "rm left files: $out"
