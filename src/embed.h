@@ -27,6 +27,8 @@ struct embed_config {
 	int pooling;              /* -1: from the model */
 	int threads;              /* 0: all cores */
 	int timeout_ms;           /* http: per request; 0: 30000 */
+	int dim;                  /* http: the width when known (the stored vectors'
+				     identity); 0: learned by a probe request at open */
 };
 
 /* Everything that must match for two vectors to be comparable. */

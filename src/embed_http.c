@@ -11,7 +11,8 @@
  * (HTTP_BACKOFF_MS, doubling); a timeout, any other 4xx, a reply that is
  * not JSON, or one with the wrong count or width is an error at once. The
  * API key is read from the environment variable the settings name (never
- * stored); the width is learned at open from one short request.
+ * stored); the width is learned at open from one short request, unless
+ * the caller knows it (embed_config.dim: the stored vectors' identity).
  *
  * libcurl is loaded with dlopen() when the first HTTP provider opens, not
  * linked: it pulls in some thirty libraries (TLS, Kerberos, LDAP, ...), and
@@ -452,10 +453,16 @@ int embed_http_open(const struct embed_config *cfg, struct embed_provider *p,
 			return CAIRN_NOMEM;
 		}
 	}
-	rc = embed_batch(m, &probe, 1, NULL, &m->dim, err, errsize);
-	if (rc) {
-		http_close(m);
-		return rc;
+	if (cfg->dim > 0 && cfg->dim <= EMBED_MAX_DIM) {
+		/* the stored vectors say how wide: no probe (a hook would pay
+		   for two requests); a reply of another width is an error */
+		m->dim = cfg->dim;
+	} else {
+		rc = embed_batch(m, &probe, 1, NULL, &m->dim, err, errsize);
+		if (rc) {
+			http_close(m);
+			return rc;
+		}
 	}
 	memset(p, 0, sizeof(*p));
 	p->impl = m;

@@ -216,12 +216,21 @@ mkdir -p "$ws"
 		--api-key-env SESAME_KEY --json > "$tmp/ri.json" 2> "$tmp/ri.err"
 	echo $? > "$tmp/ri.rc"
 	"$bin" reindex --status --json > "$tmp/st.json"
+	awk '{print $2}' "$tmp/log" | tr '\n' ' ' > "$tmp/ri.log"
+	# a later process knows the width from the stored identity: one
+	# request per recall, no dimension probe (issue 20)
+	: > "$tmp/log"
+	SESAME_KEY=sesame "$bin" recall --status all --json "apples" > "$tmp/rc.json" 2> "$tmp/rc.err"
+	echo $? > "$tmp/rc.rc"
+	awk '{print $2}' "$tmp/log" | tr '\n' ' ' > "$tmp/rc.log"
 )
 check "reindex: exit 0" [ "$(cat "$tmp/ri.rc")" = 0 ]
 check "reindex: 70 embedded" sh -c "jq -e '.embedded == 70 and .with_vector == 70' '$tmp/ri.json' >/dev/null"
 check "reindex: batches of 32 records, one request each after the probe" \
-	[ "$(awk '{print $2}' "$tmp/log" | tr '\n' ' ')" = "1 32 32 6 " ]
+	[ "$(cat "$tmp/ri.log")" = "1 32 32 6 " ]
 check "reindex: status counts" sh -c "jq -e '.records == 70 and .without_vector == 0 and .provider == \"http\"' '$tmp/st.json' >/dev/null"
+check "recall: hybrid, exit 0" sh -c "[ \"\$(cat '$tmp/rc.rc')\" = 0 ] && jq -e '.hybrid == true' '$tmp/rc.json' >/dev/null"
+check "recall: one request (the question), no dimension probe" [ "$(cat "$tmp/rc.log")" = "1 " ]
 check "reindex: the key is not in the store" sh -c "! grep -aq sesame '$ws/.cairn/cairn.db' '$ws/.cairn/cairn.db-wal' 2>/dev/null"
 
 echo "$passed passed, $failed failed"
