@@ -266,7 +266,13 @@ typedef struct cairn_recall_opts {
 				 rerank.model); 1: on (CAIRN_INVALID when no
 				 model is given or configured); -1: off */
 	const char *rerank_model; /* with rerank 1: this GGUF file; NULL: the configured one */
+	/* embedding the question over a network (the http provider): the most it
+	   may take, retries included; past it, or when the provider is down,
+	   recall is lexical only and result.notice says so */
+	int embed_budget_ms;  /* 0: CAIRN_EMBED_BUDGET_MS; < 0: no bound */
 } cairn_recall_opts;
+
+#define CAIRN_EMBED_BUDGET_MS 2000 /* the default of embed_budget_ms */
 
 typedef struct cairn_hit {
 	cairn_record *rec;   /* the record (owned by the result) */
@@ -315,6 +321,8 @@ typedef struct cairn_result {
 	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
 	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
+	int embed_down;         /* 1: the embedding provider did not answer in time
+				   (opts.embed_budget_ms): lexical only, see notice */
 } cairn_result;
 
 /*
@@ -332,6 +340,12 @@ typedef struct cairn_result {
  * calibrated for that identity, decay by kind, at most 2 chunks per source
  * file; result->hybrid is 1 and the hits carry the dense figures. Vectors
  * of another identity: CAIRN_MISMATCH (the message names cairn reindex).
+ *
+ * When the question cannot be embedded because the provider does not
+ * answer within opts->embed_budget_ms (a server that is down, refuses or
+ * times out: CAIRN_IO from the http provider), recall is lexical only,
+ * result->hybrid is 0 and result->notice says why: never an error, so that
+ * the hook still injects what the words find.
  *
  * Either way, with a rerank model (opts->rerank; docs/RANKING.md step 6)
  * the top 10 hits are rescored by a cross-encoder and their order fused
