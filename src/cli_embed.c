@@ -90,7 +90,7 @@ static const char model_help[] =
 	"usage: cairn model pull NAME|URL [--sha256 HEX] [--name NAME] [--json]\n"
 	"       cairn model list [--recommend] [--json]\n"
 	"       cairn model rm NAME\n"
-	"       cairn model info FILE.gguf [--json]\n"
+	"       cairn model info FILE.gguf|NAME [--json]\n"
 	"       cairn model embed [--provider P --model M [--url URL]\n"
 	"                         [--api-key-env VAR]] [--query] [--cosine]\n"
 	"                         [--json] TEXT...\n"
@@ -607,7 +607,7 @@ static int model_info(int argc, char **argv)
 	uint32_t vals[5], pool = 0;
 	int found[5], pool_found = 0, etype = 0, c, rc, ret = EXIT_OK, t;
 	const void *data = NULL;
-	char err[512], key[256];
+	char err[512], key[256], named[4300];
 	const char *sha;
 	size_t i;
 
@@ -620,7 +620,17 @@ static int model_info(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		return cli_usage("model info", "give one FILE.gguf");
+		return cli_usage("model info", "give one FILE.gguf or NAME");
+	{
+		/* a pulled model by its name */
+		const cairn_model_entry *me;
+		int r = cli_model_resolve(argv[optind], named, sizeof(named), &me);
+
+		if (r < 0)
+			return EXIT_ERR;
+		if (r > 0)
+			argv[optind] = named;
+	}
 	rc = gguf_open(argv[optind], &g, err, sizeof(err));
 	if (rc)
 		return cli_fail("%s", err);

@@ -129,7 +129,7 @@ int cli_model_pull_run(const char *what, const char *sha, const char *name,
 	memset(&b, 0, sizeof(b));
 	o.sha256 = sha;
 	o.name = name;
-	b.name = what;
+	b.name = strrchr(what, '/') ? strrchr(what, '/') + 1 : what;
 	b.t0 = util_now_ms();
 	if (isatty(2)) {
 		o.progress = on_bar;

@@ -122,6 +122,8 @@ check "a second pull fetches nothing" ".already == true and .transfers == 0 and 
 [ ! -s "$tmp/log" ] && ok || bad "the second pull asked the server: $(cat "$tmp/log")"
 out=$(pull ok bge-small-en-v1.5 --sha256 "$sha_small" --json)
 check "a pinned hash that matches" '.already == true and .pinned == true' "$out"
+out=$("$cairn" model info bge-small-en-v1.5 --json)
+check "model info takes a pulled model's name" ".sha256 == \"$sha_small\" and .name == \"bge-small-en-v1.5\"" "$out"
 # the file changed behind cairn's back: the recorded hash catches it
 cp "$models/bge-small-en-v1.5.gguf" "$tmp/keep.gguf"
 printf 'x' >> "$models/bge-small-en-v1.5.gguf"
