@@ -585,8 +585,12 @@ static enum xfer_outcome transfer(const char *url, int fd,
 			 "its path to 'cairn reindex --provider gguf --model'",
 			 host, mc.easy_strerror(cc));
 	else
-		snprintf(out->error, sizeof(out->error), "downloading '%s': %s",
-			 url, mc.easy_strerror(cc));
+		snprintf(out->error, sizeof(out->error), "downloading '%s': %s%s",
+			 url, mc.easy_strerror(cc),
+			 cc == CURLE_PEER_FAILED_VERIFICATION ||
+				 cc == CURLE_SSL_CACERT_BADFILE
+			 ? " (are Debian's ca-certificates installed?)"
+			 : "");
 	return X_FAIL;
 }
 
