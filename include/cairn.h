@@ -556,7 +556,8 @@ typedef struct cairn_pull_result {
  * name, bad URL or hash), CAIRN_NOTFOUND (HTTP 404), CAIRN_MISMATCH (the
  * file's SHA-256 is not the pinned one: the file is removed), CAIRN_IO (no
  * network, another HTTP error, a full disk: the partial file is kept to
- * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_ERROR (libcurl
+ * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_BUSY (another
+ * pull of the same model holds its partial file), CAIRN_ERROR (libcurl
  * could not be loaded). out must not be NULL.
  */
 CAIRN_API int cairn_model_pull(const char *what, const cairn_pull_opts *opts,

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -818,6 +819,13 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 		snprintf(out->error, sizeof(out->error), "cannot write '%s': %s",
 			 part, strerror(errno));
 		return CAIRN_IO;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		/* two pulls appending to one part would interleave their bytes */
+		snprintf(out->error, sizeof(out->error), "another pull of '%s' "
+			 "is running (it holds '%s')", out->name, part);
+		close(fd);
+		return CAIRN_BUSY;
 	}
 	rc = CAIRN_IO;
 	for (t = 0; t < MODEL_TRIES; t++) {

@@ -146,6 +146,17 @@ head -c 1000 "$tmp/srv/custom.gguf" > "$models/custom.gguf.part"
 printf 'garbage' >> "$models/custom.gguf.part"
 out=$(HF_ENDPOINT= "$cairn" model pull "$u/norange/custom.gguf" --json)
 check "a 200 to a Range request starts the file again" ".name == \"custom\" and .resumed_from == 0 and .sha256 == \"$sha_small\"" "$out"
+# two pulls of one model at once: the second is refused, the first finishes
+HF_ENDPOINT= "$cairn" model pull "$u/slow/custom.gguf" --name twice > "$tmp/p1.out" 2>&1 &
+p1=$!
+for _ in $(seq 50); do [ -s "$models/twice.gguf.part" ] && break; sleep 0.05; done
+err=$(HF_ENDPOINT= "$cairn" model pull "$u/ok/custom.gguf" --name twice 2>&1)
+rc=$?
+wait "$p1"
+rc1=$?
+has "a second pull of the same model is refused" "another pull of 'twice' is running" "$err"
+[ $rc -eq 1 ] && [ $rc1 -eq 0 ] && [ "$(sha256sum "$models/twice.gguf" | cut -d' ' -f1)" = "$sha_small" ] && ok ||
+	bad "concurrent pulls: exit $rc and $rc1: $(cat "$tmp/p1.out")"
 # a redirect is followed (Hugging Face sends resolve/ to its CDN)
 out=$("$cairn" model pull "$u/redirect/custom.gguf" --name custom2 --json)
 check "a redirect is followed; --name names it" '.name == "custom2" and .already == false' "$out"

@@ -18,6 +18,7 @@ work. The first path part picks the behaviour:
     cutalways every request sends half of what it promises, then closes
     norange   ignores Range: always 200 with the whole file
     redirect  302 to the same path under /ok
+    slow      as ok, in 20 pieces 0.1 s apart
     html      200 with an HTML page
     missing   404
 
@@ -29,6 +30,7 @@ after 120 s.
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIR, PORTFILE, LOG = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -103,6 +105,18 @@ class H(BaseHTTPRequestHandler):
         if cut:
             return self.send_bytes(code, body, hdr, promise=len(body),
                                    send=len(body) // 2)
+        if mode == "slow":
+            self.send_response(code)
+            for k, v in hdr:
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            step = len(body) // 20 + 1
+            for i in range(0, len(body), step):
+                self.wfile.write(body[i:i + step])
+                self.wfile.flush()
+                time.sleep(0.1)
+            return
         return self.send_bytes(code, body, hdr)
 
 
