@@ -166,7 +166,7 @@ check "list shows what is pulled, URL models too" '(map(select(.name == "bge-sma
 # the progress bar on a terminal
 if command -v script > /dev/null; then
 	"$cairn" model rm custom2 > /dev/null
-	script -qec "HF_ENDPOINT= '$cairn' model pull '$u/ok/custom.gguf' --name custom2" /dev/null > "$tmp/tty" 2>&1
+	script -qec "HF_ENDPOINT= '$cairn' model pull '$u/ok/custom.gguf' --name custom2" /dev/null < /dev/null > "$tmp/tty" 2>&1
 	if grep -q 'custom.gguf \[#*' "$tmp/tty" && grep -q '100% ' "$tmp/tty"; then ok; else bad "no progress bar on a terminal: $(head -c 300 "$tmp/tty")"; fi
 else
 	skipped=$((skipped + 1))
