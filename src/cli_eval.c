@@ -90,7 +90,9 @@ static const char eval_help[] =
 	"                      no_answer_nothing_injected stale_hit_rate\n"
 	"                      stale_hits, by_category (the same keys per\n"
 	"                      category), dataset corpus queries stale_records\n"
-	"                      floor redacted elapsed_s (seeded: seed\n"
+	"                      floor cos_floor (hybrid; else null)\n"
+	"                      cos_floor_calibrated (stores) redacted\n"
+	"                      elapsed_s (seeded: seed\n"
 	"                      {files records seconds}); 4 decimals;\n"
 	"                      a rate with no answerable query is null\n"
 	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
@@ -265,6 +267,17 @@ static void print_table(const struct eval_report *r, const char *dataset)
 	if (r->embed_identity[0])
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);
+	if (r->cos_known && r->cos_floor_min == r->cos_floor_max)
+		printf("cosine   floor %.2f (%s)\n", r->cos_floor,
+		       r->cos_calibrated ? "calibrated from probes.jsonl"
+		       : r->cos_floor > 0 ? "not calibrated for this model"
+					  : "0: not calibrated (no probes): no "
+					    "dense hit is dropped");
+	else if (r->cos_known)
+		printf("cosine   floor mean %.3f, %.2f..%.2f over stores (%d of "
+		       "%d calibrated)\n",
+		       r->cos_floor, r->cos_floor_min, r->cos_floor_max,
+		       r->cos_calibrated, r->cos_known);
 	if (r->seeded)
 		printf("seed     %zu files -> %zu records in %.3f s (%.0f "
 		       "records/s, no git)\n",

@@ -43,6 +43,7 @@ static int log_fd = -1;        /* .cairn/hook.log, opened early */
 static double t_start;         /* monotonic ms at start */
 static const char *log_event = "unknown"; /* event name for the log */
 static int sock_refused;       /* hook.sock was not a socket of ours */
+static int log_down;           /* 1: the embedding provider failed (lexical) */
 
 /* One log line. Only async-signal-safe calls: used by the alarm handler. */
 static void log_line(const char *outcome, const char *extra)
@@ -202,11 +203,12 @@ static void emit(const char *out, size_t len, size_t found, size_t injected,
 		fwrite(out, 1, len, stdout);
 		fflush(stdout);
 	}
-	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s%s",
+	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s%s%s",
 		 found, injected, chars, receipt && *receipt ? " receipt=" : "",
 		 receipt ? receipt : "", served ? " via=mcp" : "",
 		 sock_refused ? " hook.sock=refused (a symbolic link or not "
-				"our socket)" : "");
+				"our socket)" : "",
+		 log_down ? " embed=down(lexical)" : "");
 	log_line(len > 0 ? "injected" : "empty", extra);
 }
 
@@ -368,12 +370,20 @@ int cmd_hook(int argc, char **argv)
 		log_line(rc ? "error" : "captured", extra);
 		goto out; /* Stop and SessionEnd print nothing */
 	}
+	if (deadline > 0) {
+		/* a provider that is down must leave time for the words:
+		   half of what is left for embedding the prompt */
+		long left = deadline - (long)(util_now_ms() - t_start);
+
+		o.embed_budget_ms = left > 2 ? (int)(left / 2) : 1;
+	}
 	rc = hook_answer(db, event, prompt, &o, &outj, &res, &chars);
 	if (rc) {
 		log_clean(extra, sizeof(extra), cairn_errmsg(db));
 		log_line("error", extra);
 		goto out;
 	}
+	log_down = res.embed_down;
 	emit(outj.buf, outj.len, res.found, res.injected, chars, res.receipt,
 	     0);
 out:

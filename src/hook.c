@@ -179,6 +179,7 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	 * hook's deadline. Recall and MCP still use a configured one.
 	 */
 	ro.rerank = -1;
+	ro.embed_budget_ms = o->embed_budget_ms;
 	return cairn_recall(db, prompt, &ro, out);
 }
 
@@ -261,6 +262,8 @@ int hook_prompt_block(cairn_db *db, const char *prompt,
 	rc = hook_prompt_recall(db, prompt, o, &rr);
 	if (rc == CAIRN_OK)
 		rc = hook_prompt_render(rr, o, out, res);
+	if (rc == CAIRN_OK)
+		res->embed_down = rr->embed_down;
 	cairn_result_free(rr);
 	return rc;
 }
