@@ -127,6 +127,10 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	json_add_strz(sb, res->terms);
 	sbuf_adds(sb, ",\"idf_mass\":");
 	json_add_num(sb, res->idf_mass);
+	sbuf_adds(sb, ",\"answer\":");
+	json_add_num(sb, round(res->answer * 1e4) / 1e4);
+	sbuf_adds(sb, ",\"answer_unseen\":");
+	json_add_num(sb, round(res->answer_unseen * 1e4) / 1e4);
 	sbuf_addf(sb, ",\"hybrid\":%s", res->hybrid ? "true" : "false");
 	if (res->hybrid) {
 		sbuf_adds(sb, ",\"cos_floor\":");
@@ -162,6 +166,8 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 		json_add_num(sb, h->relevance);
 		sbuf_adds(sb, ",\"lexical\":");
 		json_add_num(sb, h->lexical);
+		sbuf_adds(sb, ",\"answer\":");
+		json_add_num(sb, round(h->answer * 1e4) / 1e4);
 		sbuf_adds(sb, ",\"bm25\":");
 		json_add_num(sb, h->bm25);
 		sbuf_addf(sb, ",\"bm25_rank\":%d,\"weight\":", h->bm25_rank);

@@ -167,6 +167,15 @@ double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c)
 	return w;
 }
 
+double rank_tiebreak(double weight)
+{
+#ifndef CAIRN_MUTATE_WEIGHT_FULL
+	return weight > 0 ? pow(weight, RANK_WEIGHT_EXP) : 0;
+#else
+	return weight; /* negative control: the weight multiplies in full */
+#endif
+}
+
 /* ------------------------------------------------------------ step 2: RRF */
 
 void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
@@ -264,7 +273,8 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 #ifndef CAIRN_MUTATE_NO_COSINE_FLOOR
 			if (!cos_ok && !lex_ok && !cfg->no_floor) {
 #else
-			if (0) { /* negative control */
+			(void)cos_ok;
+			if (0) { /* negative control: the cosine floor never drops */
 #endif
 				x->dropped = RANK_DROP_COSINE;
 				dropped++;
@@ -340,7 +350,7 @@ void rank_order(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 			best = c[i].rrf;
 	for (i = 0; i < n; i++) {
 		c[i].fused = best > 0 ? c[i].rrf / best : 0;
-		c[i].score = c[i].weight * c[i].decay *
+		c[i].score = rank_tiebreak(c[i].weight) * c[i].decay *
 			     (cfg->order == RANK_ORDER_RELEVANCE ? c[i].relevance
 								 : c[i].fused);
 	}

@@ -120,6 +120,16 @@ int rank_config_set(struct rank_config *cfg, const char *name,
 /* weight(kind, status) of one candidate. */
 double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c);
 
+/*
+ * Issue 17: a kind/status weight is a tie-breaker. The score multiplies
+ * by weight^RANK_WEIGHT_EXP (a decision's 2.0: x1.07, a candidate's 0.8:
+ * x0.98), so a weight reorders hits whose relevance is within a few per
+ * cent and never lifts a weak match above a strong one (weight x
+ * bm25/best let any decision with half the best BM25 tie the best note).
+ */
+#define RANK_WEIGHT_EXP 0.1
+double rank_tiebreak(double weight);
+
 /* Step 2: c->rrf = w_bm25/(k + bm25_rank) + w_dense/(k + dense_rank) (absent: 0). */
 void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg);
 

@@ -859,21 +859,19 @@ static double load_floor(struct cairn_db *db, const char *identity,
 /* ----------------------------------------------------------------- weights */
 
 /*
- * SPEC 5.2: decision/ADR 2.0, verified fact 1.7, candidate 0.8, the rest
- * 1.0. A fact is "verified" when its confidence is 1.0.
- * NEEDSWORK: make the table configurable per store (meta table).
+ * SPEC 5.2's kind/status weights, one table for lexical and hybrid recall
+ * (rank_config: the defaults, then the store's rank.weight.KIND).
  */
-static double kind_weight(const cairn_record *r)
+static double kind_weight(const struct rank_config *cfg,
+			  const cairn_record *r)
 {
-	double w = 1.0;
+	struct rank_cand x;
 
-	if (strcmp(r->kind, "decision") == 0 || strcmp(r->kind, "adr") == 0)
-		w = 2.0;
-	else if (strcmp(r->kind, "fact") == 0 && r->confidence >= 1.0)
-		w = 1.7;
-	if (strcmp(r->status, "candidate") == 0)
-		w *= 0.8;
-	return w;
+	memset(&x, 0, sizeof(x));
+	x.kind = r->kind;
+	x.status = r->status;
+	x.confidence = r->confidence;
+	return rank_weight_of(cfg, &x);
 }
 
 /* ------------------------------------------------------------------ recall */
@@ -1477,7 +1475,11 @@ static void score_signal(struct cand *c, const struct terms *t)
 /* A term's weight in the answerability (RECALL_BG_DOCS): never below 0. */
 static double answer_idf(long long df, long long ndocs)
 {
+#ifndef CAIRN_MUTATE_NO_BG_DOCS
 	double n = (double)ndocs + RECALL_BG_DOCS, d = (double)df, v;
+#else
+	double n = (double)ndocs, d = (double)df, v; /* negative control */
+#endif
 
 	if (d > n)
 		n = d;
@@ -2005,12 +2007,12 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 		  c->rec->time ? "dated " : "undated",
 		  c->rec->time ? c->rec->time : "");
 	if (cfg->order == RANK_ORDER_RELEVANCE)
-		sbuf_addf(&sb, "score: %.4f = weight x decay x relevance\n",
-			  r->score);
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x relevance\n",
+			  r->score, RANK_WEIGHT_EXP);
 	else
-		sbuf_addf(&sb, "score: %.4f = weight x decay x rrf/best "
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x rrf/best "
 			       "(%.4f, best %.6f)\n",
-			  r->score, r->fused, best_rrf);
+			  r->score, RANK_WEIGHT_EXP, r->fused, best_rrf);
 	if (sb.err) {
 		sbuf_release(&sb);
 		return CAIRN_NOMEM;
@@ -2270,12 +2272,13 @@ static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
 		  "floor: question %.4f > %.2f (%s), hit %.4f > %.2f -> kept, "
 		  "relevance %.4f\n"
 		  "weight: %.2f (%s, %s)\n"
-		  "score: %.4f = weight x bm25/best (%.4f)\n",
+		  "score: %.4f = weight^%g x bm25/best (%.4f)\n",
 		  c->rank, c->bm25, RECALL_W_TITLE, h->matched, c->signal,
 		  c->answer, c->covered, c->mass, c->unseen, best, floor,
 		  calibrated ? "calibrated" : "default, not calibrated",
-		  c->answer, hit_floor, c->relevance, c->weight, c->rec->kind, c->rec->status,
-		  c->score, c->best > 0 ? c->bm25 / c->best : 0);
+		  c->answer, hit_floor, c->relevance, c->weight, c->rec->kind,
+		  c->rec->status, c->score, RANK_WEIGHT_EXP,
+		  c->best > 0 ? c->bm25 / c->best : 0);
 	if (c->dated)
 		sbuf_addf(&sb, "date: x %.2f (the question asks when; the "
 			       "record states a date)\n",
@@ -2304,6 +2307,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	long bad;
 	int rc = CAIRN_OK, k, calibrated = 0, s, own_read = 0;
 	double floor, hit_floor;
+	struct rank_config wcfg;
 
 	*out = NULL;
 	memset(&t, 0, sizeof(t));
@@ -2442,10 +2446,11 @@ int cairn_recall(cairn_db *db, const char *query,
 	 * be above the lower of the floor and the default (a calibrated floor
 	 * decides whether to answer, not which of the answers to show)
 	 */
+	load_rank_config(db, &wcfg);
 	for (i = 0; i < pool.n; i++) {
 		struct cand *c = &pool.v[i];
 
-		c->weight = kind_weight(c->rec);
+		c->weight = kind_weight(&wcfg, c->rec);
 #ifndef CAIRN_MUTATE_NO_FLOOR
 		if ((res->answer <= floor || c->answer <= hit_floor) &&
 		    !opts->no_floor) {
@@ -2463,7 +2468,8 @@ int cairn_recall(cairn_db *db, const char *query,
 			c->relevance = 0;
 		if (c->relevance > 1)
 			c->relevance = 1;
-		c->score = c->weight * (c->best > 0 ? c->bm25 / c->best : 0);
+		c->score = rank_tiebreak(c->weight) *
+			   (c->best > 0 ? c->bm25 / c->best : 0);
 		/* answer type: a question asking when prefers a dated record */
 		c->dated = t.when && states_date(c->rec);
 #ifdef CAIRN_MUTATE_NO_DATE_BOOST
