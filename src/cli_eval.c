@@ -32,7 +32,8 @@
 static const char eval_help[] =
 	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
 	"                      [--no-floor] [--seed] [--hook [--budget N]]\n"
-	"                      [--misses FILE] [--quiet]\n"
+	"                      [--misses FILE] [--queries FILE] [--sweep]\n"
+	"                      [--quiet]\n"
 	"\n"
 	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
 	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
@@ -81,6 +82,12 @@ static const char eval_help[] =
 	"              accepted or unverified, or superseded by another); a\n"
 	"              chunk counts before de-duplication, the hook's block\n"
 	"              too. Must be 0; the line names the store's such records\n"
+	"  AUROC       the answerability score (recall --explain: the share of\n"
+	"              the question's informative IDF mass its best hit\n"
+	"              matches) of answerable above no-answer queries: the\n"
+	"              chance a random answerable one scores higher (ties\n"
+	"              half); per category, its answerable queries against\n"
+	"              every no-answer one. JSON: answer_auroc\n"
 	"\n"
 	"options:\n"
 	"      --json          one JSON object: recall@1 recall@3 recall@5\n"
@@ -108,6 +115,13 @@ static const char eval_help[] =
 	"      --misses FILE   write one JSON line per answerable query whose\n"
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
+	"      --queries FILE  write one JSON line per query (all of them): the\n"
+	"                      --misses fields and answer, lexical, unseen\n"
+	"      --sweep         run without the floor, then print R@3 and the\n"
+	"                      shares of answerable and no-answer queries left\n"
+	"                      empty at every floor 0.00 .. 1.00, applied as\n"
+	"                      recall applies it (JSON: answer_auroc, sweep);\n"
+	"                      scripts/sweep-chart draws them (docs/sweep.png)\n"
 	"      --quiet         no progress on stderr\n"
 	"\n"
 	"exit status: 0 evaluated (whatever the scores), 1 error (missing file,\n"
@@ -257,6 +271,19 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		       "calibrated)\n",
 		       r->floor, r->floor_min, r->floor_max, r->calibrated,
 		       r->stores);
+	if (r->floor_known)
+		printf("         a question is answered when its best hit's "
+		       "answerability is above it; each hit above %.2f\n",
+		       r->floor < CAIRN_DEFAULT_FLOOR ? r->floor
+						      : CAIRN_DEFAULT_FLOOR);
+	if (r->cos_floor_known)
+		printf("cosine   floor %.2f (%s); a hit goes only when both "
+		       "floors drop it\n",
+		       r->cos_floor,
+		       r->cos_calibrated ? "calibrated" : "not calibrated");
+	if (eval_auroc(r, NULL) >= 0)
+		printf("AUROC    %.3f answerability, answerable vs no-answer\n",
+		       eval_auroc(r, NULL));
 	if (r->embed_identity[0])
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);

@@ -1065,6 +1065,11 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		*have_floor = 1;
 	}
 	q->answer = res->answer;
+	if (res->hybrid) {
+		c->r->cos_floor_known = 1;
+		c->r->cos_floor = res->cos_floor;
+		c->r->cos_calibrated = res->cos_floor_calibrated;
+	}
 	q->unseen = res->answer_unseen;
 	for (i = 0; i < res->n; i++)
 		if (res->hits[i].lexical > q->lexical)
@@ -1604,6 +1609,7 @@ int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n)
 		return -1;
 	for (p = 0; p < n; p++) {
 		double f = n > 1 ? (double)p / (double)(n - 1) : 0;
+		double hf = f < CAIRN_DEFAULT_FLOOR ? f : CAIRN_DEFAULT_FLOOR;
 		size_t ans = 0, hit3 = 0, na = 0, na_empty = 0, a_empty = 0;
 
 		for (i = 0; i < r->nq; i++) {
@@ -1611,8 +1617,9 @@ int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n)
 			size_t kept = 0;
 			int found = 0;
 
-			for (j = 0; j < q->nreturned; j++) {
-				if (!(q->ret_answer[j] > f))
+			/* as recall applies a floor: the question, then each hit */
+			for (j = 0; j < q->nreturned && q->answer > f; j++) {
+				if (!(q->ret_answer[j] > hf))
 					continue;
 				kept++;
 				if (kept <= 3 && q->nanswers &&
@@ -1755,6 +1762,11 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		  r->corpus, r->nq, r->stale_records);
 	if (r->floor_known)
 		eval_add_num4(sb, r->floor);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_adds(sb, ",\"cos_floor\":");
+	if (r->cos_floor_known && r->floor_known)
+		eval_add_num4(sb, r->cos_floor);
 	else
 		sbuf_adds(sb, "null");
 	sbuf_addf(sb, ",\"redacted\":%zu,\"elapsed_s\":", r->redacted);

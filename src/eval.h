@@ -214,6 +214,9 @@ struct eval_report {
 	double floor;                /* the floor used; per group: the mean over stores */
 	double floor_min;            /* lowest floor over stores */
 	double floor_max;            /* highest floor over stores */
+	int cos_floor_known;         /* 1: recall was hybrid; cos_floor is the last store's */
+	int cos_calibrated;          /* 1: that cosine floor was calibrated */
+	double cos_floor;            /* the cosine floor in force (hybrid) */
 	int k;                       /* hits asked per query */
 	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
 	size_t hook_budget;          /* the budget they were rendered with */
@@ -282,8 +285,10 @@ struct eval_point {
 
 /*
  * The figures a floor f would give, from a run without the floor
- * (eval_opts.no_floor: every hit and its answerability kept): hits at or
- * below f removed, order kept. n points, floors 0, 1/(n-1), ... 1.
+ * (eval_opts.no_floor: every hit and its answerability kept), applied as
+ * recall applies it: nothing when the question's answerability is at or
+ * below f, else the hits above min(f, CAIRN_DEFAULT_FLOOR), order kept.
+ * n points, floors 0, 1/(n-1), ... 1.
  * Returns 0, or -1 when the run applied a floor.
  */
 int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n);
