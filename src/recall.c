@@ -26,14 +26,17 @@
  *               fewer rows: see aux_rank and struct terms_order), pool of
  *               RECALL_POOL after the status and kind filters.
  *   3. signal:  each hit's lexical signal s = its BM25 over the most the
- *               question could score (see score_signal()); terms absent
- *               from the store count in that maximum, so an off-topic
- *               question scores low even when a common word matches.
- *   4. floor:   s <= floor -> dropped; relevance = clamp((s - floor) /
- *               (1 - floor), 0, 1). The floor is measured by
- *               cairn_calibrate() from questions the store cannot answer,
- *               for this tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
- *   5. score:   weight(kind, status) x (bm25 / best bm25 of the pool),
+ *               question could score (see score_signal()), and its
+ *               answerability a (score_answer()): the share of the
+ *               question's informative IDF mass it matches, each word
+ *               weighed by what can match it (glosses, background idf).
+ *   4. floor:   the question is answered when its best a is above the
+ *               floor; then a hit with a <= min(floor, default) is
+ *               dropped; relevance = clamp((a - that) / (1 - that), 0, 1).
+ *               The floor is measured by cairn_calibrate() from questions
+ *               the store cannot answer (their median), for this
+ *               tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
+ *   5. score:   weight(kind, status)^RANK_WEIGHT_EXP x (bm25 / best bm25),
  *               x (1 + RECALL_DATE_BOOST) for a record that states a date
  *               when the question asks when (answer type; Chinese only);
  *               ties keep BM25 order.
