@@ -1820,6 +1820,12 @@ void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
 			sbuf_addc(sb, ',');
 		json_add_strz(sb, q->returned[i]);
 	}
+	sbuf_adds(sb, "],\"returned_answer\":[");
+	for (i = 0; i < q->nreturned && q->ret_answer; i++) {
+		if (i)
+			sbuf_addc(sb, ',');
+		eval_add_num4(sb, q->ret_answer[i]);
+	}
 	sbuf_addc(sb, ']');
 	if (q->hooked) {
 		sbuf_adds(sb, ",\"injected\":[");
