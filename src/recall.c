@@ -1490,22 +1490,25 @@ static double answer_idf(long long df, long long ndocs)
 	return v > RECALL_IDF_MIN ? v : RECALL_IDF_MIN;
 }
 
-/* Does the hit's mask (bit k: the k-th term the store says) hold term i? */
-static int hit_has(const struct cand *c, const struct terms *t, size_t i)
-{
-	size_t j, k = 0;
-
-	if (t->v[i].df == 0)
-		return 0;
-	for (j = 0; j < i; j++)
-		k += t->v[j].df > 0;
-	return k < 64 &&
-	       (c->mask & (sqlite3_int64)((sqlite3_uint64)1 << k)) != 0;
-}
+/*
+ * What score_answer() needs of the question, worked out once per schema
+ * (the question's terms and their df) so that each hit costs a pass over
+ * its words: per word, its mass and how a hit matches it.
+ */
+struct answer_plan {
+	size_t n;                  /* question words (glosses are not words) */
+	struct {
+		double mass;       /* what the word weighs */
+		int bit;           /* its own bit in a hit's mask, or -1 */
+		uint64_t gmask;    /* the bits of its glosses the store says */
+	} u[RECALL_MAX_TERMS];
+	double idf_bit[64];        /* answer_idf of the term of each bit */
+	double mass;               /* sum of the words' masses */
+	double unseen;             /* the part of it the store never says */
+};
 
 /*
- * The answerability of one hit (issue 17): the share of the question's
- * informative IDF mass the hit matches, each question word weighed by
+ * The plan of the answerability (issue 17): each question word weighed by
  * what can match it.
  *   - a word the store says: its idf (answer_idf); matched or not;
  *   - a Chinese word the store never says whose glosses it does say
@@ -1514,55 +1517,65 @@ static int hit_has(const struct cand *c, const struct terms *t, size_t i)
  *     no English record could ever match (that normaliser left Chinese
  *     questions about English records at 0.00 to 0.06);
  *   - a word the store never says, in no form: the idf of a word in no
- *     record, never matched (unseen: a question that names what the store
+ *     record (a Chinese one no more than its background idf, a name
+ *     twice), never matched (unseen: a question that names what the store
  *     has never heard of -- Kafka, sourdough, 吉他 -- is mostly unseen).
- * Unlike the signal (bm25 over the most the question could score), term
- * frequency and record length do not count: they order hits, they do not
- * say whether the question is answered. Call after search_schema() for
- * the schema whose df t holds.
+ * Call after search_schema() for the schema whose df t holds.
  */
-static void score_answer(struct cand *c, const struct terms *t,
-			 long long ndocs)
+static void answer_plan(struct answer_plan *p, const struct terms *t,
+			long long ndocs)
 {
-	double mass = 0, got = 0, unseen = 0;
-	size_t i, j;
+	int bit[RECALL_MAX_TERMS];
+	size_t i, j, k = 0;
 
-	for (i = 0; i < t->n; i++) {
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
+		bit[i] = -1;
+		if (t->v[i].df > 0 && k < 64) {
+			bit[i] = (int)k;
+			p->idf_bit[k] = answer_idf(t->v[i].df, ndocs);
+		}
+		k += t->v[i].df > 0;
+	}
+	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
 		const struct qterm *q = &t->v[i];
-		double m, g = 0, gm = 0;
+		double m, gm = 0;
+		uint64_t gmask = 0;
 
 		if (q->gloss)
 			continue; /* counted with the word it translates */
 		if (q->df > 0) {
 			m = answer_idf(q->df, ndocs);
-			mass += m;
-			got += hit_has(c, t, i) ? m : 0;
+			p->u[p->n].mass = m;
+			p->u[p->n].bit = bit[i];
+			p->mass += m;
+			p->n++;
 			continue;
 		}
-		for (j = 0; j < t->n; j++) {
+		for (j = 0; j < t->n && j < RECALL_MAX_TERMS; j++) {
 			const struct qterm *e = &t->v[j];
-			double w;
 			size_t a;
 			int alias = 0;
 
 			for (a = 0; a < q->nsame; a++)
 				alias |= q->same[a] == j;
-			if (!(e->gloss && e->from == i) && !alias)
+			if ((!(e->gloss && e->from == i) && !alias) || bit[j] < 0)
 				continue;
-			if (e->df == 0)
-				continue;
-			w = answer_idf(e->df, ndocs);
-			if (w > gm)
-				gm = w;
-			if (w > g && hit_has(c, t, j))
-				g = w;
+			gmask |= (uint64_t)1 << bit[j];
+			if (p->idf_bit[bit[j]] > gm)
+				gm = p->idf_bit[bit[j]];
 		}
+		p->u[p->n].bit = -1;
 #ifndef CAIRN_MUTATE_NO_GLOSS_MASS
 		if (gm > 0) {
-			mass += gm;
-			got += g;
+			p->u[p->n].mass = gm;
+			p->u[p->n].gmask = gmask;
+			p->mass += gm;
+			p->n++;
 			continue;
 		}
+#else
+		(void)gmask;
 #endif
 		m = answer_idf(0, ndocs);
 #ifndef CAIRN_MUTATE_NO_BACKGROUND
@@ -1573,14 +1586,45 @@ static void score_answer(struct cand *c, const struct terms *t,
 		if (q->name)
 			m *= RECALL_UNSEEN_NAME;
 #endif
-
-		mass += m;
-		unseen += m;
+		p->u[p->n].mass = m;
+		p->mass += m;
+		p->unseen += m;
+		p->n++;
 	}
-	c->mass = mass;
+}
+
+/*
+ * The answerability of one hit: the share of the plan's mass its matched
+ * terms cover. Unlike the signal (bm25 over the most the question could
+ * score), term frequency and record length do not count: they order
+ * hits, they do not say whether the question is answered.
+ */
+static void score_answer(struct cand *c, const struct answer_plan *p)
+{
+	uint64_t mask = (uint64_t)c->mask;
+	double got = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		uint64_t g;
+		double best = 0;
+		int b;
+
+		if (p->u[i].bit >= 0) {
+			if (mask & ((uint64_t)1 << p->u[i].bit))
+				got += p->u[i].mass;
+			continue;
+		}
+		g = mask & p->u[i].gmask;
+		for (b = 0; g && b < 64; b++, g >>= 1)
+			if ((g & 1) && p->idf_bit[b] > best)
+				best = p->idf_bit[b];
+		got += best;
+	}
+	c->mass = p->mass;
 	c->covered = got;
-	c->unseen = unseen;
-	c->answer = mass > 0 ? got / mass : 0;
+	c->unseen = p->unseen;
+	c->answer = p->mass > 0 ? got / p->mass : 0;
 	if (c->answer > 1)
 		c->answer = 1;
 }
@@ -2311,6 +2355,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	int rc = CAIRN_OK, k, calibrated = 0, s, own_read = 0;
 	double floor, hit_floor;
 	struct rank_config wcfg;
+	struct answer_plan plan;
 
 	*out = NULL;
 	memset(&t, 0, sizeof(t));
@@ -2412,9 +2457,10 @@ int cairn_recall(cairn_db *db, const char *query,
 				   base, &pool);
 		if (rc)
 			goto out;
+		answer_plan(&plan, &t, ndocs);
 		for (i = first; i < pool.n; i++) {
 			score_signal(&pool.v[i], &t);
-			score_answer(&pool.v[i], &t, ndocs);
+			score_answer(&pool.v[i], &plan);
 		}
 	}
 	/* the question's answerability: its best hit's, before any floor */
