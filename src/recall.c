@@ -103,9 +103,8 @@
  * dev sets (docs/RANKING.md): the lowest answerability of an answer in
  * the top 3 is 0.127 (one LoCoMo question; then 0.206); the two halves
  * of dev, each taken alone, allow 0.12 and 0.22 without loss, and this
- * is the lower. A
- * question that shares no informative word with the store is empty at any
- * floor; calibration raises it from probes.
+ * is the lower. A question that shares no informative word with the
+ * store is empty at any floor; calibration raises it from probes.
  */
 #define RECALL_DEFAULT_FLOOR CAIRN_DEFAULT_FLOOR
 /*
