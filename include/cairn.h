@@ -394,15 +394,16 @@ CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
 
 typedef struct cairn_calibration {
 	double lexical_floor; /* as cairn_calibrate */
+	int has_cosine;       /* 1: a vector model is configured and vectors exist */
+	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
+	char identity[1200];  /* the vector identity it was stored with ("" if none) */
+	/* what the floor lets through (issue 17) */
 	size_t probes;        /* probes asked (those with searchable words) */
 	double probe_max;     /* the highest probe answerability */
 	size_t through;       /* probes whose answerability is above the floor */
 	size_t shown;         /* of them, named in through_idx (at most CAIRN_CAL_SHOW) */
 	size_t through_idx[CAIRN_CAL_SHOW]; /* their indexes in probes[], best first */
 	double through_answer[CAIRN_CAL_SHOW]; /* and their answerability */
-	int has_cosine;       /* 1: a vector model is configured and vectors exist */
-	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
-	char identity[1200];  /* the vector identity it was stored with ("" if none) */
 } cairn_calibration;
 
 /*
