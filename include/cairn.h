@@ -320,7 +320,7 @@ typedef struct cairn_result {
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
 	/* answerability (issue 17): the best hit's, before the floor */
 	double answer;          /* 0..1; 0 when nothing matched */
-	double answer_unseen;   /* share of the question's mass the store never says */
+	double answer_unseen;   /* share of the question's mass the workspace store never says */
 } cairn_result;
 
 /*

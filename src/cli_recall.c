@@ -329,6 +329,11 @@ int cmd_recall(int argc, char **argv)
 		       res->floor_calibrated ? "calibrated"
 					     : "default, not calibrated",
 		       res->dropped, res->dropped == 1 ? "" : "s");
+	if (o.explain)
+		printf("answerability: %.4f, the best hit's share of the "
+		       "question's informative IDF mass (%.4f of it never said "
+		       "in the store); answered when above the floor\n",
+		       res->answer, res->answer_unseen);
 	if (o.explain && res->reranked)
 		printf("rerank: %s scored the top %zu in %.1f ms (model load "
 		       "%.1f ms); fused 1:1 by reciprocal rank with the order "

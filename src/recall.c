@@ -2458,21 +2458,19 @@ int cairn_recall(cairn_db *db, const char *query,
 		if (rc)
 			goto out;
 		answer_plan(&plan, &t, ndocs);
+		if (s == 0) /* the question's part the workspace never says */
+			res->answer_unseen = plan.mass > 0 ? plan.unseen /
+								     plan.mass
+							   : 0;
 		for (i = first; i < pool.n; i++) {
 			score_signal(&pool.v[i], &t);
 			score_answer(&pool.v[i], &plan);
 		}
 	}
 	/* the question's answerability: its best hit's, before any floor */
-	for (i = 0; i < pool.n; i++) {
-		if (pool.v[i].answer > res->answer) {
+	for (i = 0; i < pool.n; i++)
+		if (pool.v[i].answer > res->answer)
 			res->answer = pool.v[i].answer;
-			res->answer_unseen = pool.v[i].mass > 0
-						     ? pool.v[i].unseen /
-							       pool.v[i].mass
-						     : 0;
-		}
-	}
 	/* with vectors of the configured model: the hybrid pipeline */
 	rc = dense_pool(db, query, opts, &dn);
 	if (rc)

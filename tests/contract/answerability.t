@@ -20,6 +20,9 @@ $ cairn recall --json "How do I feed a sourdough starter?" | jq -c '.hits'
 > []
 $ cairn recall --json "周末去爬山需要准备哪些装备？" | jq -c '.hits'
 > []
+# --explain says why: the question's answerability against the floor
+$ cairn recall --explain "How do I feed a sourdough starter?"
+~ ^answerability: 0\.0000, the best hit's share of the question's informative IDF mass \(1\.0000 of it never said in the store\); answered when above the floor$
 # the answerability is reported apart from the ordering's figures
 $ cairn recall --json "Which database should hold the platform's persistent records?" | jq -c '[.answer > 0.12, .answer == .hits[0].answer, (.hits[0] | has("lexical"))]'
 > [true,true,true]
