@@ -384,6 +384,9 @@ typedef struct cairn_hit {
 	/* drift (cairn_drift_check): a file this record refers to changed */
 	char *drift;         /* NULL, or "scripts/deploy.sh changed since this was recorded" */
 	double drift_weight; /* the factor its score took for that (1: none) */
+	/* answerability (issue 17; docs/RANKING.md): what the floor decides on */
+	double answer;       /* 0..1: share of the question's IDF mass this hit matches,
+				each word weighed by what can match it (its glosses) */
 } cairn_hit;
 
 typedef struct cairn_result {
@@ -410,6 +413,9 @@ typedef struct cairn_result {
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
 	int embed_down;         /* 1: the embedding provider did not answer in time
 				   (opts.embed_budget_ms): lexical only, see notice */
+	/* answerability (issue 17): the best hit's, before the floor */
+	double answer;          /* 0..1; 0 when nothing matched */
+	double answer_unseen;   /* share of the question's mass the workspace store never says */
 } cairn_result;
 
 /*
@@ -451,6 +457,13 @@ CAIRN_API int cairn_recall(cairn_db *db, const char *query,
 CAIRN_API void cairn_result_free(cairn_result *res);
 
 /*
+ * The built-in generic probes: off-topic questions in English and Chinese
+ * (cooking, gardening, sport, travel) that `cairn calibrate` uses when no
+ * probe file is given. *n gets their number. Static; never freed.
+ */
+CAIRN_API const char *const *cairn_default_probes(size_t *n);
+
+/*
  * A receipt by id as a JSON object string: query_sha256, ids (in order),
  * provider, revision, time and the per-hit figures. Caller frees with
  * cairn_free(). CAIRN_NOTFOUND if none.
@@ -458,20 +471,40 @@ CAIRN_API void cairn_result_free(cairn_result *res);
 CAIRN_API int cairn_receipt_json(cairn_db *db, const char *id, char **out);
 
 /*
- * Calibrate the lexical no-match floor from n questions the store cannot
- * answer: the highest lexical signal any of them reaches, rounded up to
- * 0.01, stored in the store with the tokenizer identity it was measured
- * for. *floor_out (if not NULL) gets it.
+ * Calibrate the no-match floor from n questions the store cannot answer
+ * (issue 17): the median of their answerability (each probe's best hit,
+ * cairn_hit.answer), never below the default floor, rounded up to 0.01,
+ * stored with the tokenizer identity it was measured for. Not the highest
+ * probe: one probe that shares most of its words with the store would
+ * set the bar for every real question; the probes above the floor are
+ * reported (cairn_calibration). *floor_out (if not NULL) gets it.
  */
 CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
 			      size_t n, double *floor_out);
 
 /* What cairn_calibrate_ex measured. */
+/*
+ * The no-match floor before calibration, and the least answerability any
+ * single hit must have (issue 17): recall answers a question when its best
+ * hit's answerability is above the floor in force (calibrated or this),
+ * and then returns the hits above min(that floor, this one).
+ */
+#define CAIRN_DEFAULT_FLOOR 0.12
+
+#define CAIRN_CAL_SHOW 8 /* probes let through that cairn_calibration names */
+
 typedef struct cairn_calibration {
 	double lexical_floor; /* as cairn_calibrate */
 	int has_cosine;       /* 1: a vector model is configured and vectors exist */
 	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
 	char identity[1200];  /* the vector identity it was stored with ("" if none) */
+	/* what the floor lets through (issue 17) */
+	size_t probes;        /* probes asked (those with searchable words) */
+	double probe_max;     /* the highest probe answerability */
+	size_t through;       /* probes whose answerability is above the floor */
+	size_t shown;         /* of them, named in through_idx (at most CAIRN_CAL_SHOW) */
+	size_t through_idx[CAIRN_CAL_SHOW]; /* their indexes in probes[], best first */
+	double through_answer[CAIRN_CAL_SHOW]; /* and their answerability */
 } cairn_calibration;
 
 /*
