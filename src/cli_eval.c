@@ -417,6 +417,7 @@ static int record_run(const struct eval_report *r, const char *name)
 			       strerror(errno));
 	sbuf_release(&sb);
 	return ret;
+}
 
 #define SWEEP_POINTS 101 /* floors 0.00, 0.01, ... 1.00 */
 
@@ -474,9 +475,8 @@ static int print_sweep(const struct eval_report *r, const char *name)
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD };
-
-	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_QUERIES, O_SWEEP };
+	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD, O_QUERIES,
+	       O_SWEEP };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
@@ -484,9 +484,7 @@ int cmd_eval(int argc, char **argv)
 		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
 		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
 		{ "record", 0, 0, O_RECORD },	    { "help", 0, 0, 'h' },
-
 		{ "queries", 1, 0, O_QUERIES },	    { "sweep", 0, 0, O_SWEEP },
-		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
