@@ -234,7 +234,7 @@ static const char *const migrations[] = {
 	 * seen_blob and commits keep what `cairn check` learnt from git for
 	 * the hook, which never runs it.
 	 */
-	"CREATE TABLE IF NOT EXISTS refs ("
+	"CREATE TABLE refs ("
 	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
 	" path TEXT NOT NULL,"
 	" blob TEXT NOT NULL,"
