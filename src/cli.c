@@ -991,9 +991,11 @@ static const char import_help[] =
 	"\n"
 	"Read JSON Lines records (as written by 'cairn export') from FILE or\n"
 	"standard input. Records whose id exists are skipped unless --replace.\n"
-	"Every record passes the secret filter; a line that fails validation\n"
-	"is reported with its line number and the import stops (lines before\n"
-	"it are kept).\n";
+	"Every record passes the checks of 'cairn write' (the secret filter,\n"
+	"the size limits, valid ids and dates, links to records that exist).\n"
+	"The import is all or nothing: a line that fails is reported with its\n"
+	"line number and no record of the file is imported; fix it and run\n"
+	"the import again.\n";
 
 static int write_file(void *user, const char *buf, size_t len)
 {
@@ -1168,8 +1170,8 @@ static int cmd_import(int argc, char **argv)
 		return cli_fail("out of memory");
 	}
 	rd->f = f;
-	/* batches of 500 lines: one transaction each, so a crash keeps whole
-	 * records only, and a bad line rolls back only its own batch */
+	/* one transaction: a bad line, a link to a record that is not there
+	 * (checked at the commit) or a crash imports nothing of the file */
 	rc = cairn_begin(db);
 	while (rc == CAIRN_OK && (got = import_read_line(rd, &len)) > 0) {
 		lineno++;
@@ -1187,11 +1189,6 @@ static int cmd_import(int argc, char **argv)
 			skipped++;
 		else
 			added++;
-		if (lineno % 500 == 0) {
-			rc = cairn_commit(db);
-			if (rc == CAIRN_OK)
-				rc = cairn_begin(db);
-		}
 	}
 	if (rc == CAIRN_OK && got < 0) {
 		rc = got == -2 ? CAIRN_NOMEM : CAIRN_IO;
@@ -1211,13 +1208,15 @@ static int cmd_import(int argc, char **argv)
 		else
 			snprintf(msg, sizeof(msg), "%s", cairn_errmsg(db));
 		cairn_rollback(db);
-		ret = cli_fail("line %zu: %s (the batch holding this line was "
-			       "not imported)",
+		ret = cli_fail("line %zu: %s (imported 0 records: the file "
+			       "is imported whole or not at all)",
 			       lineno + (what != NULL), msg);
 	} else {
 		rc = cairn_commit(db);
 		if (rc)
-			ret = cli_db_fail(db, rc);
+			ret = cli_fail("%s (imported 0 records: the file is "
+				       "imported whole or not at all)",
+				       cairn_errmsg(db));
 	}
 	if (ret == EXIT_OK) {
 		if (cli_state.json)

@@ -320,7 +320,7 @@ static int user_version(struct cairn_db *db, const char *schema, int *out)
 static int migrate(struct cairn_db *db, const char *schema)
 {
 	struct sbuf sql = SBUF_INIT;
-	int version, rc, v;
+	int version, rc, v, nested;
 
 	rc = user_version(db, schema, &version);
 	if (rc)
@@ -332,7 +332,14 @@ static int migrate(struct cairn_db *db, const char *schema)
 				   schema, version, STORE_SCHEMA_VERSION);
 	if (version == STORE_SCHEMA_VERSION)
 		return CAIRN_OK;
-	rc = exec(db, "BEGIN IMMEDIATE", "migrating the store");
+	/*
+	 * Inside an open transaction (the global store attached by the first
+	 * global record of a batch: cairn import) the migration is a
+	 * savepoint of it, and goes or stays with it.
+	 */
+	nested = !sqlite3_get_autocommit(db->sql);
+	rc = exec(db, nested ? "SAVEPOINT migrate" : "BEGIN IMMEDIATE",
+		  "migrating the store");
 	if (rc)
 		return rc;
 	/* re-read under the write lock: another process may have migrated */
@@ -380,10 +387,14 @@ static int migrate(struct cairn_db *db, const char *schema)
 	}
 	sbuf_release(&sql);
 	if (rc) {
-		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_exec(db->sql,
+			     nested ? "ROLLBACK TO migrate; RELEASE migrate"
+				    : "ROLLBACK",
+			     NULL, NULL, NULL);
 		return rc;
 	}
-	return exec(db, "COMMIT", "migrating the store");
+	return exec(db, nested ? "RELEASE migrate" : "COMMIT",
+		    "migrating the store");
 }
 
 /* ------------------------------------------------------------- open, close */
@@ -546,11 +557,18 @@ int store_attach_global(struct cairn_db *db, int create)
 		goto out;
 	}
 	db->has_global = 1;
+	/* attached inside a transaction: a rollback takes its schema back
+	 * too, so it is detached again then (global_undo) */
+	db->global_in_tx = !sqlite3_get_autocommit(db->sql);
 	rc = migrate(db, "global");
 	if (rc) {
-		sqlite3_exec(db->sql, "DETACH DATABASE global", NULL, NULL,
-			     NULL);
-		db->has_global = 0;
+		if (db->global_in_tx) {
+			db->has_global = 0; /* detached when the tx ends */
+		} else {
+			sqlite3_exec(db->sql, "DETACH DATABASE global", NULL,
+				     NULL, NULL);
+			db->has_global = 0;
+		}
 	}
 out:
 	sbuf_release(&path);
@@ -721,6 +739,22 @@ static int rev_bump(struct cairn_db *db)
 	return rc;
 }
 
+/*
+ * After a transaction ended (ok: committed): a global store attached in
+ * it stays when it committed with a schema, else it is detached, so that
+ * the next write attaches and migrates it again.
+ */
+static void global_settle(struct cairn_db *db, int ok)
+{
+	if (!db->global_in_tx)
+		return;
+	db->global_in_tx = 0;
+	if (ok && db->has_global)
+		return;
+	sqlite3_exec(db->sql, "DETACH DATABASE global", NULL, NULL, NULL);
+	db->has_global = 0;
+}
+
 int store_tx_begin(struct cairn_db *db)
 {
 	if (db->in_batch)
@@ -735,6 +769,7 @@ int store_tx_end(struct cairn_db *db, int rc)
 	if (rc != CAIRN_OK) {
 		db->rev_dirty = 0;
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		global_settle(db, 0);
 		return rc;
 	}
 	rc = rev_bump(db);
@@ -742,6 +777,7 @@ int store_tx_end(struct cairn_db *db, int rc)
 		rc = exec(db, "COMMIT", "committing a write");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	global_settle(db, rc == CAIRN_OK);
 	return rc;
 }
 
@@ -769,16 +805,21 @@ int cairn_commit(cairn_db *db)
 		rc = exec(db, "COMMIT", "committing a batch");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	global_settle(db, rc == CAIRN_OK);
 	return rc;
 }
 
 int cairn_rollback(cairn_db *db)
 {
+	int rc;
+
 	if (!db->in_batch)
 		return CAIRN_OK;
 	db->in_batch = 0;
 	db->rev_dirty = 0;
-	return exec(db, "ROLLBACK", "rolling back a batch");
+	rc = exec(db, "ROLLBACK", "rolling back a batch");
+	global_settle(db, 0);
+	return rc;
 }
 
 /* -------------------------------------------------------------- settings */

@@ -27,6 +27,8 @@ struct cairn_db {
 	int has_global;            /* 1 when the global store is attached as "global" */
 	int no_global;             /* 1: never attach or create the global store */
 	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	int global_in_tx;          /* 1: the global store was attached inside
+				    * the open transaction (store.c) */
 	int rev_dirty;             /* records changed in this transaction: bit 0
 				    * main, bit 1 global (store.c, rev_hook) */
 	int rev_quiet;             /* 1: record changes now do not count (last_seen) */
