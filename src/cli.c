@@ -421,7 +421,8 @@ static const char write_help[] =
 	"--origin agent|capture|reflection it is always a 'candidate' that\n"
 	"waits for 'cairn approve' (even --kind decision). Writing an existing\n"
 	"--key replaces that record's text and keeps the old revision\n"
-	"(see 'cairn history KEY'). Secrets are refused (see --redact).\n"
+	"(see 'cairn history KEY'); the fields not given (kind, title, proof,\n"
+	"confidence, provenance) are kept. Secrets are refused (see --redact).\n"
 	"\n"
 	"After the write it lists the existing records the new one may\n"
 	"replace: live (accepted, unverified), the same kind and scope, the\n"
@@ -431,7 +432,8 @@ static const char write_help[] =
 	"\n"
 	"options:\n"
 	"  -k, --kind KIND        decision adr fact rule procedure capability\n"
-	"                         finding history event note (default: note)\n"
+	"                         finding history event note (default: note,\n"
+	"                         or the kind of the record --key names)\n"
 	"      --key KEY          exact-match key, e.g. deploy:blyck\n"
 	"  -t, --title TITLE      title\n"
 	"  -b, --body TEXT        body (instead of TEXT or stdin)\n"
@@ -441,10 +443,10 @@ static const char write_help[] =
 	"      --origin ORIGIN    human (default), agent, capture, reflection\n"
 	"      --proof TEXT       what verified it\n"
 	"      --confidence X     0..1\n"
-	"      --time ISO         event time\n"
+	"      --time ISO         event time (YYYY-MM-DD[THH:MM[:SS]][Z])\n"
 	"      --session ID       provenance: agent session\n"
 	"      --tool NAME        provenance: tool or work item\n"
-	"      --supersedes ID    the record this one replaces\n"
+	"      --supersedes ID    the record this one replaces (it must exist)\n"
 	"      --redact           store secrets masked as [REDACTED:kind]\n"
 	"                         instead of refusing the write\n"
 	"      --json             print the record as JSON, with \"may_replace\":\n"
@@ -489,8 +491,8 @@ static int cmd_write(int argc, char **argv)
 		case O_CONF:
 			errno = 0;
 			r.confidence = strtod(optarg, &end);
-			if (errno || *end || r.confidence < 0 ||
-			    r.confidence > 1)
+			if (errno || *end || end == optarg ||
+			    !(r.confidence >= 0 && r.confidence <= 1))
 				return cli_usage("write", "--confidence must "
 						 "be a number in 0..1");
 			break;
@@ -845,7 +847,8 @@ static int cmd_revise(int argc, char **argv)
 		case O_PROOF: ch.proof = optarg; break;
 		case O_CONF:
 			ch.confidence = strtod(optarg, &end);
-			if (*end || ch.confidence < 0 || ch.confidence > 1)
+			if (*end || end == optarg ||
+			    !(ch.confidence >= 0 && ch.confidence <= 1))
 				return cli_usage("revise", "--confidence must "
 						 "be a number in 0..1");
 			break;

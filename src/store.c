@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,7 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 
 static void rev_hook(void *user, int op, const char *schema,
 		     const char *table, sqlite3_int64 rowid);
+static void links_forget(struct cairn_db *db);
 
 static int exec(struct cairn_db *db, const char *sql, const char *what)
 {
@@ -678,6 +680,7 @@ int cairn_db_close(cairn_db *db)
 		db->vec_free(db->vec);
 	if (db->rerank_free)
 		db->rerank_free(db->rerank);
+	links_forget(db);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
 	bil_close(db->bil);
@@ -719,10 +722,103 @@ static void rev_hook(void *user, int op, const char *schema,
 	db->rev_dirty |= strcmp(schema, "global") == 0 ? 2 : 1;
 }
 
+/*
+ * Before a COMMIT of imported links (store_import_record): every
+ * supersedes and superseded_by names a record of either store. A link
+ * may point forward in the file, so it is checked once all of it is in.
+ */
+static void links_forget(struct cairn_db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nlinks; i++)
+		cairn_free(db->links[i]);
+	cairn_free(db->links);
+	db->links = NULL;
+	db->nlinks = 0;
+}
+
+/* The id a link column of record id in schema names exists (1), or not. */
+static int link_ok(struct cairn_db *db, const char *schema, const char *id,
+		   const char *col, char *target, size_t tsize)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	int src, ok = 1;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.%s FROM %s.records r WHERE r.id = ?1 AND r.%s IS "
+		 "NOT NULL AND NOT EXISTS (SELECT 1 FROM main.records m WHERE "
+		 "m.id = r.%s)%s%s%s",
+		 col, schema, col, col,
+		 db->has_global ? " AND NOT EXISTS (SELECT 1 FROM "
+				  "global.records g WHERE g.id = r."
+				: "",
+		 db->has_global ? col : "", db->has_global ? ")" : "");
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		store_sql_error(db, src, "checking links");
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		snprintf(target, tsize, "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		ok = 0;
+	} else if (src != SQLITE_DONE) {
+		store_sql_error(db, src, "checking links");
+		ok = -1;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * Before a COMMIT of imported links (store_import_record): the
+ * supersedes and superseded_by of each record imported in it name a
+ * record of either store. A link may point forward in the file, so it is
+ * checked once all of it is in.
+ */
+static int links_check(struct cairn_db *db)
+{
+	size_t i;
+	int k, rc = CAIRN_OK;
+
+	for (i = 0; i < db->nlinks && rc == CAIRN_OK; i++) {
+		const char *schema = db->links[i][0] == 'g' ? "global" : "main";
+		const char *id = db->links[i] + 1;
+
+		for (k = 0; k < 2 && rc == CAIRN_OK; k++) {
+			char target[80];
+			int ok = link_ok(db, schema, id,
+					 k ? "superseded_by" : "supersedes",
+					 target, sizeof(target));
+
+			if (ok < 0)
+				rc = CAIRN_ERROR;
+			else if (!ok)
+				rc = store_error(
+					db, CAIRN_NOTFOUND,
+					"record '%s' %s '%.64s', which is "
+					"neither in the store nor imported",
+					id,
+					k ? "is superseded by" : "supersedes",
+					target);
+		}
+	}
+	links_forget(db);
+	return rc;
+}
+
 /* Before a COMMIT: move the revision of each schema whose records changed. */
 static int rev_bump(struct cairn_db *db)
 {
 	int s, rc = CAIRN_OK;
+
+	rc = links_check(db);
+	if (rc)
+		return rc;
 
 	for (s = 0; s < 2 && rc == CAIRN_OK; s++) {
 		char sql[128];
@@ -768,6 +864,7 @@ int store_tx_end(struct cairn_db *db, int rc)
 		return rc;
 	if (rc != CAIRN_OK) {
 		db->rev_dirty = 0;
+		links_forget(db);
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		global_settle(db, 0);
 		return rc;
@@ -817,6 +914,7 @@ int cairn_rollback(cairn_db *db)
 		return CAIRN_OK;
 	db->in_batch = 0;
 	db->rev_dirty = 0;
+	links_forget(db);
 	rc = exec(db, "ROLLBACK", "rolling back a batch");
 	global_settle(db, 0);
 	return rc;
@@ -1125,9 +1223,56 @@ static int clean_fields(struct cairn_db *db, const cairn_record *r,
 	}
 	if (c->key && strlen(c->key) > STORE_MAX_KEY)
 		return store_error(db, CAIRN_TOOBIG,
-				   "key is too long (limit %d bytes)",
-				   STORE_MAX_KEY);
+				   "key is too long: %zu bytes (limit %d)",
+				   strlen(c->key), STORE_MAX_KEY);
+	if (r->id && !store_id_valid(r->id))
+		return store_error(db, CAIRN_INVALID,
+				   "invalid record id '%.64s' (1 to %d letters, "
+				   "digits and . _ : - /, not starting with . - "
+				   "or /, no '..')",
+				   r->id, STORE_MAX_ID);
+	{
+		const char *dn[4] = { "time", "created", "updated",
+				      "last_seen" };
+		const char *dv[4];
+		int nd = flags & CAIRN_WRITE_KEEP_TIMES ? 4 : 1;
+
+		dv[0] = r->time;
+		dv[1] = r->created;
+		dv[2] = r->updated;
+		dv[3] = r->last_seen;
+		for (i = 0; i < nd; i++)
+			if (dv[i] && !util_iso_valid(dv[i]))
+				return store_error(
+					db, CAIRN_INVALID,
+					"%s '%.64s' is not an ISO-8601 date "
+					"(YYYY-MM-DD[THH:MM[:SS]][Z])",
+					dn[i], dv[i]);
+	}
 	return CAIRN_OK;
+}
+
+int store_id_valid(const char *id)
+{
+	size_t i, n = strlen(id);
+
+	if (n == 0 || n > STORE_MAX_ID || id[0] == '.' || id[0] == '-' ||
+	    id[0] == '/')
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)id[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == ':' || ch == '-' || ch == '/'))
+			return 0;
+		/* a path-like id (an evaluation's "docs/adr/1.md") never
+		 * climbs: no ".." component */
+		if (ch == '/' && id[i + 1] == '.' && id[i + 2] == '.' &&
+		    (id[i + 3] == '/' || id[i + 3] == '\0'))
+			return 0;
+	}
+	return 1;
 }
 
 static void content_hash(const char *title, const char *body, char out[65])
@@ -1221,7 +1366,7 @@ struct write_plan {
 };
 
 static int plan_write(struct cairn_db *db, const cairn_record *r,
-		      struct write_plan *p)
+		      struct write_plan *p, int as_given)
 {
 	p->kind = r->kind ? r->kind : "note";
 	p->scope = r->scope ? r->scope : "workspace";
@@ -1252,7 +1397,10 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 				   r->status);
 	/* SPEC 4.5: nothing an agent proposes skips the approval gate */
 #ifndef CAIRN_MUTATE_NO_GATE
-	if (is_agentish(p->origin))
+	if (as_given) /* import: a record keeps the status it was exported with */
+		p->status = r->status ? r->status
+			  : is_agentish(p->origin) ? "candidate" : "accepted";
+	else if (is_agentish(p->origin))
 		p->status = "candidate";
 	else
 		p->status = r->status ? r->status : "accepted";
@@ -1260,7 +1408,7 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 	/* tests/mutate: agent writes keep the status they ask for */
 	p->status = r->status ? r->status : "accepted";
 #endif
-	if (r->confidence > 1.0)
+	if (isnan(r->confidence) || r->confidence > 1.0)
 		return store_error(db, CAIRN_INVALID,
 				   "confidence %g is outside 0..1",
 				   r->confidence);
@@ -1391,12 +1539,32 @@ static int update_text(struct cairn_db *db, const char *schema,
 	return CAIRN_OK;
 }
 
+/* A record a write links to (supersedes) must exist, in either store. */
+static int link_target(struct cairn_db *db, const char *id)
+{
+	const char *schemas[2] = { "main", "global" };
+	cairn_record *t = NULL;
+	int i, rc;
+
+	for (i = 0; i < 2; i++) {
+		if (i == 1 && !db->has_global)
+			break;
+		rc = find_one(db, schemas[i], "id = ?1", id, &t);
+		cairn_record_free(t);
+		t = NULL;
+		if (rc != CAIRN_NOTFOUND)
+			return rc;
+	}
+	return store_error(db, CAIRN_NOTFOUND,
+			   "supersedes '%.64s': no such record", id);
+}
+
 int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		       char **out_id)
 {
 	struct clean_text c;
 	struct write_plan p;
-	cairn_record *old = NULL;
+	cairn_record *old = NULL, m;
 	const char *schema;
 	char idbuf[17];
 	const char *id = NULL;
@@ -1406,16 +1574,12 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	memset(&c, 0, sizeof(c));
 	if (out_id)
 		*out_id = NULL;
-	rc = plan_write(db, r, &p);
+	rc = plan_write(db, r, &p, 0);
 	if (rc)
 		goto out;
 	rc = clean_fields(db, r, flags, &c);
 	if (rc)
 		goto out;
-	if (r->id && (*r->id == '\0' || strlen(r->id) > 128)) {
-		rc = store_error(db, CAIRN_INVALID, "invalid record id");
-		goto out;
-	}
 	content_hash(c.title, c.body, p.hash);
 	schema = store_schema(p.scope);
 	if (strcmp(schema, "global") == 0) {
@@ -1443,6 +1607,39 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		rc = store_error(db, CAIRN_READONLY, "%s", msg);
 		goto out;
 	}
+	m = *r;
+	if (old) {
+		/* rewriting a key: the fields not given are kept */
+		if (!r->kind)
+			p.kind = old->kind;
+		if (!r->title)
+			c.title = old->title;
+		if (!r->proof)
+			c.proof = old->proof;
+		if (r->confidence < 0 && !is_agentish(p.origin))
+			p.confidence = old->confidence;
+		if (strcmp(p.origin, "file") != 0 &&
+		    !r->src_path && !r->src_heading && !r->src_commit &&
+		    r->src_line <= 0) {
+			m.src_path = old->src_path;
+			m.src_heading = old->src_heading;
+			m.src_line = old->src_line;
+			m.src_commit = old->src_commit;
+		}
+		if (!r->src_session && !r->src_tool) {
+			m.src_session = old->src_session;
+			m.src_tool = old->src_tool;
+		}
+		if (!r->supersedes)
+			m.supersedes = old->supersedes;
+		content_hash(c.title, c.body, p.hash);
+	}
+	if (m.supersedes && strcmp(p.origin, "file") != 0) {
+		/* (seed links its files itself, in an order of its own) */
+		rc = link_target(db, m.supersedes);
+		if (rc)
+			goto out;
+	}
 	if (old && is_agentish(p.origin) &&
 	    strcmp(old->status, "candidate") != 0) {
 		/*
@@ -1454,10 +1651,10 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		if (rc)
 			goto out;
 		id = idbuf;
-		rc = insert_record(db, schema, r, &c, &p, id, c.key, flags);
+		rc = insert_record(db, schema, &m, &c, &p, id, c.key, flags);
 	} else if (old) {
 		id = old->id;
-		rc = update_text(db, schema, old, r, &c, &p);
+		rc = update_text(db, schema, old, &m, &c, &p);
 	} else {
 		if (r->id) {
 			id = r->id;
@@ -1467,7 +1664,7 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 				goto out;
 			id = idbuf;
 		}
-		rc = insert_record(db, schema, r, &c, &p, id, NULL, flags);
+		rc = insert_record(db, schema, &m, &c, &p, id, NULL, flags);
 	}
 	if (rc == CAIRN_OK && out_id) {
 		*out_id = util_strdup(id);
@@ -1483,6 +1680,90 @@ out:
 	}
 	cairn_record_free(old);
 	clean_release(&c);
+	return rc;
+}
+
+int store_import_record(struct cairn_db *db, const char *schema,
+			const cairn_record *r, const char *pending_key,
+			unsigned flags)
+{
+	struct clean_text c;
+	struct write_plan p;
+	cairn_record *holder = NULL;
+	int rc;
+
+	flags |= CAIRN_WRITE_KEEP_TIMES;
+	memset(&c, 0, sizeof(c));
+	rc = plan_write(db, r, &p, 1);
+	if (rc == CAIRN_OK)
+		rc = clean_fields(db, r, flags, &c);
+	if (rc == CAIRN_OK && pending_key) {
+		rc = check_text(db, "pending key", pending_key);
+		if (rc == CAIRN_OK && strlen(pending_key) > STORE_MAX_KEY)
+			rc = store_error(db, CAIRN_TOOBIG,
+					 "pending key is too long (limit %d)",
+					 STORE_MAX_KEY);
+	}
+	if (rc == CAIRN_OK && r->revision < 0)
+		rc = store_error(db, CAIRN_INVALID, "revision %ld is negative",
+				 r->revision);
+	if (rc)
+		goto out;
+	if (!r->id || strcmp(p.scope, strcmp(schema, "global") == 0
+					  ? "global"
+					  : "workspace") != 0) {
+		rc = store_error(db, CAIRN_INVALID,
+				 "an imported record needs an id and its scope");
+		goto out;
+	}
+	content_hash(c.title, c.body, p.hash);
+	if (c.key && *c.key) {
+		rc = find_one(db, schema, "key = ?1", c.key, &holder);
+		if (rc == CAIRN_OK) {
+			rc = store_error(db, CAIRN_EXISTS,
+					 "key '%.64s' already belongs to record "
+					 "'%s' in the %s store",
+					 c.key, holder->id, p.scope);
+			goto out;
+		}
+		if (rc != CAIRN_NOTFOUND)
+			goto out;
+	}
+	rc = insert_record(db, schema, r, &c, &p, r->id, pending_key, flags);
+	if (rc == CAIRN_OK && (r->supersedes || r->superseded_by)) {
+		/* checked when the transaction commits (links_check) */
+		char **grown = util_realloc(db->links, (db->nlinks + 1) *
+							       sizeof(*grown));
+		struct sbuf e = SBUF_INIT;
+
+		if (grown)
+			db->links = grown;
+		sbuf_addf(&e, "%c%s", strcmp(schema, "global") == 0 ? 'g' : 'm',
+			  r->id);
+		if (!grown || e.err) {
+			sbuf_release(&e);
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		} else {
+			db->links[db->nlinks++] = sbuf_detach(&e, NULL);
+		}
+	}
+out:
+	cairn_record_free(holder);
+	clean_release(&c);
+	return rc;
+}
+
+int store_clean_text(struct cairn_db *db, const char *field, const char **val,
+		     char **own, unsigned flags)
+{
+	int rc;
+
+	*own = NULL;
+	rc = check_text(db, field, *val);
+	if (rc == CAIRN_OK)
+		rc = filter_secret(db, field, *val, flags, own);
+	if (rc == CAIRN_OK && *own)
+		*val = *own;
 	return rc;
 }
 
@@ -1789,7 +2070,7 @@ int cairn_record_revise(cairn_db *db, const char *id,
 						: r->confidence;
 	merged.key = NULL;
 	merged.time = NULL;
-	rc = plan_write(db, &merged, &p);
+	rc = plan_write(db, &merged, &p, 0);
 	if (rc)
 		goto out;
 	/* revise keeps the record's origin and asked-for status */

@@ -16,6 +16,7 @@
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
+#define STORE_MAX_ID 128               /* bytes in a record id */
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */
 #define STORE_SPOOL_FILE "receipts.pending" /* receipts not yet in the table (receipt.h) */
 
@@ -27,6 +28,10 @@ struct cairn_db {
 	int has_global;            /* 1 when the global store is attached as "global" */
 	int no_global;             /* 1: never attach or create the global store */
 	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	char **links;              /* records imported with links in this
+				    * transaction: 'm' or 'g' + id, checked at
+				    * the commit (store.c, links_check) */
+	size_t nlinks;
 	int global_in_tx;          /* 1: the global store was attached inside
 				    * the open transaction (store.c) */
 	int rev_dirty;             /* records changed in this transaction: bit 0
@@ -109,6 +114,27 @@ int store_is_file_backed(const cairn_record *r, char *msg, size_t size);
 int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
 		 const char *list, int (*valid)(const char *),
 		 const char *what);
+/*
+ * The one write gate for an imported record (export.c): the checks of
+ * cairn_record_write (kind, status, origin, scope, confidence, the size
+ * limits, UTF-8, the secret filter, a valid id and dates) with the
+ * status, times, revision and hash kept as given, into schema. A key held
+ * by another record: CAIRN_EXISTS naming it. Its supersedes and
+ * superseded_by are checked when the transaction commits.
+ */
+int store_import_record(struct cairn_db *db, const char *schema,
+			const cairn_record *r, const char *pending_key,
+			unsigned flags);
+/*
+ * One text of a write that is stored as given (an imported revision):
+ * the size limit, UTF-8 and the secret filter; with CAIRN_WRITE_REDACT a
+ * hit is masked into *own (caller frees) and *val points at it.
+ */
+int store_clean_text(struct cairn_db *db, const char *field, const char **val,
+		     char **own, unsigned flags);
+/* 1 when id may name a record: 1..STORE_MAX_ID bytes of letters, digits
+ * and . _ : - /, not starting with . - or /, no ".." component. */
+int store_id_valid(const char *id);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
 /*
