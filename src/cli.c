@@ -99,7 +99,31 @@ int cli_open(cairn_db **db, int create)
 
 char *cli_read_stdin(void)
 {
-	return cli_read_stdin_max(CLI_MAX_STDIN);
+	struct sbuf sb = SBUF_INIT;
+	char buf[65536];
+	const char *nul;
+	size_t n;
+
+	/* a record's text: a NUL would end it there, so it is refused */
+	sbuf_init(&sb, CLI_MAX_STDIN);
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		sbuf_add(&sb, buf, n);
+	if (sb.err || ferror(stdin)) {
+		cli_fail("standard input is too large (over %zu bytes) or "
+			 "unreadable",
+			 (size_t)CLI_MAX_STDIN);
+		sbuf_release(&sb);
+		return NULL;
+	}
+	nul = sb.len ? memchr(sb.buf, '\0', sb.len) : NULL;
+	if (nul) {
+		cli_fail("standard input holds a NUL byte at byte %zu: a "
+			 "record's text cannot (nothing was written)",
+			 (size_t)(nul - sb.buf));
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
 }
 
 char *cli_read_stdin_max(size_t limit)
@@ -521,8 +545,7 @@ static int cmd_write(int argc, char **argv)
 					 "--body, or standard input)");
 		in = cli_read_stdin();
 		if (!in)
-			return cli_fail("standard input is too large or "
-					"unreadable");
+			return EXIT_ERR; /* cli_read_stdin said why */
 		r.body = in;
 	}
 	if (r.origin && !cairn_origin_valid(r.origin))
@@ -866,7 +889,7 @@ static int cmd_revise(int argc, char **argv)
 	if (ch.body && strcmp(ch.body, "-") == 0) {
 		in = cli_read_stdin();
 		if (!in)
-			return cli_fail("standard input is too large");
+			return EXIT_ERR; /* cli_read_stdin said why */
 		ch.body = in;
 	}
 	if (cli_open(&db, 0)) {
