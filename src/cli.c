@@ -142,6 +142,13 @@ char *cli_read_stdin_max(size_t limit)
 	return sbuf_detach(&sb, NULL);
 }
 
+void cli_add_csv(struct sbuf *sb, const char *s)
+{
+	if (sb->len)
+		sbuf_addc(sb, ',');
+	sbuf_adds(sb, s);
+}
+
 void cli_print_json(struct sbuf *sb)
 {
 	if (sb->err) {
@@ -682,13 +689,15 @@ static const char list_help[] =
 	"List records, newest first. By default only 'accepted' and\n"
 	"'unverified' records are listed; name other statuses (or 'all') to\n"
 	"see candidates, stale, superseded, historical, false, retired or\n"
-	"rejected records.\n";
+	"rejected records. --kind, --status and --origin may be repeated:\n"
+	"they add up (--kind fact --kind rule is --kind fact,rule).\n";
 
 static const char candidates_help[] =
 	"usage: cairn candidates [--kind K[,K]] [--limit N] [--json]\n"
 	"\n"
 	"List records waiting for approval (status 'candidate'). Approve with\n"
-	"'cairn approve ID', reject with 'cairn reject ID'.\n";
+	"'cairn approve ID', reject with 'cairn reject ID'. --kind may be\n"
+	"repeated: the kinds add up.\n";
 
 static int cmd_list(int argc, char **argv, int candidates)
 {
@@ -700,45 +709,62 @@ static int cmd_list(int argc, char **argv, int candidates)
 		{ "help", 0, 0, 'h' },	      { 0, 0, 0, 0 }
 	};
 	const char *cmd = candidates ? "candidates" : "list";
+	struct sbuf kinds = SBUF_INIT, statuses = SBUF_INIT,
+		    origins = SBUF_INIT;
 	cairn_filter f;
 	cairn_db *db = NULL;
 	cairn_record **v = NULL;
 	size_t n = 0;
 	char *end;
-	int c, rc, ret;
+	int c, rc, ret = -1;
 
 	memset(&f, 0, sizeof(f));
-	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+	/* --kind, --status and --origin are repeatable: they add up */
+	while (ret < 0 && (c = cli_getopt(argc, argv, "h", lo)) != -1) {
 		switch (c) {
-		case O_KIND: f.kinds = optarg; break;
+		case O_KIND: cli_add_csv(&kinds, optarg); break;
 		case O_STATUS:
 			if (candidates)
-				return cli_usage(cmd, "candidates have status "
-						 "'candidate'");
-			f.statuses = optarg;
+				ret = cli_usage(cmd, "candidates have status "
+						"'candidate'");
+			else
+				cli_add_csv(&statuses, optarg);
 			break;
 		case O_SCOPE: f.scope = optarg; break;
-		case O_ORIGIN: f.origins = optarg; break;
+		case O_ORIGIN: cli_add_csv(&origins, optarg); break;
 		case O_LIMIT:
 			f.limit = strtol(optarg, &end, 10);
-			if (*end || f.limit < 0)
-				return cli_usage(cmd, "--limit must be a "
-						 "number >= 0");
+			if (*end || end == optarg || f.limit < 0)
+				ret = cli_usage(cmd, "--limit must be a "
+						"number >= 0");
 			break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h':
-			return cli_help(candidates ? candidates_help
-						   : list_help);
-		default: return cli_usage(cmd, "unknown option");
+			ret = cli_help(candidates ? candidates_help
+						  : list_help);
+			break;
+		default: ret = cli_usage(cmd, "unknown option"); break;
 		}
 	}
-	if (optind < argc)
-		return cli_usage(cmd, "unexpected argument '%s'",
-				 argv[optind]);
+	if (ret >= 0)
+		goto out;
+	if (optind < argc) {
+		ret = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (kinds.err || statuses.err || origins.err) {
+		ret = cli_fail("out of memory");
+		goto out;
+	}
+	f.kinds = kinds.len ? kinds.buf : NULL;
+	f.statuses = statuses.len ? statuses.buf : NULL;
+	f.origins = origins.len ? origins.buf : NULL;
 	if (candidates)
 		f.statuses = "candidate";
-	if (cli_open(&db, 0))
-		return EXIT_ERR;
+	if (cli_open(&db, 0)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
 	rc = cairn_record_list(db, &f, &v, &n);
 	if (rc)
 		ret = cli_db_fail(db, rc);
@@ -748,6 +774,10 @@ static int cmd_list(int argc, char **argv, int candidates)
 		fprintf(stderr, "no candidates waiting\n");
 	cairn_record_list_free(v, n);
 	cairn_db_close(db);
+out:
+	sbuf_release(&kinds);
+	sbuf_release(&statuses);
+	sbuf_release(&origins);
 	return ret;
 }
 

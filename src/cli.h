@@ -34,6 +34,8 @@ int cli_open(cairn_db **db, int create);
 char *cli_read_stdin(void);
 /* Any bytes of stdin up to limit (the rest of stdin is read and dropped). */
 char *cli_read_stdin_max(size_t limit);
+/* Append s to a comma-separated list (a repeatable option adds up). */
+void cli_add_csv(struct sbuf *sb, const char *s);
 /* Print a finished JSON buffer and a newline (or the buffer's error). */
 void cli_print_json(struct sbuf *sb);
 /* Append a record as a JSON object. */
