@@ -153,6 +153,10 @@ CAIRN_API const char *cairn_errmsg(const cairn_db *db);
 /* The workspace root (parent of the ".cairn" directory). Borrowed. */
 CAIRN_API const char *cairn_db_root(const cairn_db *db);
 
+/* The store directory given to cairn_db_open (".cairn", or $CAIRN_DIR):
+ * its database file is <dir>/cairn.db. Borrowed. */
+CAIRN_API const char *cairn_db_dir(const cairn_db *db);
+
 /* ========================================================= writing records */
 
 enum cairn_write_flags {

@@ -308,7 +308,9 @@ static const char init_help[] =
 	"\n"
 	"Create a cairn store (.cairn/cairn.db) in the current directory, or in\n"
 	"$CAIRN_DIR when set. Safe to run again: an existing store is kept and\n"
-	"migrated to the current schema.\n";
+	"migrated to the current schema. Inside another workspace it says so:\n"
+	"the new store then takes the place of the outer one for this directory\n"
+	"and below.\n";
 
 static int cmd_init(int argc, char **argv)
 {
@@ -343,6 +345,20 @@ static int cmd_init(int argc, char **argv)
 	}
 	snprintf(gi, sizeof(gi), "%s/cairn.db", dir);
 	existed = stat(gi, &st) == 0;
+	if (!existed && !(env && *env)) {
+		/* a store here hides the one of an enclosing workspace for
+		 * this directory and below: say so, never silently */
+		char *outer = NULL;
+
+		if (cairn_workspace_find(NULL, &outer) == CAIRN_OK &&
+		    strcmp(outer, dir) != 0)
+			fprintf(stderr,
+				"cairn: note: %s is inside the workspace of %s; "
+				"the new store takes its place for this "
+				"directory and below\n",
+				cwd, outer);
+		cairn_free(outer);
+	}
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
 	rc = cairn_db_open(dir, &o, &db);
@@ -830,18 +846,26 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 		cairn_suggestion *v = NULL;
 		size_t nv = 0;
 
-		rc = cairn_record_set_status(db, argv[i], from, to, 0);
+		cairn_record *got = NULL;
+		char *id;
+
+		/* a unique prefix names the record: say which one */
+		rc = cairn_record_get(db, argv[i], &got);
+		if (rc == CAIRN_OK)
+			rc = cairn_record_set_status(db, got->id, from, to, 0);
 		if (rc) {
+			cairn_record_free(got);
 			ret = cli_db_fail(db, rc);
 			continue;
 		}
+		id = got->id;
 		if (approve)
-			v = may_replace(db, argv[i], &nv);
+			v = may_replace(db, id, &nv);
 		if (cli_state.json) {
 			struct sbuf sb = SBUF_INIT;
 
 			sbuf_adds(&sb, "{\"id\":");
-			json_add_strz(&sb, argv[i]);
+			json_add_strz(&sb, id);
 			sbuf_adds(&sb, ",\"status\":");
 			json_add_strz(&sb, to);
 			if (approve)
@@ -850,9 +874,10 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 			cli_print_json(&sb);
 			sbuf_release(&sb);
 		} else {
-			printf("%s -> %s\n", argv[i], to);
-			may_replace_print(argv[i], v, nv);
+			printf("%s -> %s\n", id, to);
+			may_replace_print(id, v, nv);
 		}
+		cairn_record_free(got);
 		cairn_suggestions_free(v, nv);
 	}
 	cairn_db_close(db);
@@ -1017,7 +1042,7 @@ static int cmd_stats(int argc, char **argv)
 
 		json_get_num(j, "workspace_records", &total);
 		printf("store:    %s/cairn.db (%.0f workspace records)\n",
-		       cairn_db_root(db), total);
+		       cairn_db_dir(db), total);
 		for (g = j->child; g; g = g->next) {
 			if (g->type != JSON_OBJECT)
 				continue;

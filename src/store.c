@@ -704,6 +704,11 @@ const char *cairn_db_root(const cairn_db *db)
 	return db->root;
 }
 
+const char *cairn_db_dir(const cairn_db *db)
+{
+	return db->dir;
+}
+
 /* ------------------------------------------------------------ transactions */
 
 /*
