@@ -142,6 +142,21 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	 * hook's deadline. Recall and MCP still use a configured one.
 	 */
 	ro.rerank = -1;
+	if (strlen(prompt) > HOOK_MAX_QUESTION) {
+		/* a pasted log or file: its first 64 KiB, whole characters */
+		size_t n = HOOK_MAX_QUESTION;
+		char *head;
+		int rc;
+
+		while (n > 0 && ((unsigned char)prompt[n] & 0xC0) == 0x80)
+			n--;
+		head = util_strndup(prompt, n);
+		if (!head)
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		rc = cairn_recall(db, head, &ro, out);
+		cairn_free(head);
+		return rc;
+	}
 	return cairn_recall(db, prompt, &ro, out);
 }
 
@@ -169,6 +184,9 @@ int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
 {
 	struct sbuf e = SBUF_INIT;
 	size_t i, budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+
+	if (budget > HOOK_MAX_BUDGET)
+		budget = HOOK_MAX_BUDGET;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t k = o->k > 0 && o->k <= HOOK_MAX_K ? (size_t)o->k
 						   : HOOK_DEFAULT_K;
@@ -240,6 +258,9 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 	struct sbuf e = SBUF_INIT, cl = SBUF_INIT;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+
+	if (budget > HOOK_MAX_BUDGET)
+		budget = HOOK_MAX_BUDGET;
 	size_t clen;
 	int rc;
 

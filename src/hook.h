@@ -11,6 +11,10 @@
 #include "internal.h"
 
 #define HOOK_DEFAULT_BUDGET 4000 /* characters of injected text */
+#define HOOK_MAX_BUDGET 20000    /* the most --budget may ask for */
+#define HOOK_MAX_QUESTION (64 * 1024) /* bytes of a prompt recalled for:
+					 cairn_recall's limit; a longer
+					 prompt is recalled by its start */
 #define HOOK_DEFAULT_K 5         /* entries (distinct sources) for a prompt */
 #define HOOK_MAX_K 20            /* most entries a block may hold */
 #define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
