@@ -74,7 +74,11 @@ static int md_heading(const char *s, size_t len)
 static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 			 double relevance, int show_relevance)
 {
-	const char *date = r->time ? r->time : r->updated;
+	/* a file's record without a date of its own is undated: the day it
+	 * was seeded is not its date */
+	const char *date = r->time ? r->time
+			 : strcmp(r->origin, "file") == 0 ? "undated"
+							  : r->updated;
 	const char *b = r->body;
 	int lines = 0;
 
