@@ -153,6 +153,28 @@ CAIRN_API const char *cairn_errmsg(const cairn_db *db);
 /* The workspace root (parent of the ".cairn" directory). Borrowed. */
 CAIRN_API const char *cairn_db_root(const cairn_db *db);
 
+/*
+ * Tune a connection for a short-lived process that mostly reads (the
+ * Claude Code hook): memory-map up to 1 GiB of each store file, leave the
+ * WAL to SQLite's automatic checkpoints instead of one at close (four
+ * fsyncs), and append receipts to the spool instead of writing them
+ * (SPEC 5.3; moved into the store by a later write). Call
+ * cairn_db_checkpoint() before closing. Failures are harmless and ignored.
+ */
+CAIRN_API void cairn_db_short_lived(cairn_db *db);
+
+/*
+ * Receipts of this handle's recalls go to the spool (on = 1) or straight
+ * into the store (0). Returns the previous setting.
+ */
+CAIRN_API int cairn_db_spool_receipts(cairn_db *db, int on);
+
+/*
+ * Copy the WAL into the store files and empty it, without waiting for a
+ * reader (then a later checkpoint does it). After cairn_db_short_lived.
+ */
+CAIRN_API void cairn_db_checkpoint(cairn_db *db);
+
 /* The store directory given to cairn_db_open (".cairn", or $CAIRN_DIR):
  * its database file is <dir>/cairn.db. Borrowed. */
 CAIRN_API const char *cairn_db_dir(const cairn_db *db);
@@ -217,6 +239,15 @@ CAIRN_API int cairn_record_get(cairn_db *db, const char *id,
  * revives a "stale" record to "accepted". CAIRN_NOTFOUND if none.
  */
 CAIRN_API int cairn_record_read_key(cairn_db *db, const char *key,
+				    const char *scope, cairn_record **out);
+
+/*
+ * The record with this key, as cairn_record_read_key finds it (workspace
+ * first, then global, or only `scope`), but a lookup only: last_seen and
+ * the status are left as they are (forgetting a record is not reading
+ * it). *out: caller frees with cairn_record_free(). CAIRN_NOTFOUND.
+ */
+CAIRN_API int cairn_record_find_key(cairn_db *db, const char *key,
 				    const char *scope, cairn_record **out);
 
 /* Filter for listing; NULL or "" fields mean "any" (statuses: the default). */

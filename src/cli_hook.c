@@ -357,7 +357,7 @@ int cmd_hook(int argc, char **argv)
 		log_line("error", extra);
 		goto out;
 	}
-	hook_db_tune(db);
+	cairn_db_short_lived(db);
 	if (capture) {
 		rc = hook_capture(db, event, transcript, session, deadline,
 				  extra, sizeof(extra));
@@ -379,7 +379,7 @@ out:
 	json_free(j);
 	cairn_free(in);
 	cairn_free(dir);
-	hook_db_release(db); /* the WAL emptied for the next hook */
+	cairn_db_checkpoint(db); /* the WAL emptied for the next hook */
 	cairn_db_close(db);
 	sbuf_release(&outj);
 	if (log_fd >= 0)

@@ -709,6 +709,64 @@ const char *cairn_db_dir(const cairn_db *db)
 	return db->dir;
 }
 
+#define STORE_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
+
+void cairn_db_short_lived(cairn_db *db)
+{
+	/* every attached schema (workspace and global store) */
+	sqlite3_exec(db->sql, "PRAGMA mmap_size=" STORE_MMAP_BYTES, NULL, NULL,
+		     NULL);
+	/*
+	 * A short-lived process is usually the only connection, so its close
+	 * would be the last one: SQLite would then copy the WAL into the
+	 * database, fsync both and the folder, and delete the WAL -- four
+	 * fsyncs per prompt for one receipt. Leave that to SQLite's automatic
+	 * checkpoint (every ~1000 WAL pages, in whichever connection commits
+	 * then); the WAL is as durable as the database file
+	 * (synchronous=NORMAL). cairn_db_checkpoint() empties the WAL before
+	 * the process ends.
+	 */
+	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/*
+	 * And most prompts write nothing at all: the receipt (and last_seen)
+	 * is appended to the spool, moved into the store in one write every
+	 * RECEIPT_SPOOL_DRAIN bytes (receipt.h).
+	 */
+	db->spool_receipts = 1;
+}
+
+int cairn_db_spool_receipts(cairn_db *db, int on)
+{
+	int was = db->spool_receipts;
+
+	db->spool_receipts = on != 0;
+	return was;
+}
+
+/*
+ * With NO_CKPT_ON_CLOSE alone the WAL was never emptied: the next hook,
+ * again the only connection, finds no WAL index in shared memory, so
+ * SQLite rebuilds it by reading every frame of the WAL (recovery) and,
+ * having forgotten which frames were already copied into the database,
+ * copies them all again at its automatic checkpoint; a WAL that is never
+ * reset only grows (~40 pages a prompt, 17 MB after 270 prompts of
+ * bench/hook_bench.c, each hook then reading all of it and rewriting
+ * ~1 350 pages). A TRUNCATE checkpoint at the end copies this process's
+ * own pages once (two fsyncs, as any checkpoint) and leaves the WAL empty.
+ * Without waiting: while another connection reads, SQLite keeps the WAL
+ * index in shared memory and that connection's checkpoints do the work.
+ */
+void cairn_db_checkpoint(cairn_db *db)
+{
+	if (!db || !db->sql)
+		return;
+	sqlite3_busy_timeout(db->sql, 0);
+	/* every attached schema; SQLITE_BUSY (a reader) is fine */
+	(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
+					SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(db->sql, db->busy_ms);
+}
+
 /* ------------------------------------------------------------ transactions */
 
 /*
@@ -1924,6 +1982,31 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 		}
 		*out = r;
 		return CAIRN_OK;
+	}
+	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);
+}
+
+int cairn_record_find_key(cairn_db *db, const char *key, const char *scope,
+			  cairn_record **out)
+{
+	const char *order[2] = { "main", "global" };
+	int i, rc;
+
+	*out = NULL;
+	if (!key || !*key)
+		return store_error(db, CAIRN_INVALID, "no key given");
+	if (scope && strcmp(scope, "workspace") != 0 &&
+	    strcmp(scope, "global") != 0)
+		return store_error(db, CAIRN_INVALID, "unknown scope '%s'",
+				   scope);
+	for (i = 0; i < 2; i++) {
+		if (scope && strcmp(store_schema(scope), order[i]) != 0)
+			continue;
+		if (i == 1 && !db->has_global)
+			continue;
+		rc = find_one(db, order[i], "key = ?1", key, out);
+		if (rc != CAIRN_NOTFOUND)
+			return rc;
 	}
 	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);
 }
