@@ -1559,7 +1559,8 @@ static int update_text(struct cairn_db *db, const char *schema,
 
 	if (old->hash && strcmp(old->hash, p->hash) == 0 &&
 	    strcmp(old->status, p->status) == 0 &&
-	    strcmp(old->kind, p->kind) == 0)
+	    strcmp(old->kind, p->kind) == 0 && util_streq(old->proof, c->proof) &&
+	    old->confidence == p->confidence)
 		return CAIRN_OK; /* identical: no new revision */
 	rc = keep_revision(db, schema, old->id);
 	if (rc)
@@ -1814,6 +1815,38 @@ out:
 	cairn_record_free(holder);
 	clean_release(&c);
 	return rc;
+}
+
+int store_candidate_proof(struct cairn_db *db, const char *id,
+			  const char *proof)
+{
+	sqlite3_stmt *st = NULL;
+	char now[32], *masked = NULL;
+	int rc, src;
+
+	rc = check_text(db, "the proof", proof);
+	if (rc == CAIRN_OK)
+		rc = filter_secret(db, "the proof", proof, 0, &masked);
+	if (rc)
+		return rc;
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	util_now_iso(now, sizeof(now));
+	src = sqlite3_prepare_v2(db->sql,
+				 "UPDATE main.records SET proof = ?2, updated = "
+				 "?3 WHERE id = ?1 AND status = 'candidate'",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, proof, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "adding proof");
+	return store_tx_end(db, rc);
 }
 
 int store_clean_text(struct cairn_db *db, const char *field, const char **val,

@@ -126,6 +126,14 @@ int store_import_record(struct cairn_db *db, const char *schema,
 			const cairn_record *r, const char *pending_key,
 			unsigned flags);
 /*
+ * Replace the proof of candidate `id` in the workspace store (capture
+ * merging what it saw again): the size limit, UTF-8 and the secret filter
+ * (a secret refuses), one transaction or the caller's batch. A record
+ * that is no longer a candidate is left as it is.
+ */
+int store_candidate_proof(struct cairn_db *db, const char *id,
+			  const char *proof);
+/*
  * One text of a write that is stored as given (an imported revision):
  * the size limit, UTF-8 and the secret filter; with CAIRN_WRITE_REDACT a
  * hit is masked into *own (caller frees) and *val points at it.

@@ -29,3 +29,8 @@ $ cairn write --supersedes nosuch "links to nothing"
 e~ supersedes 'nosuch': no such record
 $ cairn list --status all | grep -c 'bogus\|impossible\|not a\|links to' || :
 > 0
+# revise --proof or --confidence alone is a change (it was silently dropped)
+$ id=$(cairn write "body text" | cut -d' ' -f1); cairn revise --proof "checked it" $id >/dev/null; cairn revise --confidence 0.3 $id >/dev/null; cairn get $id --json | jq -c '{proof, confidence, revision}'
+> {"proof":"checked it","confidence":0.3,"revision":3}
+$ cairn write --key same:1 "same text" >/dev/null; cairn write --key same:1 "same text" >/dev/null; cairn read same:1 --json | jq .revision
+> 1
