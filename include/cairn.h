@@ -193,11 +193,18 @@ enum cairn_write_flags {
  * capture or reflection is stored as "candidate" whatever status it asks
  * for. When (scope, key) already exists, the existing record's text is
  * replaced, its previous revision kept (cairn_record_history), and its id
- * kept. Every text field passes the secret filter first.
+ * kept; the fields rec leaves NULL (kind, title, proof, provenance,
+ * supersedes) or negative (confidence) keep the record's. Every text
+ * field passes the secret filter first. A given id is 1..128 bytes of
+ * letters, digits and . _ : - / (not starting with . - or /, no ".."
+ * component); time is an ISO-8601 date or date-time; supersedes names a
+ * record that exists.
  *
  * On success *out_id (if not NULL) receives the id (caller frees with
  * cairn_free()). Errors: CAIRN_INVALID (unknown kind/status/origin/scope,
- * invalid UTF-8, empty body), CAIRN_SECRET (a secret was found and
+ * invalid UTF-8, empty body, a bad id or time, a NaN or out-of-range
+ * confidence), CAIRN_NOTFOUND (supersedes names no record), CAIRN_SECRET
+ * (a secret was found and
  * CAIRN_WRITE_REDACT not given; nothing written), CAIRN_READONLY (the key
  * belongs to a file-backed record), CAIRN_TOOBIG, CAIRN_BUSY, CAIRN_IO.
  */
@@ -482,13 +489,21 @@ CAIRN_API int cairn_export(cairn_db *db,
 /*
  * Import one JSON Lines record as written by cairn_export (or a subset of
  * its fields: kind and body are required). A record whose id exists is
- * replaced only when `replace` is set, else skipped (*skipped = 1).
- * Passes the secret filter like any write.
+ * replaced only when `replace` is set, else skipped (*skipped = 1). It
+ * passes the checks of cairn_record_write (secret filter, size limits,
+ * UTF-8, no NUL, a valid id, ISO-8601 created/updated/last_seen/time)
+ * with its status, times and revision kept; a key another record holds
+ * is CAIRN_EXISTS naming that record. Its supersedes and superseded_by
+ * must name records that exist when the transaction commits (so, inside
+ * a cairn_begin batch, records later in the same batch count): else the
+ * commit fails with CAIRN_NOTFOUND and nothing of it is kept. The first
+ * global record attaches (creating) the global store, inside a batch too.
  */
 CAIRN_API int cairn_import_line(cairn_db *db, const char *line, size_t len,
 				unsigned flags, int replace, int *skipped);
 
-/* Begin / commit a batch (one transaction around many writes). */
+/* Begin / commit a batch (one transaction around many writes). A commit
+ * first checks the links of the records imported in it (above). */
 CAIRN_API int cairn_begin(cairn_db *db);
 CAIRN_API int cairn_commit(cairn_db *db);
 CAIRN_API int cairn_rollback(cairn_db *db);
