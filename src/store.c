@@ -1698,9 +1698,10 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 			m.supersedes = old->supersedes;
 		content_hash(c.title, c.body, p.hash);
 	}
-	if (m.supersedes && strcmp(p.origin, "file") != 0) {
-		/* (seed links its files itself, in an order of its own) */
-		rc = link_target(db, m.supersedes);
+	if (r->supersedes && strcmp(p.origin, "file") != 0) {
+		/* (seed links its files itself, in an order of its own; a
+		 * link kept from the record is not checked again) */
+		rc = link_target(db, r->supersedes);
 		if (rc)
 			goto out;
 	}
@@ -2191,6 +2192,7 @@ int cairn_record_revise(cairn_db *db, const char *id,
 						: r->confidence;
 	merged.key = NULL;
 	merged.time = NULL;
+	merged.id = NULL; /* the record's own, whatever an old import let in */
 	rc = plan_write(db, &merged, &p, 0);
 	if (rc)
 		goto out;
