@@ -1818,6 +1818,129 @@ out:
 	return rc;
 }
 
+/* Step a prepared UPDATE of a seed write; a key clash named as seed did. */
+static int file_step(struct cairn_db *db, sqlite3_stmt *st, const char *what)
+{
+	int src = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (src == SQLITE_CONSTRAINT_UNIQUE)
+		return store_error(db, CAIRN_INVALID,
+				   "%s: a key is already used by another record",
+				   what);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, what);
+	return CAIRN_OK;
+}
+
+int store_file_update(struct cairn_db *db, const cairn_record *r,
+		      const char *now)
+{
+	struct clean_text c;
+	sqlite3_stmt *st = NULL;
+	char keep_sql[400];
+	int rc, src;
+
+	/* the gate's checks; a file's secret is refused, never masked */
+	rc = clean_fields(db, r, 0, &c);
+	if (rc == CAIRN_OK && !cairn_kind_valid(r->kind))
+		rc = store_error(db, CAIRN_INVALID, "unknown kind '%s'",
+				 r->kind);
+	if (rc == CAIRN_OK && !cairn_status_valid(r->status))
+		rc = store_error(db, CAIRN_INVALID, "unknown status '%s'",
+				 r->status);
+	if (rc)
+		goto out;
+	snprintf(keep_sql, sizeof(keep_sql), STORE_KEEP_REVISION_SQL, "main",
+		 "main");
+	src = sqlite3_prepare_v2(db->sql, keep_sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "keeping a revision");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	rc = file_step(db, st, "keeping a revision");
+	if (rc)
+		goto out;
+	src = sqlite3_prepare_v2(
+		db->sql,
+		"UPDATE main.records SET kind = ?2, key = ?3, title = ?4, "
+		"body = ?5, status = ?6, confidence = 1.0, origin = 'file', "
+		"src_path = ?7, src_heading = ?8, src_line = ?9, "
+		"src_commit = ?10, time = ?11, supersedes = ?12, "
+		"superseded_by = ?13, hash = ?14, updated = ?15, "
+		"revision = revision + 1 WHERE id = ?1",
+		-1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "updating a record");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
+	bind_opt(st, 3, c.key);
+	sqlite3_bind_text(st, 4, c.title ? c.title : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, c.body ? c.body : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_STATIC);
+	bind_opt(st, 7, r->src_path);
+	bind_opt(st, 8, r->src_heading);
+	sqlite3_bind_int64(st, 9, r->src_line);
+	bind_opt(st, 10, r->src_commit);
+	bind_opt(st, 11, r->time);
+	bind_opt(st, 12, r->supersedes);
+	bind_opt(st, 13, r->superseded_by);
+	bind_opt(st, 14, r->hash);
+	sqlite3_bind_text(st, 15, now, -1, SQLITE_STATIC);
+	rc = file_step(db, st, "updating a record");
+out:
+	clean_release(&c);
+	return rc;
+}
+
+int store_file_retire(struct cairn_db *db, const char *id, const char *now)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(db->sql,
+				     "UPDATE main.records SET status = "
+				     "'retired', key = NULL, updated = ?2 "
+				     "WHERE id = ?1",
+				     -1, &st, NULL);
+
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "retiring a record");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+	return file_step(db, st, "retiring a record");
+}
+
+int store_file_provenance(struct cairn_db *db, const cairn_record *r)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, src, i;
+	const char *v[3];
+
+	v[0] = r->src_path;
+	v[1] = r->src_heading;
+	v[2] = r->src_commit;
+	for (i = 0; i < 3; i++) {
+		rc = check_text(db, "source", v[i]);
+		if (rc)
+			return rc;
+	}
+	src = sqlite3_prepare_v2(db->sql,
+				 "UPDATE main.records SET src_path = ?2, "
+				 "src_heading = ?3, src_line = ?4, src_commit "
+				 "= ?5 WHERE id = ?1",
+				 -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "updating provenance");
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	bind_opt(st, 2, r->src_path);
+	bind_opt(st, 3, r->src_heading);
+	sqlite3_bind_int64(st, 4, r->src_line);
+	bind_opt(st, 5, r->src_commit);
+	return file_step(db, st, "updating provenance");
+}
+
 int store_candidate_proof(struct cairn_db *db, const char *id,
 			  const char *proof)
 {

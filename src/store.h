@@ -71,8 +71,8 @@ struct cairn_db {
 
 /*
  * Copy record ?1's current text into revisions (schema given twice as %s):
- * the one definition of what a kept revision holds, used by the store's
- * writes and by seed's batch writer.
+ * the one definition of what a kept revision holds (the store's writes,
+ * seed's included: store_file_update).
  */
 #define STORE_KEEP_REVISION_SQL                                             \
 	"INSERT OR REPLACE INTO %s.revisions (record_id, revision, title, "  \
@@ -125,6 +125,19 @@ int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
 int store_import_record(struct cairn_db *db, const char *schema,
 			const cairn_record *r, const char *pending_key,
 			unsigned flags);
+/*
+ * Seed's writes of file-backed records in the workspace store, inside the
+ * caller's transaction (seed's batch): a record whose section changed
+ * (its revision kept; kind, key, text, status, provenance, links, hash as
+ * given, confidence 1, origin file; the size limits, UTF-8 and the secret
+ * filter: a secret refuses), one whose file is gone (retired, key freed),
+ * and one whose text is unchanged but moved (provenance only, no
+ * revision). A key clash: CAIRN_INVALID.
+ */
+int store_file_update(struct cairn_db *db, const cairn_record *r,
+		      const char *now);
+int store_file_retire(struct cairn_db *db, const char *id, const char *now);
+int store_file_provenance(struct cairn_db *db, const cairn_record *r);
 /*
  * Replace the proof of candidate `id` in the workspace store (capture
  * merging what it saw again): the size limit, UTF-8 and the secret filter
