@@ -560,7 +560,7 @@ int store_attach_global(struct cairn_db *db, int create)
 	}
 	db->has_global = 1;
 	/* attached inside a transaction: a rollback takes its schema back
-	 * too, so it is detached again then (global_undo) */
+	 * too, so it is detached again then (global_settle) */
 	db->global_in_tx = !sqlite3_get_autocommit(db->sql);
 	rc = migrate(db, "global");
 	if (rc) {
@@ -785,11 +785,7 @@ static void rev_hook(void *user, int op, const char *schema,
 	db->rev_dirty |= strcmp(schema, "global") == 0 ? 2 : 1;
 }
 
-/*
- * Before a COMMIT of imported links (store_import_record): every
- * supersedes and superseded_by names a record of either store. A link
- * may point forward in the file, so it is checked once all of it is in.
- */
+/* Forget the imported records whose links await the commit. */
 static void links_forget(struct cairn_db *db)
 {
 	size_t i;
@@ -880,8 +876,10 @@ static int rev_bump(struct cairn_db *db)
 	int s, rc = CAIRN_OK;
 
 	rc = links_check(db);
-	if (rc)
+	if (rc) {
+		db->rev_dirty = 0; /* the transaction is rolled back */
 		return rc;
+	}
 
 	for (s = 0; s < 2 && rc == CAIRN_OK; s++) {
 		char sql[128];
@@ -1674,6 +1672,9 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	m = *r;
 	if (old) {
 		/* rewriting a key: the fields not given are kept */
+		int own = is_agentish(p.origin) &&
+			  strcmp(old->status, "candidate") != 0;
+
 		if (!r->kind)
 			p.kind = old->kind;
 		if (!r->title)
@@ -1682,7 +1683,9 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 			c.proof = old->proof;
 		if (r->confidence < 0 && !is_agentish(p.origin))
 			p.confidence = old->confidence;
-		if (strcmp(p.origin, "file") != 0 &&
+		/* the record's provenance too, unless this write becomes
+		 * a candidate of its own (below), which has its own */
+		if (!own && strcmp(p.origin, "file") != 0 &&
 		    !r->src_path && !r->src_heading && !r->src_commit &&
 		    r->src_line <= 0) {
 			m.src_path = old->src_path;
@@ -1690,12 +1693,10 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 			m.src_line = old->src_line;
 			m.src_commit = old->src_commit;
 		}
-		if (!r->src_session && !r->src_tool) {
+		if (!own && !r->src_session && !r->src_tool) {
 			m.src_session = old->src_session;
 			m.src_tool = old->src_tool;
 		}
-		if (!r->supersedes)
-			m.supersedes = old->supersedes;
 		content_hash(c.title, c.body, p.hash);
 	}
 	if (r->supersedes && strcmp(p.origin, "file") != 0) {
