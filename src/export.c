@@ -191,14 +191,11 @@ static int import_row(struct cairn_db *db, const char *schema,
 	const char *v[ARRAY_SIZE(rec_cols)];
 	double conf = 1.0, rev = 1, line = 0;
 	int has_conf = 0, has_rev = 0, has_line = 0;
-	char now[32], idbuf[17];
-	struct sbuf sql = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
+	char idbuf[17];
 	cairn_record r;
 	size_t i;
-	int rc = CAIRN_OK, src;
+	int rc = CAIRN_OK;
 
-	util_now_iso(now, sizeof(now));
 	memset(&r, 0, sizeof(r));
 	for (i = 0; i < ARRAY_SIZE(rec_cols) && rc == CAIRN_OK; i++) {
 		v[i] = NULL;
@@ -274,98 +271,52 @@ static int import_row(struct cairn_db *db, const char *schema,
 					 "import: \"history\" must be an array");
 			goto out;
 		}
-		sbuf_reset(&sql);
-		sbuf_addf(&sql, "INSERT INTO %s.revisions (record_id, revision, "
-			  "title, body, status, confidence, proof, origin, "
-			  "updated, hash) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,"
-			  "?10)", schema);
-		if (sql.err) {
-			rc = store_error(db, sql.err, "import: out of memory");
-			goto out;
-		}
 		for (e = h && h->type == JSON_ARRAY ? h->child : NULL; e;
 		     e = e->next) {
-			const char *t = NULL, *b = NULL, *s = NULL, *p = NULL,
-				   *og = NULL, *u = NULL, *hh = NULL;
-			char *o1 = NULL, *o2 = NULL, *o3 = NULL;
+			cairn_record rv;
 			double hrev = 0, hconf = 1;
 			int hr = 0, hc = 0;
 
+			memset(&rv, 0, sizeof(rv));
 			rc = member_num(db, e, "revision", &hrev, &hr);
 			if (!rc)
 				rc = member_num(db, e, "confidence", &hconf, &hc);
 			if (!rc)
-				rc = member_str(db, e, "title", &t);
+				rc = member_str(db, e, "title",
+						(const char **)&rv.title);
 			if (!rc)
-				rc = member_str(db, e, "body", &b);
+				rc = member_str(db, e, "body",
+						(const char **)&rv.body);
 			if (!rc)
-				rc = member_str(db, e, "status", &s);
+				rc = member_str(db, e, "status",
+						(const char **)&rv.status);
 			if (!rc)
-				rc = member_str(db, e, "proof", &p);
+				rc = member_str(db, e, "proof",
+						(const char **)&rv.proof);
 			if (!rc)
-				rc = member_str(db, e, "origin", &og);
+				rc = member_str(db, e, "origin",
+						(const char **)&rv.origin);
 			if (!rc)
-				rc = member_str(db, e, "updated", &u);
+				rc = member_str(db, e, "updated",
+						(const char **)&rv.updated);
 			if (!rc)
-				rc = member_str(db, e, "hash", &hh);
-			if (!rc && (!hr || !b || !s || !cairn_status_valid(s) ||
-				    (og && !cairn_origin_valid(og)) ||
-				    !(hrev >= 1 && hrev <= 1e9) || hrev != floor(hrev) ||
-				    (hc && !(hconf >= 0 && hconf <= 1)) ||
-				    (u && !util_iso_valid(u))))
+				rc = member_str(db, e, "hash",
+						(const char **)&rv.hash);
+			if (!rc && (!hr || !(hrev >= 1 && hrev <= 1e9) ||
+				    hrev != floor(hrev)))
 				rc = store_error(db, CAIRN_INVALID,
 						 "import: invalid history entry");
-			if (!rc)
-				rc = store_clean_text(db, "title", &t, &o1,
-						      flags);
-			if (!rc)
-				rc = store_clean_text(db, "body", &b, &o2, flags);
-			if (!rc)
-				rc = store_clean_text(db, "proof", &p, &o3,
-						      flags);
-			if (!rc) {
-				src = sqlite3_prepare_v2(db->sql, sql.buf, -1,
-							 &st, NULL);
-				if (src == SQLITE_OK) {
-					sqlite3_bind_text(st, 1, r.id, -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_int64(st, 2, (long long)hrev);
-					sqlite3_bind_text(st, 3, t ? t : "", -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 4, b, -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 5, s, -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_double(st, 6, hconf);
-					if (p)
-						sqlite3_bind_text(st, 7, p, -1,
-								  SQLITE_STATIC);
-					sqlite3_bind_text(st, 8,
-							  og ? og : "human", -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 9, u ? u : now,
-							  -1, SQLITE_STATIC);
-					if (hh)
-						sqlite3_bind_text(st, 10, hh, -1,
-								  SQLITE_STATIC);
-					src = sqlite3_step(st);
-				}
-				sqlite3_finalize(st);
-				st = NULL;
-				if (src != SQLITE_DONE)
-					rc = store_sql_error(db, src,
-							     "importing history");
-			}
-			cairn_free(o1);
-			cairn_free(o2);
-			cairn_free(o3);
+			if (rc)
+				goto out;
+			rv.revision = (long)hrev;
+			rv.confidence = hconf;
+			rc = store_import_revision(db, schema, r.id, &rv,
+						   flags);
 			if (rc)
 				goto out;
 		}
 	}
 out:
-	sqlite3_finalize(st);
-	sbuf_release(&sql);
 	return rc;
 }
 
@@ -430,17 +381,7 @@ int cairn_import_line(cairn_db *db, const char *line, size_t len,
 		goto out;
 	}
 	if (exists) {
-		snprintf(sql, sizeof(sql),
-			 "DELETE FROM %s.records WHERE id = ?1", schema);
-		if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) ==
-		    SQLITE_OK) {
-			sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = store_sql_error(db, sqlite3_errcode(db->sql),
-						     "importing");
-		}
-		sqlite3_finalize(st);
-		st = NULL;
+		rc = store_import_drop(db, schema, id);
 		if (rc)
 			goto out;
 	}

@@ -1942,6 +1942,199 @@ int store_file_provenance(struct cairn_db *db, const cairn_record *r)
 	return file_step(db, st, "updating provenance");
 }
 
+/* Run sql with up to three text parameters (NULL: unbound); *changes
+ * (if not NULL) gains the rows it changed. */
+static int run3(struct cairn_db *db, const char *sql, const char *a,
+		const char *b, const char *c, long long *changes,
+		const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+
+	if (src == SQLITE_OK) {
+		if (a)
+			sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+		if (b)
+			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+		if (c)
+			sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, what);
+	if (changes)
+		*changes += sqlite3_changes(db->sql);
+	return CAIRN_OK;
+}
+
+int store_import_drop(struct cairn_db *db, const char *schema, const char *id)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "DELETE FROM %s.records WHERE id = ?1",
+		 schema);
+	return run3(db, sql, id, NULL, NULL, NULL, "importing");
+}
+
+int store_import_revision(struct cairn_db *db, const char *schema,
+			  const char *record_id, const cairn_record *v,
+			  unsigned flags)
+{
+	const char *t = v->title ? v->title : "", *b = v->body, *p = v->proof;
+	char *o1 = NULL, *o2 = NULL, *o3 = NULL, sql[256], now[32];
+	sqlite3_stmt *st = NULL;
+	int rc, src;
+
+	if (!b || !v->status || !cairn_status_valid(v->status) ||
+	    (v->origin && !cairn_origin_valid(v->origin)) || v->revision < 1 ||
+	    isnan(v->confidence) || v->confidence < 0 || v->confidence > 1 ||
+	    (v->updated && !util_iso_valid(v->updated)))
+		return store_error(db, CAIRN_INVALID,
+				   "import: invalid history entry");
+	rc = store_clean_text(db, "title", &t, &o1, flags);
+	if (rc == CAIRN_OK)
+		rc = store_clean_text(db, "body", &b, &o2, flags);
+	if (rc == CAIRN_OK)
+		rc = store_clean_text(db, "proof", &p, &o3, flags);
+	if (rc)
+		goto out;
+	util_now_iso(now, sizeof(now));
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s.revisions (record_id, revision, title, body, "
+		 "status, confidence, proof, origin, updated, hash) VALUES "
+		 "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, record_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, v->revision);
+		sqlite3_bind_text(st, 3, t, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, b, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, v->status, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 6, v->confidence);
+		bind_opt(st, 7, p);
+		sqlite3_bind_text(st, 8, v->origin ? v->origin : "human", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, v->updated ? v->updated : now, -1,
+				  SQLITE_STATIC);
+		bind_opt(st, 10, v->hash);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "importing history");
+out:
+	cairn_free(o1);
+	cairn_free(o2);
+	cairn_free(o3);
+	return rc;
+}
+
+int store_seen(struct cairn_db *db, const char *ids_json, const char *when)
+{
+	int i, rc = CAIRN_OK;
+
+	for (i = 0; i < 2 && rc == CAIRN_OK; i++) {
+		const char *schema = i == 0 ? "main" : "global";
+		char sql[160];
+
+		if (i == 1 && !db->has_global)
+			break;
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.records SET last_seen = ?1 WHERE id IN "
+			 "(SELECT value FROM json_each(?2))",
+			 schema);
+		db->rev_quiet = 1; /* not a change of the content */
+		rc = run3(db, sql, when, ids_json, NULL, NULL,
+			  "updating last_seen");
+		db->rev_quiet = 0;
+	}
+	return rc;
+}
+
+int store_age(struct cairn_db *db, const char *schema, const char *ages,
+	      const char *cut_stale, const char *cut_retire,
+	      long long *staled, long long *retired)
+{
+	char sql[600];
+	int rc;
+
+	/* remember the status each record had, for the revive */
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR REPLACE INTO %s.meta (k, v) SELECT "
+		 "'lifecycle.prev.' || id, status FROM %s.records WHERE "
+		 "kind IN %s AND status IN ('accepted','unverified') AND "
+		 "coalesce(last_seen, created) < ?1",
+		 schema, schema, ages);
+	rc = run3(db, sql, cut_stale, NULL, NULL, NULL, "ageing records");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'stale' WHERE kind IN %s AND "
+		 "status IN ('accepted','unverified') AND "
+		 "coalesce(last_seen, created) < ?1",
+		 schema, ages);
+	rc = run3(db, sql, cut_stale, NULL, NULL, staled, "ageing records");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'retired' WHERE kind IN %s AND "
+		 "status = 'stale' AND coalesce(last_seen, created) < ?1",
+		 schema, ages);
+	rc = run3(db, sql, cut_retire, NULL, NULL, retired,
+		  "retiring records");
+	if (rc)
+		return rc;
+	/* previous statuses of records no longer stale */
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM %s.meta WHERE k LIKE 'lifecycle.prev.%%' AND "
+		 "substr(k, 16) NOT IN (SELECT id FROM %s.records WHERE "
+		 "status = 'stale')",
+		 schema, schema);
+	return run3(db, sql, NULL, NULL, NULL, NULL, "ageing records");
+}
+
+int store_revive(struct cairn_db *db, const char *schema, const char *id,
+		 const char *status, const char *now, const char *meta_key)
+{
+	char sql[200];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = ?2, last_seen = ?3 WHERE "
+		 "id = ?1 AND status = 'stale'",
+		 schema);
+	rc = run3(db, sql, id, status, now, NULL, "reviving a record");
+	if (rc == CAIRN_OK) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
+			 schema);
+		rc = run3(db, sql, meta_key, NULL, NULL, NULL,
+			  "reviving a record");
+	}
+	return rc;
+}
+
+int store_supersede_link(struct cairn_db *db, const cairn_record *o,
+			 const cairn_record *n, const char *now)
+{
+	char sql[200];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'superseded', "
+		 "superseded_by = ?2, updated = ?3 WHERE id = ?1",
+		 store_schema(o->scope));
+	rc = run3(db, sql, o->id, n->id, now, NULL, "superseding");
+	if (rc == CAIRN_OK) {
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.records SET supersedes = ?2 WHERE id = ?1",
+			 store_schema(n->scope));
+		rc = run3(db, sql, n->id, o->id, NULL, NULL, "superseding");
+	}
+	return rc;
+}
+
 int store_candidate_proof(struct cairn_db *db, const char *id,
 			  const char *proof)
 {

@@ -126,6 +126,39 @@ int store_import_record(struct cairn_db *db, const char *schema,
 			const cairn_record *r, const char *pending_key,
 			unsigned flags);
 /*
+ * The other writes of records and revisions, all here so that the store
+ * is the one place that writes them (issue 15; tests/t_layers.sh):
+ *   store_import_drop      cairn import --replace: the record with id
+ *   store_import_revision  an imported revision of record_id: title,
+ *                          body, status, confidence, proof, origin,
+ *                          updated, hash and revision of v (checked; the
+ *                          texts through store_clean_text)
+ *   store_seen             last_seen = when for the ids of a JSON array,
+ *                          in both stores; not a change (no revision)
+ *   store_age              lifecycle's ageing of schema: records of the
+ *                          kinds of the SQL list `ages` unseen since cut_stale become
+ *                          stale (their status kept in meta
+ *                          'lifecycle.prev.<id>'), stale ones unseen
+ *                          since cut_retire retired; *staled, *retired
+ *                          gain the counts
+ *   store_revive           a stale record back to status (meta_key
+ *                          dropped)
+ *   store_supersede_link   o superseded by n, n supersedes o
+ * Each runs inside the caller's transaction.
+ */
+int store_import_drop(struct cairn_db *db, const char *schema, const char *id);
+int store_import_revision(struct cairn_db *db, const char *schema,
+			  const char *record_id, const cairn_record *v,
+			  unsigned flags);
+int store_seen(struct cairn_db *db, const char *ids_json, const char *when);
+int store_age(struct cairn_db *db, const char *schema, const char *ages,
+	      const char *cut_stale, const char *cut_retire,
+	      long long *staled, long long *retired);
+int store_revive(struct cairn_db *db, const char *schema, const char *id,
+		 const char *status, const char *now, const char *meta_key);
+int store_supersede_link(struct cairn_db *db, const cairn_record *o,
+			 const cairn_record *n, const char *now);
+/*
  * Seed's writes of file-backed records in the workspace store, inside the
  * caller's transaction (seed's batch): a record whose section changed
  * (its revision kept; kind, key, text, status, provenance, links, hash as
