@@ -639,7 +639,13 @@ int json_parse(const char *text, size_t len, struct json **out, char *err,
 
 			node->type = JSON_NUMBER;
 			rc = parse_number(&p, &node->num);
-			if (rc == CAIRN_OK) {
+			/* an integer a double cannot hold exactly (a
+			 * JSON-RPC id) keeps its text, to be written back */
+			if (rc == CAIRN_OK &&
+			    fabs(node->num) >= 9007199254740992.0 &&
+			    !memchr(p.s + from, '.', p.pos - from) &&
+			    !memchr(p.s + from, 'e', p.pos - from) &&
+			    !memchr(p.s + from, 'E', p.pos - from)) {
 				node->len = p.pos - from;
 				node->str = util_strndup((const char *)p.s + from,
 							 node->len);

@@ -34,8 +34,9 @@ struct json {
 	char *key;           /* member name inside an object, else NULL */
 	size_t keylen;       /* bytes in key */
 	char *str;           /* JSON_STRING: decoded UTF-8, NUL-terminated;
-				JSON_NUMBER: its text as written (written back
-				as is, so an id above 2^53 stays exact) */
+				JSON_NUMBER: NULL, or for an integer over 2^53
+				(which a double cannot hold exactly) its text
+				as written, which the writer writes back */
 	size_t len;          /* STRING, NUMBER: bytes of str; ARRAY/OBJECT:
 				child count */
 	double num;          /* JSON_NUMBER: the value */
