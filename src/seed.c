@@ -1744,7 +1744,7 @@ static char *find_date(const struct mscan *m)
 
 			memcpy(d, t, 10);
 			d[10] = '\0';
-			if (util_parse_iso(d) >= 0)
+			if (util_iso_valid(d)) /* the store's own check */
 				return util_strdup(d);
 		}
 	}
@@ -2088,7 +2088,7 @@ static int read_file(struct run *r, size_t fi)
 		}
 	}
 	if (fm.date) {
-		if (util_parse_iso(fm.date) < 0) {
+		if (!util_iso_valid(fm.date)) { /* as the store checks it */
 			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[4],
 				"date '%s' is not an ISO-8601 date", fm.date);
 			goto out;

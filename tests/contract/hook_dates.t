@@ -6,3 +6,6 @@ $ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which datab
 !~ 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] · adr
 $ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which queue do jobs use?"}' "$PWD" | cairn hook --local | jq -r .hookSpecificOutput.additionalContext | grep '0002-queue.md'
 ~ ^\[1\] 2023-04-01 · adr · docs/adr/0002-queue\.md
+# an impossible Date: line is no date either (and does not stop the seed)
+$ printf '# ADR 4: Logs\n\nDate: 2024-02-30\n\n## Status\n\nAccepted\n\n## Decision\n\nLogs go to Loki.\n' > docs/adr/0004-logs.md && cairn seed >/dev/null && cairn list --kind adr --json | jq -r '.[] | select(.source.path == "docs/adr/0004-logs.md") | .time'
+> null
