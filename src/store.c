@@ -1770,6 +1770,10 @@ int store_import_record(struct cairn_db *db, const char *schema,
 					 "pending key is too long (limit %d)",
 					 STORE_MAX_KEY);
 	}
+	if (rc == CAIRN_OK)
+		rc = check_text(db, "superseded_by", r->superseded_by);
+	if (rc == CAIRN_OK)
+		rc = check_text(db, "hash", r->hash);
 	if (rc == CAIRN_OK && r->revision < 0)
 		rc = store_error(db, CAIRN_INVALID, "revision %ld is negative",
 				 r->revision);
