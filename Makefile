@@ -3,7 +3,11 @@
 #   make              build/cairn, build/libcairn.a, build/libcairn.so
 #   make demo         build, seed an example workspace, recall from it
 #   make check        the whole test suite under AddressSanitizer + UBSan
+#   make test-data    fetch what some tests need from npm (else: skipped)
+#   make check-clients  hooks, MCP server and Skill through the real Claude
+#                     Code (installed from npm into build/; else: skipped)
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
+#   make eval-semantic  hybrid vs lexical with a real encoder (npm; not check)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
@@ -16,19 +20,32 @@ DESTDIR  ?=
 EVAL_DIR ?= ../shared/eval
 SANITIZE ?= address,undefined
 
-PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl
+PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl \
+            libmicrohttpd
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, OpenBLAS and OpenCC: headers only; embed_http.c, bert.c and
-# tokenize.c load them with dlopen() when an HTTP provider, a model or a
-# conversion is used, so that no other command pays for libcurl's ~30
-# libraries, OpenBLAS's thread pool or OpenCC's C++ runtime
-LINK_PKGS  := $(filter-out libcurl openblas opencc,$(PKGS))
+# libcurl, OpenBLAS, OpenCC and libmicrohttpd: headers only; embed_http.c,
+# bert.c, tokenize.c and cli_serve.c load them with dlopen() when an HTTP
+# provider, a model, a conversion or `cairn serve` is used, so that no
+# other command pays for libcurl's ~30 libraries, OpenBLAS's thread pool,
+# OpenCC's C++ runtime or libmicrohttpd's GnuTLS
+LINK_PKGS  := $(filter-out libcurl openblas opencc libmicrohttpd,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
+# pkg-config runs when make reads this file, which on a fresh machine is
+# before `deps` installed anything: the targets that start with `deps`
+# (demo, check, eval, ...) therefore run a second make once the packages
+# are in, and every compile or link stops with this error instead of
+# building against missing flags (a libcairn.so without its libraries).
+DEPS     ?= scripts/deps
+PKG_MISSING := $(shell pkg-config --exists $(PKGS) 2>/dev/null || echo 1)
+PKG_GUARD = $(if $(PKG_MISSING),$(error pkg-config cannot find every \
+    package of $(PKGS); run `make deps` (or scripts/deps) first, then \
+    make again; `pkg-config --print-errors --exists $(PKGS)` names what \
+    is missing))
 # The cairn executable links the archives that Debian's -dev packages ship
 # for these (libsqlite3.a, libcrypto.a, ...): a short-lived process such as
 # the hook then spends no start-up on relocating their shared objects
@@ -55,18 +72,28 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all demo check eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
 deps:
-	@scripts/deps
+	@$(DEPS)
 
-$(B)/%.o: src/%.c | $(B)
-	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+# build/flags and build/san/flags hold the flags the objects were built
+# with; when they change (another CFLAGS, or pkg-config's output once the
+# packages are in) every object is rebuilt, so no earlier build made with
+# other flags is taken as up to date.
+$(B)/flags $(S)/flags: FORCE
+	$(shell mkdir -p $(@D))$(file > $@.tmp,$(ALL_CFLAGS) | $(LIBS) | $(CLI_LIBS) | $(SAN_FLAGS))
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(S)/%.o: src/%.c | $(S)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+FORCE:
+
+$(B)/%.o: src/%.c $(B)/flags | $(B)
+	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+
+$(S)/%.o: src/%.c $(S)/flags | $(S)
+	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(B) $(S):
 	mkdir -p $@
@@ -75,10 +102,20 @@ $(B)/libcairn.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/libcairn.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libcairn.so.0 -o $@ $^ $(LIBS)
+	$(PKG_GUARD)$(CC) -shared -Wl,-soname,libcairn.so.0 -Wl,-z,defs -o $@ $^ $(LIBS)
 
 $(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
 	$(CC) -o $@ $^ $(CLI_LIBS)
+
+# The review console's HTML, CSS and JavaScript (src/console/), compiled
+# into `cairn serve` as C arrays by scripts/embed
+CONSOLE  := $(sort $(wildcard src/console/*))
+
+$(B)/console_assets.h: $(CONSOLE) scripts/embed | $(B)
+	scripts/embed $(CONSOLE) > $@.tmp && mv $@.tmp $@
+
+$(B)/cli_serve.o $(S)/cli_serve.o: $(B)/console_assets.h
+$(B)/cli_serve.o $(S)/cli_serve.o: ALL_CFLAGS += -I$(B)
 
 # ----------------------------------------------------------------- tests
 
@@ -89,7 +126,7 @@ $(S)/unit_list.h: $(UNIT_SRC) Makefile | $(S)
 	@for f in $(UNIT_SRC); do n=$${f#tests/unit_}; echo "U($${n%.c})"; done > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(S)/t_%.o: tests/%.c $(S)/unit_list.h | $(S)
+$(S)/t_%.o: tests/%.c $(S)/unit_list.h $(S)/flags | $(S)
 	$(CC) $(ALL_CFLAGS) -I$(S) -Itests -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store.o $(SAN_OBJ)
@@ -100,7 +137,7 @@ $(S)/unit: $(UNIT_SRC:tests/%.c=$(S)/t_%.o) $(S)/t_unit_main.o $(S)/t_test_store
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY   := $(FUZZ_TARGETS:%=$(S)/replay_%)
 
-$(S)/fz_%.o: tests/fuzz/%.c | $(S)
+$(S)/fz_%.o: tests/fuzz/%.c $(S)/flags | $(S)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(REPLAY): $(S)/replay_%: $(S)/fz_replay.o $(S)/fz_fuzz_%.o $(SAN_OBJ)
@@ -110,18 +147,48 @@ check: deps
 	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn $(REPLAY)
 	@tests/run-all $(S)
 
-eval: deps all
+# The test data that only the npm registry has (real tokeniser
+# vocabularies, GloVe vectors, the MCP SDK client), fetched into
+# build/tools/ by this explicit step. make check never reaches the network:
+# without these files the cases that need them are reported skipped.
+test-data: deps
+	@tests/tools/vocab-setup build/tools/vocab >/dev/null
+	@tests/tools/glove-setup build/tools >/dev/null
+	@tests/tools/mcp-setup build/tools/mcp >/dev/null
+
+# Claude Code itself as the test client (issue 21): installs the pinned
+# @anthropic-ai/claude-code from npm into build/tools/claude-code (never
+# committed; the network step is part of this target), runs it against a
+# fake Anthropic API on 127.0.0.1 in projects set up by `cairn setup
+# claude-code` (tests/clients/claude-code.sh). Without npm or a registry
+# it reports skipped (a failure under CAIRN_FAIL_ON_SKIP=1).
+check-clients: deps
+	@$(MAKE) --no-print-directory $(S)/cairn
+	@tests/clients/claude-code.sh $(S)/cairn
+
+eval: deps
+	@$(MAKE) --no-print-directory all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
 
-demo: deps all
+# hybrid vs lexical recall with a real sentence encoder behind the http
+# provider (USE lite from npm into build/tools/use: test tooling, not part
+# of check); bench/results/eval-semantic.json and EVAL.md's table
+eval-semantic: deps
+	@$(MAKE) --no-print-directory all
+	@bench/eval-semantic $(B)/cairn $(EVAL_DIR)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/demo $(B)/cairn
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@bench/run $(B)
 
 # cairn beside plain FTS5, qmd and the MCP memory server on $(EVAL_DIR);
 # installs the peers from npm into build/peers/ (docs/BENCHMARKS.md)
-bench-peers: deps $(B)/cairn
+bench-peers: deps
+	@$(MAKE) --no-print-directory $(B)/cairn
 	@bench/peers/bench-peers $(B)/cairn $(EVAL_DIR)
 
 # cairn's embedding runtime against node-llama-cpp's prebuilt libllama

@@ -12,12 +12,14 @@
  * the run between two queries, and eval_run() cleans up).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cairn.h"
@@ -88,7 +90,9 @@ static const char eval_help[] =
 	"                      no_answer_nothing_injected stale_hit_rate\n"
 	"                      stale_hits, by_category (the same keys per\n"
 	"                      category), dataset corpus queries stale_records\n"
-	"                      floor redacted elapsed_s (seeded: seed\n"
+	"                      floor cos_floor (hybrid; else null)\n"
+	"                      cos_floor_calibrated (stores) redacted\n"
+	"                      elapsed_s (seeded: seed\n"
 	"                      {files records seconds}); 4 decimals;\n"
 	"                      a rate with no answerable query is null\n"
 	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
@@ -108,6 +112,10 @@ static const char eval_help[] =
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
 	"      --quiet         no progress on stderr\n"
+	"      --record        also append the --json object, with \"recorded\"\n"
+	"                      (the time, ISO-8601 UTC), as one line to the\n"
+	"                      workspace's .cairn/eval.jsonl, the history that\n"
+	"                      'cairn serve' charts (the store is not opened)\n"
 	"\n"
 	"exit status: 0 evaluated (whatever the scores), 1 error (missing file,\n"
 	"malformed line: named as file:line), 2 usage\n";
@@ -259,6 +267,17 @@ static void print_table(const struct eval_report *r, const char *dataset)
 	if (r->embed_identity[0])
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);
+	if (r->cos_known && r->cos_floor_min == r->cos_floor_max)
+		printf("cosine   floor %.2f (%s)\n", r->cos_floor,
+		       r->cos_calibrated ? "calibrated from probes.jsonl"
+		       : r->cos_floor > 0 ? "not calibrated for this model"
+					  : "0: not calibrated (no probes): no "
+					    "dense hit is dropped");
+	else if (r->cos_known)
+		printf("cosine   floor mean %.3f, %.2f..%.2f over stores (%d of "
+		       "%d calibrated)\n",
+		       r->cos_floor, r->cos_floor_min, r->cos_floor_max,
+		       r->cos_calibrated, r->cos_known);
 	if (r->seeded)
 		printf("seed     %zu files -> %zu records in %.3f s (%.0f "
 		       "records/s, no git)\n",
@@ -337,18 +356,57 @@ out:
 	return ret;
 }
 
+/*
+ * --record: the report as one JSON line with "recorded" (the time) at the
+ * end of the workspace's .cairn/eval.jsonl (cli_serve.c charts it). One
+ * write(2) of the whole line with O_APPEND, so concurrent runs do not
+ * interleave their lines.
+ */
+static int record_run(const struct eval_report *r, const char *name)
+{
+	struct sbuf sb = SBUF_INIT;
+	char *dir = NULL, path[4200], ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int fd = -1, ret = 0;
+
+	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
+		return cli_fail("eval --record: not in a cairn workspace (the "
+				"runs are kept in its .cairn/eval.jsonl)");
+	snprintf(path, sizeof(path), "%s/eval.jsonl", dir);
+	cairn_free(dir);
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	eval_report_json(&sb, r, name);
+	if (!sb.err && sb.len && sb.buf[sb.len - 1] == '}') {
+		sb.len--;
+		sbuf_addf(&sb, ",\"recorded\":\"%s\"}\n", ts);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (sb.err || fd < 0 ||
+	    write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+		ret = cli_fail("eval --record: cannot append to '%s': %s",
+			       path, sb.err ? cairn_errstr(sb.err)
+					    : strerror(errno));
+	if (fd >= 0 && close(fd) != 0 && ret == 0)
+		ret = cli_fail("eval --record: cannot write '%s': %s", path,
+			       strerror(errno));
+	sbuf_release(&sb);
+	return ret;
+}
+
 /* `cairn eval DIR [options]` (see eval_help). */
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES, O_SEED, O_HOOK, O_BUDGET };
+	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
 		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
 		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
 		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
-		{ "help", 0, 0, 'h' },
+		{ "record", 0, 0, O_RECORD },	    { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
@@ -360,7 +418,7 @@ int cmd_eval(int argc, char **argv)
 	char err[STORE_ERRMSG_CLI], name[256], *end;
 	long k;
 	size_t nmiss = 0;
-	int c, rc, ret = 0;
+	int c, rc, ret = 0, record = 0;
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&prog, 0, sizeof(prog));
@@ -387,6 +445,7 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case O_MISSES: misses = optarg; break;
 		case O_HOOK: opts.hook = 1; break;
+		case O_RECORD: record = 1; break;
 		case O_BUDGET:
 			errno = 0;
 			k = strtol(optarg, &end, 10);
@@ -442,6 +501,8 @@ int cmd_eval(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
+	if (record && (ret = record_run(r, name)) != 0)
+		goto out;
 	if (cli_state.json) {
 		eval_report_json(&sb, r, name);
 		cli_print_json(&sb);

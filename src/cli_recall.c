@@ -73,6 +73,8 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	printf("   %s%s%s · relevance %.2f · id %s\n", sbuf_str(&src),
 	       r->time ? " · " : "", r->time ? r->time : "", h->relevance,
 	       r->id);
+	if (h->drift)
+		printf("   ⚠ %s (cairn check)\n", h->drift);
 	/* the first lines of the real body */
 	while (*b && lines < SNIPPET_LINES && shown < SNIPPET_BYTES) {
 		size_t n = strcspn(b, "\n");
@@ -108,7 +110,7 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	sbuf_release(&src);
 }
 
-static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
+void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 {
 	size_t i;
 
@@ -162,6 +164,12 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 		json_add_num(sb, h->weight);
 		sbuf_adds(sb, ",\"matched\":");
 		json_add_strz(sb, h->matched);
+		if (h->drift) {
+			sbuf_adds(sb, ",\"drift\":");
+			json_add_strz(sb, h->drift);
+			sbuf_adds(sb, ",\"drift_weight\":");
+			json_add_num(sb, h->drift_weight);
+		}
 		if (res->hybrid) {
 			sbuf_addf(sb, ",\"dense_rank\":%d,\"cosine\":",
 				  h->dense_rank);
@@ -270,7 +278,7 @@ int cmd_recall(int argc, char **argv)
 	if (cli_state.json) {
 		struct sbuf sb = SBUF_INIT;
 
-		result_json(&sb, res, o.explain);
+		cli_result_json(&sb, res, o.explain);
 		cli_print_json(&sb);
 		sbuf_release(&sb);
 		goto out;

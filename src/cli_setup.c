@@ -96,7 +96,8 @@ static const char skill_text[] =
 	"- `memory_write`: propose a lasting fact, rule, decision, procedure "
 	"or capability.\n"
 	"- `memory_candidates`: the proposals waiting for a human.\n"
-	"- `memory_forget`: retire a record that is no longer true.\n"
+	"- `memory_forget`: ask to retire a record that is no longer true, by "
+	"its full id or its key.\n"
 	"\n"
 	"An empty result from `memory_recall` means that the memory holds no "
 	"answer.\n"
@@ -108,6 +109,15 @@ static const char skill_text[] =
 	"A human approves a candidate with `cairn approve ID` or rejects it "
 	"with `cairn reject ID`.\n"
 	"No tool can approve a record.\n"
+	"A forget of a record you did not write waits for a human too: "
+	"`cairn approve ID` retires the record, `cairn reject ID` keeps it.\n"
+	"\n"
+	"## When a record's source moved on\n"
+	"\n"
+	"A record marked with drift refers to a repository file that changed "
+	"since the record was written (`drift` in `memory_recall` and "
+	"`memory_read`, a ⚠ line in the context cairn adds).\n"
+	"Read that file before relying on the record.\n"
 	"\n"
 	"## What cairn adds by itself\n"
 	"\n"
@@ -123,6 +133,7 @@ static const char skill_text[] =
 
 static const char setup_help[] =
 	"usage: cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]\n"
+	"                               [--model NAME [--probes FILE]]\n"
 	"                               [--json]\n"
 	"\n"
 	"Install cairn into a Claude Code project (DIR, default: the current\n"
@@ -141,7 +152,9 @@ static const char setup_help[] =
 	"a temporary file and a rename) only when something is added; the\n"
 	"Skill is replaced when its text differs from this version's. A file\n"
 	"that is not valid JSON stops the run before anything is written.\n"
-	"The store itself is made by 'cairn init'.\n"
+	"The store itself is made by 'cairn init'. Claude Code asks the user\n"
+	"to approve the new MCP server (`claude mcp list` shows it \"Pending\n"
+	"approval\" until then); setup says how.\n"
 	"\n"
 	"options:\n"
 	"  --dir DIR     the project folder (default .)\n"
@@ -150,6 +163,13 @@ static const char setup_help[] =
 	"                \"cairn\", found on PATH; a note says when it is\n"
 	"                not there); its last part is \"cairn\"; letters,\n"
 	"                digits and / . _ + - only\n"
+	"  --model NAME  semantic recall in the same step: pull NAME (cairn\n"
+	"                model list; or a URL), reindex every record with it\n"
+	"                (vectors of another model are dropped), calibrate\n"
+	"                its cosine floor; needs a store ('cairn init')\n"
+	"  --probes FILE with --model: calibrate with these questions the\n"
+	"                store cannot answer (as cairn calibrate); default:\n"
+	"                the cosine floor from built-in off-topic questions\n"
 	"  --json        print {dry_run, files: [{file, changed, existed,\n"
 	"                added}], warning}\n"
 	"\n"
@@ -560,10 +580,12 @@ static void on_path_note(const char *cmd, char *out, size_t size)
 /* `cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]`. */
 int cmd_setup(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_CAIRN, O_JSON };
+	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES, O_JSON };
 	static const struct option lo[] = { { "dir", 1, 0, O_DIR },
 					    { "dry-run", 0, 0, 'n' },
 					    { "cairn", 1, 0, O_CAIRN },
+					    { "model", 1, 0, O_MODEL },
+					    { "probes", 1, 0, O_PROBES },
 					    { "json", 0, 0, O_JSON },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
@@ -572,7 +594,7 @@ int cmd_setup(int argc, char **argv)
 		".claude/skills/cairn-memory/SKILL.md"
 	};
 	struct setup_file *files = NULL;
-	const char *dir = ".", *cairn = "cairn";
+	const char *dir = ".", *cairn = "cairn", *model = NULL, *probes = NULL;
 	char err[SETUP_PATH + 512], warn[SETUP_PATH + 256];
 	struct sbuf js = SBUF_INIT;
 	struct stat st;
@@ -585,6 +607,8 @@ int cmd_setup(int argc, char **argv)
 		case O_DIR: dir = optarg; break;
 		case O_CAIRN: cairn = optarg; break;
 		case O_JSON: cli_state.json = 1; break;
+		case O_MODEL: model = optarg; break;
+		case O_PROBES: probes = optarg; break;
 		case 'n': dry = 1; break;
 		case 'h': return cli_help(setup_help);
 		default: return cli_usage("setup", "unknown option");
@@ -605,6 +629,10 @@ int cmd_setup(int argc, char **argv)
 	on_path_note(cairn, warn, sizeof(warn));
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_fail("'%s' is not a folder", dir);
+	if (probes && !model)
+		return cli_usage("setup", "--probes goes with --model");
+	if (model && (ret = cli_model_setup_check(dir, model)) != 0)
+		return ret; /* cli_model.c */
 	files = util_calloc(3, sizeof(*files));
 	if (!files)
 		return cli_fail("out of memory");
@@ -690,6 +718,21 @@ int cmd_setup(int argc, char **argv)
 	} else if (!dry && (files[0].write || files[1].write || files[2].write))
 		printf("Restart Claude Code in '%s' to load them; 'cairn init' "
 		       "there if the project has no store yet.\n", dir);
+	/* what Claude Code does with a new .mcp.json server (issue 21,
+	 * checked by tests/clients/claude-code.sh) */
+	if (!dry && files[1].write && !cli_state.json)
+		printf("The MCP server \"cairn\" needs your approval in Claude "
+		       "Code: until then `claude mcp list`\nshows it as "
+		       "\"Pending approval\". Start `claude` in '%s', trust the "
+		       "folder and choose\n\"Use this MCP server\"; `claude mcp "
+		       "list` then shows it \"Connected\". If you declined\nit, "
+		       "`claude mcp reset-project-choices` there makes Claude Code "
+		       "ask again.\n", dir);
+	if (model && dry)
+		printf("would pull %s, reindex every record with it and "
+		       "calibrate\n", model);
+	else if (model)
+		ret = cli_model_setup(dir, model, probes); /* cli_model.c */
 out:
 	for (i = 0; files && i < 3; i++) {
 		cairn_free(files[i].old);

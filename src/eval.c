@@ -247,6 +247,8 @@ struct eval_ctx {
 	size_t answered;              /* queries answered so far, over all stores */
 	double floor_sum;             /* sum of the stores' floors */
 	size_t nfloors;               /* stores whose floor is known */
+	double cos_sum;               /* sum of the hybrid stores' cosine floors */
+	int cos_noted;                /* 1: this store's cosine floor is noted */
 	char *err;                    /* the caller's message buffer */
 	size_t errsize;               /* its size */
 };
@@ -865,6 +867,7 @@ static int seed_store(struct eval_ctx *c, cairn_db *db,
 
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
+	so.strict = 1; /* a corpus seeds whole or not at all */
 	so.progress = seed_progress;
 	so.user = c;
 	t0 = (util_now_ms() / 1e3);
@@ -1064,6 +1067,19 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		*floor_seen = res->floor;
 		*have_floor = 1;
 	}
+	if (res->hybrid && !c->cos_noted) {
+		/* the cosine floor gates hybrid hits: report it too (issue 20) */
+		struct eval_report *r = c->r;
+
+		if (r->cos_known == 0 || res->cos_floor < r->cos_floor_min)
+			r->cos_floor_min = res->cos_floor;
+		if (r->cos_known == 0 || res->cos_floor > r->cos_floor_max)
+			r->cos_floor_max = res->cos_floor;
+		r->cos_known++;
+		r->cos_calibrated += res->cos_floor_calibrated ? 1 : 0;
+		c->cos_sum += res->cos_floor;
+		c->cos_noted = 1;
+	}
 	if (res->n > 0) {
 		q->returned = util_calloc(res->n, sizeof(char *));
 		if (!q->returned) {
@@ -1150,6 +1166,7 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	size_t i;
 	int rc, calibrated = 0, have_floor = 0;
 
+	c->cos_noted = 0;
 	snprintf(root, sizeof(root), "%s/store-%zu", c->tmp, c->r->stores);
 	snprintf(dir, sizeof(dir), "%s", root);
 	c->r->stores++;
@@ -1518,6 +1535,8 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 		c.r->floor_known = 1;
 		c.r->floor = c.floor_sum / (double)c.nfloors;
 	}
+	if (c.r->cos_known > 0)
+		c.r->cos_floor = c.cos_sum / (double)c.r->cos_known;
 	c.r->elapsed_s = (util_now_ms() / 1e3) - t0;
 	*out = c.r;
 	c.r = NULL;
@@ -1656,6 +1675,12 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		eval_add_num4(sb, r->floor);
 	else
 		sbuf_adds(sb, "null");
+	sbuf_adds(sb, ",\"cos_floor\":");
+	if (r->cos_known)
+		eval_add_num4(sb, r->cos_floor);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_addf(sb, ",\"cos_floor_calibrated\":%d", r->cos_calibrated);
 	sbuf_addf(sb, ",\"redacted\":%zu,\"elapsed_s\":", r->redacted);
 	eval_add_num4(sb, r->elapsed_s);
 	if (r->seeded) {

@@ -210,6 +210,11 @@ struct eval_report {
 	double floor;                /* the floor used; per group: the mean over stores */
 	double floor_min;            /* lowest floor over stores */
 	double floor_max;            /* highest floor over stores */
+	int cos_known;               /* stores whose recall was hybrid (a cosine floor applied) */
+	int cos_calibrated;          /* of them, stores whose cosine floor was calibrated */
+	double cos_floor;            /* the cosine floor used; per group: the mean */
+	double cos_floor_min;        /* lowest over those stores */
+	double cos_floor_max;        /* highest over those stores */
 	int k;                       /* hits asked per query */
 	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
 	size_t hook_budget;          /* the budget they were rendered with */

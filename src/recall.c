@@ -51,6 +51,7 @@
 
 #include "bilingual.h"
 #include "glossary.h"
+#include "drift.h"
 #include "fts.h"
 #include "json.h"
 #include "lifecycle.h"
@@ -1414,6 +1415,8 @@ struct dense {
 	char label[400];                   /* provider/model@revision, for receipts */
 	struct vector_hit *hits;           /* RANK_POOL best, best first */
 	size_t n;
+	int down;                          /* 1: the provider failed (CAIRN_IO):
+					      recall may go on lexical only */
 };
 
 static void dense_release(struct dense *d)
@@ -1438,6 +1441,7 @@ static int dense_pool(struct cairn_db *db, const char *query,
 
 	memset(d, 0, sizeof(*d));
 	rc = vector_embedder(db, &d->e);
+	d->down = rc == CAIRN_IO; /* e.g. an http server down at open */
 	if (rc || !d->e)
 		return rc;
 	id = embed_identity(d->e);
@@ -1454,9 +1458,15 @@ static int dense_pool(struct cairn_db *db, const char *query,
 		return store_error(db, rc, "vector identity too long");
 	snprintf(d->label, sizeof(d->label), "%s/%s@%.12s/%d", id->provider,
 		 id->model, id->revision, id->dim);
+	embed_set_budget(d->e, o->embed_budget_ms < 0 ? 0
+			       : o->embed_budget_ms ? o->embed_budget_ms
+						    : CAIRN_EMBED_BUDGET_MS);
 	rc = embed_texts(d->e, 1, &query, 1, d->q, err, sizeof(err));
-	if (rc)
+	embed_set_budget(d->e, 0);
+	if (rc) {
+		d->down = rc == CAIRN_IO;
 		return store_error(db, rc, "embedding the question: %s", err);
+	}
 	f.kinds = o->kinds && *o->kinds ? o->kinds : NULL;
 #ifndef CAIRN_MUTATE_NO_RECALL_STATUS
 	f.statuses = o->statuses && *o->statuses ? o->statuses : NULL;
@@ -2178,6 +2188,18 @@ int cairn_recall(cairn_db *db, const char *query,
 	}
 	/* with vectors of the configured model: the hybrid pipeline */
 	rc = dense_pool(db, query, opts, &dn);
+	if (rc == CAIRN_IO && dn.down) {
+		/* the provider is down: the words alone, and say so */
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "lexical recall only: %s",
+			 cairn_errmsg(db));
+		cairn_free(res->notice);
+		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
+		res->embed_down = 1;
+		dense_release(&dn);
+		rc = CAIRN_OK;
+	}
 	if (rc)
 		goto out;
 	if (dn.n > 0) {
@@ -2268,6 +2290,8 @@ terms:
 		goto out;
 	}
 	rc = rerank_result(db, query, opts, res); /* step 6: off by default */
+	if (rc == CAIRN_OK)
+		rc = drift_mark(db, res); /* step 7: sources that moved on */
 	if (own_read) {
 		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
 		own_read = 0;
@@ -2299,6 +2323,7 @@ void cairn_result_free(cairn_result *res)
 		cairn_record_free(res->hits[i].rec);
 		cairn_free(res->hits[i].matched);
 		cairn_free(res->hits[i].explain);
+		cairn_free(res->hits[i].drift);
 	}
 	cairn_free(res->hits);
 	cairn_free(res->terms);
@@ -2445,6 +2470,19 @@ int cairn_calibrate_ex(cairn_db *db, const char *const *probes, size_t n,
 	rc = calibrate_lexical(db, probes, n, &c.lexical_floor);
 	if (rc == CAIRN_OK)
 		rc = calibrate_cosine(db, probes, n, &c);
+	if (rc == CAIRN_OK && out)
+		*out = c;
+	return rc;
+}
+
+int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+			   size_t n, cairn_calibration *out)
+{
+	cairn_calibration c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = calibrate_cosine(db, probes, n, &c);
 	if (rc == CAIRN_OK && out)
 		*out = c;
 	return rc;

@@ -34,6 +34,7 @@
 #include "fts.h"
 #include "secret.h"
 #include "lifecycle.h"
+#include "drift.h"
 #include "store.h"
 
 /* ------------------------------------------------------------ vocabularies */
@@ -227,6 +228,22 @@ static const char *const migrations[] = {
 	 * records/s).
 	 */
 	"",
+
+	/*
+	 * 6: the repository files a workspace record refers to and their Git
+	 * blob ids when it was written, seeded or verified (src/drift.h);
+	 * seen_blob and commits keep what `cairn check` learnt from git for
+	 * the hook, which never runs it.
+	 */
+	"CREATE TABLE refs ("
+	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
+	" path TEXT NOT NULL,"
+	" blob TEXT NOT NULL,"
+	" commit_id TEXT NOT NULL DEFAULT '',"
+	" recorded TEXT NOT NULL,"
+	" how TEXT NOT NULL CHECK (how IN ('write','verify')),"
+	" seen_blob TEXT, commits INTEGER,"
+	" PRIMARY KEY (record_id, path));",
 };
 
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
@@ -405,10 +422,14 @@ static int migrate(struct cairn_db *db, const char *schema)
  * for the -wal and -shm files it creates beside it. */
 static int precreate(struct cairn_db *db, const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* a symbolic link in its place is refused, never followed (issue
+	 * 16: a cloned repository could ship one) */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0)
-		return store_error(db, CAIRN_IO, "cannot create '%s': %s",
+		return store_error(db, CAIRN_IO, errno == ELOOP
+				   ? "cannot create '%s': it is a symbolic "
+				     "link (refused)" : "cannot create '%s': %s",
 				   path, strerror(errno));
 	close(fd);
 	return CAIRN_OK;
@@ -646,11 +667,20 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 		if (rc)
 			goto out;
 	}
+	/* NOFOLLOW: the store (and the attached global one) is never a
+	 * symbolic link's target */
 	src = sqlite3_open_v2(path.buf, &db->sql,
-			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+				      SQLITE_OPEN_NOFOLLOW,
 			      NULL);
 	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "opening the store");
+		struct stat lst;
+
+		rc = lstat(path.buf, &lst) == 0 && S_ISLNK(lst.st_mode)
+			     ? store_error(db, CAIRN_IO, "cannot open '%s': it "
+					   "is a symbolic link (refused)",
+					   path.buf)
+			     : store_sql_error(db, src, "opening the store");
 		goto out;
 	}
 	rc = connection_setup(db, opts->busy_timeout_ms > 0
@@ -1732,6 +1762,9 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		}
 		rc = insert_record(db, schema, &m, &c, &p, id, NULL, flags);
 	}
+	/* the files it refers to, as they are now (drift.h) */
+	if (rc == CAIRN_OK && strcmp(schema, "main") == 0)
+		rc = drift_note(db, id, "write");
 	if (rc == CAIRN_OK && out_id) {
 		*out_id = util_strdup(id);
 		if (!*out_id)
@@ -2137,6 +2170,22 @@ int store_supersede_link(struct cairn_db *db, const cairn_record *o,
 		rc = run3(db, sql, n->id, o->id, NULL, NULL, "superseding");
 	}
 	return rc;
+}
+
+int store_record_proof(struct cairn_db *db, const char *id,
+		       const char *proof, const char *now)
+{
+	char sql[160];
+	int rc = check_text(db, "the proof", proof);
+
+	if (rc == CAIRN_OK)
+		rc = keep_revision(db, "main", id);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE main.records SET proof = ?2, updated = ?3, "
+		 "revision = revision + 1 WHERE id = ?1");
+	return run3(db, sql, id, proof, now, NULL, "verifying a record");
 }
 
 int store_candidate_proof(struct cairn_db *db, const char *id,

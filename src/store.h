@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-#define STORE_SCHEMA_VERSION 5        /* PRAGMA user_version of a current store */
+#define STORE_SCHEMA_VERSION 6        /* PRAGMA user_version of a current store */
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
@@ -158,6 +158,13 @@ int store_revive(struct cairn_db *db, const char *schema, const char *id,
 		 const char *status, const char *now, const char *meta_key);
 int store_supersede_link(struct cairn_db *db, const cairn_record *o,
 			 const cairn_record *n, const char *now);
+/*
+ * The proof of workspace record id becomes `proof` (cairn verify: a human
+ * checked it against the tree), as a new revision (the old one kept),
+ * inside the caller's transaction. The size limit and UTF-8 are checked.
+ */
+int store_record_proof(struct cairn_db *db, const char *id,
+		       const char *proof, const char *now);
 /*
  * Seed's writes of file-backed records in the workspace store, inside the
  * caller's transaction (seed's batch): a record whose section changed

@@ -23,7 +23,7 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
 
-command -v jq >/dev/null || { echo "skipped: jq not installed"; echo "0 passed, 0 failed"; exit 0; }
+command -v jq >/dev/null || { echo "skipped: jq not installed"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
 tmp=$(mktemp -d /tmp/cairn-capture-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/nows" "$tmp/ws"

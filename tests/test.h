@@ -11,6 +11,7 @@
 #include <string.h>
 
 extern int test_case_failed;   /* set by a failing check in the current case */
+extern int test_case_skipped;  /* set by test_skip() in the current case */
 extern const char *test_tmpdir; /* a fresh private directory for this run */
 
 #define CHECK(expr)                                                        \
@@ -71,6 +72,13 @@ void test_write_file(const char *root, const char *rel, const char *text,
 char *test_write_record(struct cairn_db *db, const char *kind,
 			const char *status, const char *origin,
 			const char *key, const char *title, const char *body);
+
+/*
+ * Mark the current case skipped (what it needs is absent) and print
+ * "skipped: CASE: why" on stdout; the caller returns. A skipped case is
+ * counted as skipped, not passed, unless one of its checks failed.
+ */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Run one case: RUN(test_fn). Counts it as passed or failed. */
 void test_run(const char *name, void (*fn)(void));

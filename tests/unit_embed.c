@@ -282,8 +282,7 @@ static void test_glove_smoke(void)
 	char err[256];
 
 	if (access(GLOVE_FILE, R_OK) != 0) {
-		fprintf(stderr, "  skipped: %s is absent (run "
-				"tests/tools/glove-setup)\n", GLOVE_FILE);
+		test_skip("%s is absent (run `make test-data`)", GLOVE_FILE);
 		return;
 	}
 	e = open_static(GLOVE_FILE, NULL);

@@ -23,13 +23,12 @@ static int have_python(void)
 {
 	static int known = -1;
 
-	if (known < 0) {
+	if (known < 0)
 		known = system("/usr/bin/python3 -c 'import numpy' "
 			       ">/dev/null 2>&1") == 0;
-		if (!known)
-			fprintf(stderr, "unit gguf: skipped the writer cases: "
-				"/usr/bin/python3 with numpy not available\n");
-	}
+	if (!known)
+		test_skip("/usr/bin/python3 with numpy is not available "
+			  "(Debian: python3-numpy)");
 	return known;
 }
 

@@ -363,7 +363,7 @@ static void test_rerank_configured(void)
 		CHECK_INT(recall_ids(db, 0, NULL, &r), CAIRN_OK);
 		CHECK(r && r->reranked == 1 && r->rerank_load_ms == 0);
 	} else {
-		fprintf(stderr, "skipped: the sqlite3 shell is not installed\n");
+		test_skip("the sqlite3 shell is not installed (Debian: sqlite3)");
 	}
 	cairn_result_free(r);
 	cairn_db_close(db);

@@ -225,11 +225,12 @@ static void test_forward_migration(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	/* back to what a schema-2 store had: no key index, no vector table */
+	/* back to what a schema-2 store had: no key index, no vector table,
+	 * no refs (v6) */
 	CHECK(sqlite3_exec(raw,
 			   "DROP TRIGGER vectors_ad; DROP TRIGGER vectors_au;"
 			   "DROP TRIGGER vectors_al; DROP TABLE vectors;"
-			   "DROP INDEX records_key; DELETE FROM meta WHERE k = '"
+			   "DROP INDEX records_key; DROP TABLE refs; DELETE FROM meta WHERE k = '"
 			   STORE_META_REVISION "'; PRAGMA user_version=2",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(raw);

