@@ -153,6 +153,32 @@ CAIRN_API const char *cairn_errmsg(const cairn_db *db);
 /* The workspace root (parent of the ".cairn" directory). Borrowed. */
 CAIRN_API const char *cairn_db_root(const cairn_db *db);
 
+/*
+ * Tune a connection for a short-lived process that mostly reads (the
+ * Claude Code hook): memory-map up to 1 GiB of each store file, leave the
+ * WAL to SQLite's automatic checkpoints instead of one at close (four
+ * fsyncs), and append receipts to the spool instead of writing them
+ * (SPEC 5.3; moved into the store by a later write). Call
+ * cairn_db_checkpoint() before closing. Failures are harmless and ignored.
+ */
+CAIRN_API void cairn_db_short_lived(cairn_db *db);
+
+/*
+ * Receipts of this handle's recalls go to the spool (on = 1) or straight
+ * into the store (0). Returns the previous setting.
+ */
+CAIRN_API int cairn_db_spool_receipts(cairn_db *db, int on);
+
+/*
+ * Copy the WAL into the store files and empty it, without waiting for a
+ * reader (then a later checkpoint does it). After cairn_db_short_lived.
+ */
+CAIRN_API void cairn_db_checkpoint(cairn_db *db);
+
+/* The store directory given to cairn_db_open (".cairn", or $CAIRN_DIR):
+ * its database file is <dir>/cairn.db. Borrowed. */
+CAIRN_API const char *cairn_db_dir(const cairn_db *db);
+
 /* ========================================================= writing records */
 
 enum cairn_write_flags {
@@ -167,11 +193,18 @@ enum cairn_write_flags {
  * capture or reflection is stored as "candidate" whatever status it asks
  * for. When (scope, key) already exists, the existing record's text is
  * replaced, its previous revision kept (cairn_record_history), and its id
- * kept. Every text field passes the secret filter first.
+ * kept; the fields rec leaves NULL (kind, title, proof, provenance,
+ * supersedes) or negative (confidence) keep the record's. Every text
+ * field passes the secret filter first. A given id is 1..128 bytes of
+ * letters, digits and . _ : - / (not starting with . - or /, no ".."
+ * component); time is an ISO-8601 date or date-time; supersedes names a
+ * record that exists.
  *
  * On success *out_id (if not NULL) receives the id (caller frees with
  * cairn_free()). Errors: CAIRN_INVALID (unknown kind/status/origin/scope,
- * invalid UTF-8, empty body), CAIRN_SECRET (a secret was found and
+ * invalid UTF-8, empty body, a bad id or time, a NaN or out-of-range
+ * confidence), CAIRN_NOTFOUND (supersedes names no record), CAIRN_SECRET
+ * (a secret was found and
  * CAIRN_WRITE_REDACT not given; nothing written), CAIRN_READONLY (the key
  * belongs to a file-backed record), CAIRN_TOOBIG, CAIRN_BUSY, CAIRN_IO.
  */
@@ -241,6 +274,15 @@ CAIRN_API int cairn_record_get(cairn_db *db, const char *id,
  * revives a "stale" record to "accepted". CAIRN_NOTFOUND if none.
  */
 CAIRN_API int cairn_record_read_key(cairn_db *db, const char *key,
+				    const char *scope, cairn_record **out);
+
+/*
+ * The record with this key, as cairn_record_read_key finds it (workspace
+ * first, then global, or only `scope`), but a lookup only: last_seen and
+ * the status are left as they are (forgetting a record is not reading
+ * it). *out: caller frees with cairn_record_free(). CAIRN_NOTFOUND.
+ */
+CAIRN_API int cairn_record_find_key(cairn_db *db, const char *key,
 				    const char *scope, cairn_record **out);
 
 /* Filter for listing; NULL or "" fields mean "any" (statuses: the default). */
@@ -591,13 +633,21 @@ CAIRN_API int cairn_export(cairn_db *db,
 /*
  * Import one JSON Lines record as written by cairn_export (or a subset of
  * its fields: kind and body are required). A record whose id exists is
- * replaced only when `replace` is set, else skipped (*skipped = 1).
- * Passes the secret filter like any write.
+ * replaced only when `replace` is set, else skipped (*skipped = 1). It
+ * passes the checks of cairn_record_write (secret filter, size limits,
+ * UTF-8, no NUL, a valid id, ISO-8601 created/updated/last_seen/time)
+ * with its status, times and revision kept; a key another record holds
+ * is CAIRN_EXISTS naming that record. Its supersedes and superseded_by
+ * must name records that exist when the transaction commits (so, inside
+ * a cairn_begin batch, records later in the same batch count): else the
+ * commit fails with CAIRN_NOTFOUND and nothing of it is kept. The first
+ * global record attaches (creating) the global store, inside a batch too.
  */
 CAIRN_API int cairn_import_line(cairn_db *db, const char *line, size_t len,
 				unsigned flags, int replace, int *skipped);
 
-/* Begin / commit a batch (one transaction around many writes). */
+/* Begin / commit a batch (one transaction around many writes). A commit
+ * first checks the links of the records imported in it (above). */
 CAIRN_API int cairn_begin(cairn_db *db);
 CAIRN_API int cairn_commit(cairn_db *db);
 CAIRN_API int cairn_rollback(cairn_db *db);

@@ -2197,32 +2197,7 @@ static size_t merge_proof(const char *old, const char *newp, struct sbuf *sb)
  */
 static int add_proof(cairn_db *db, const char *id, const char *proof)
 {
-	sqlite3_stmt *st = NULL;
-	struct secret_hit hit;
-	char now[32];
-	int src;
-
-	if (secret_scan(proof, strlen(proof), &hit, 1) > 0) {
-		char m[256];
-
-		secret_describe(&hit, "the proof", m, sizeof(m));
-		return store_error(db, CAIRN_SECRET, "%s", m);
-	}
-	util_now_iso(now, sizeof(now));
-	src = sqlite3_prepare_v2(db->sql,
-				 "UPDATE main.records SET proof = ?2, updated = ?3 "
-				 "WHERE id = ?1 AND status = 'candidate'",
-				 -1, &st, NULL);
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "adding proof");
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, proof, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-	src = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "adding proof");
-	return CAIRN_OK;
+	return store_candidate_proof(db, id, proof); /* the store's gate */
 }
 
 /* Write or merge one candidate; fills action and *id_out (caller frees). */

@@ -182,7 +182,31 @@ int cli_open(cairn_db **db, int create)
 
 char *cli_read_stdin(void)
 {
-	return cli_read_stdin_max(CLI_MAX_STDIN);
+	struct sbuf sb = SBUF_INIT;
+	char buf[65536];
+	const char *nul;
+	size_t n;
+
+	/* a record's text: a NUL would end it there, so it is refused */
+	sbuf_init(&sb, CLI_MAX_STDIN);
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		sbuf_add(&sb, buf, n);
+	if (sb.err || ferror(stdin)) {
+		cli_fail("standard input is too large (over %zu bytes) or "
+			 "unreadable",
+			 (size_t)CLI_MAX_STDIN);
+		sbuf_release(&sb);
+		return NULL;
+	}
+	nul = sb.len ? memchr(sb.buf, '\0', sb.len) : NULL;
+	if (nul) {
+		cli_fail("standard input holds a NUL byte at byte %zu: a "
+			 "record's text cannot (nothing was written)",
+			 (size_t)(nul - sb.buf));
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
 }
 
 char *cli_read_stdin_max(size_t limit)
@@ -199,6 +223,13 @@ char *cli_read_stdin_max(size_t limit)
 		return NULL;
 	}
 	return sbuf_detach(&sb, NULL);
+}
+
+void cli_add_csv(struct sbuf *sb, const char *s)
+{
+	if (sb->len)
+		sbuf_addc(sb, ',');
+	sbuf_adds(sb, s);
 }
 
 void cli_print_json(struct sbuf *sb)
@@ -360,7 +391,9 @@ static const char init_help[] =
 	"\n"
 	"Create a cairn store (.cairn/cairn.db) in the current directory, or in\n"
 	"$CAIRN_DIR when set. Safe to run again: an existing store is kept and\n"
-	"migrated to the current schema.\n";
+	"migrated to the current schema. Inside another workspace it says so:\n"
+	"the new store then takes the place of the outer one for this directory\n"
+	"and below.\n";
 
 static int cmd_init(int argc, char **argv)
 {
@@ -395,6 +428,20 @@ static int cmd_init(int argc, char **argv)
 	}
 	snprintf(gi, sizeof(gi), "%s/cairn.db", dir);
 	existed = stat(gi, &st) == 0;
+	if (!existed && !(env && *env)) {
+		/* a store here hides the one of an enclosing workspace for
+		 * this directory and below: say so, never silently */
+		char *outer = NULL;
+
+		if (cairn_workspace_find(NULL, &outer) == CAIRN_OK &&
+		    strcmp(outer, dir) != 0)
+			fprintf(stderr,
+				"cairn: note: %s is inside the workspace of %s; "
+				"the new store takes its place for this "
+				"directory and below\n",
+				cwd, outer);
+		cairn_free(outer);
+	}
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
 	rc = cairn_db_open(dir, &o, &db);
@@ -510,7 +557,8 @@ static const char write_help[] =
 	"--origin agent|capture|reflection it is always a 'candidate' that\n"
 	"waits for 'cairn approve' (even --kind decision). Writing an existing\n"
 	"--key replaces that record's text and keeps the old revision\n"
-	"(see 'cairn history KEY'). Secrets are refused (see --redact).\n"
+	"(see 'cairn history KEY'); the fields not given (kind, title, proof,\n"
+	"confidence, provenance) are kept. Secrets are refused (see --redact).\n"
 	"\n"
 	"After the write it lists the existing records the new one may\n"
 	"replace: live (accepted, unverified), the same kind and scope, the\n"
@@ -520,7 +568,8 @@ static const char write_help[] =
 	"\n"
 	"options:\n"
 	"  -k, --kind KIND        decision adr fact rule procedure capability\n"
-	"                         finding history event note (default: note)\n"
+	"                         finding history event note (default: note,\n"
+	"                         or the kind of the record --key names)\n"
 	"      --key KEY          exact-match key, e.g. deploy:blyck\n"
 	"  -t, --title TITLE      title\n"
 	"  -b, --body TEXT        body (instead of TEXT or stdin)\n"
@@ -530,10 +579,10 @@ static const char write_help[] =
 	"      --origin ORIGIN    human (default), agent, capture, reflection\n"
 	"      --proof TEXT       what verified it\n"
 	"      --confidence X     0..1\n"
-	"      --time ISO         event time\n"
+	"      --time ISO         event time (YYYY-MM-DD[THH:MM[:SS]][Z])\n"
 	"      --session ID       provenance: agent session\n"
 	"      --tool NAME        provenance: tool or work item\n"
-	"      --supersedes ID    the record this one replaces\n"
+	"      --supersedes ID    the record this one replaces (it must exist)\n"
 	"      --redact           store secrets masked as [REDACTED:kind]\n"
 	"                         instead of refusing the write\n"
 	"      --json             print the record as JSON, with \"may_replace\":\n"
@@ -578,8 +627,8 @@ static int cmd_write(int argc, char **argv)
 		case O_CONF:
 			errno = 0;
 			r.confidence = strtod(optarg, &end);
-			if (errno || *end || r.confidence < 0 ||
-			    r.confidence > 1)
+			if (errno || *end || end == optarg ||
+			    !(r.confidence >= 0 && r.confidence <= 1))
 				return cli_usage("write", "--confidence must "
 						 "be a number in 0..1");
 			break;
@@ -608,8 +657,7 @@ static int cmd_write(int argc, char **argv)
 					 "--body, or standard input)");
 		in = cli_read_stdin();
 		if (!in)
-			return cli_fail("standard input is too large or "
-					"unreadable");
+			return EXIT_ERR; /* cli_read_stdin said why */
 		r.body = in;
 	}
 	if (r.origin && !cairn_origin_valid(r.origin))
@@ -746,14 +794,15 @@ static const char list_help[] =
 	"List records, newest first. By default only 'accepted' and\n"
 	"'unverified' records are listed; name other statuses (or 'all') to\n"
 	"see candidates, stale, superseded, historical, false, retired or\n"
-	"rejected records.\n";
+	"rejected records. --kind, --status and --origin may be repeated:\n"
+	"they add up (--kind fact --kind rule is --kind fact,rule).\n";
 
 static const char candidates_help[] =
 	"usage: cairn candidates [--kind K[,K]] [--limit N] [--json]\n"
 	"\n"
 	"List records waiting for approval (status 'candidate'). Approve with\n"
-	"'cairn approve ID', reject with 'cairn reject ID'.\n"
-	"Then the pending forgets: records an agent asked to retire (MCP\n"
+	"'cairn approve ID', reject with 'cairn reject ID'. --kind may be\n"
+	"repeated: the kinds add up. Then the pending forgets: records an agent asked to retire (MCP\n"
 	"memory_forget of a record it did not write). 'cairn approve ID'\n"
 	"retires the record, 'cairn reject ID' keeps it and drops the request\n"
 	"(--json: the same records with \"pending\": \"forget\" and\n"
@@ -847,45 +896,62 @@ static int cmd_list(int argc, char **argv, int candidates)
 		{ "help", 0, 0, 'h' },	      { 0, 0, 0, 0 }
 	};
 	const char *cmd = candidates ? "candidates" : "list";
+	struct sbuf kinds = SBUF_INIT, statuses = SBUF_INIT,
+		    origins = SBUF_INIT;
 	cairn_filter f;
 	cairn_db *db = NULL;
 	cairn_record **v = NULL;
 	size_t n = 0;
 	char *end;
-	int c, rc, ret;
+	int c, rc, ret = -1;
 
 	memset(&f, 0, sizeof(f));
-	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
+	/* --kind, --status and --origin are repeatable: they add up */
+	while (ret < 0 && (c = cli_getopt(argc, argv, "h", lo)) != -1) {
 		switch (c) {
-		case O_KIND: f.kinds = optarg; break;
+		case O_KIND: cli_add_csv(&kinds, optarg); break;
 		case O_STATUS:
 			if (candidates)
-				return cli_usage(cmd, "candidates have status "
-						 "'candidate'");
-			f.statuses = optarg;
+				ret = cli_usage(cmd, "candidates have status "
+						"'candidate'");
+			else
+				cli_add_csv(&statuses, optarg);
 			break;
 		case O_SCOPE: f.scope = optarg; break;
-		case O_ORIGIN: f.origins = optarg; break;
+		case O_ORIGIN: cli_add_csv(&origins, optarg); break;
 		case O_LIMIT:
 			f.limit = strtol(optarg, &end, 10);
-			if (*end || f.limit < 0)
-				return cli_usage(cmd, "--limit must be a "
-						 "number >= 0");
+			if (*end || end == optarg || f.limit < 0)
+				ret = cli_usage(cmd, "--limit must be a "
+						"number >= 0");
 			break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h':
-			return cli_help(candidates ? candidates_help
-						   : list_help);
-		default: return cli_usage(cmd, "unknown option");
+			ret = cli_help(candidates ? candidates_help
+						  : list_help);
+			break;
+		default: ret = cli_usage(cmd, "unknown option"); break;
 		}
 	}
-	if (optind < argc)
-		return cli_usage(cmd, "unexpected argument '%s'",
-				 argv[optind]);
+	if (ret >= 0)
+		goto out;
+	if (optind < argc) {
+		ret = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (kinds.err || statuses.err || origins.err) {
+		ret = cli_fail("out of memory");
+		goto out;
+	}
+	f.kinds = kinds.len ? kinds.buf : NULL;
+	f.statuses = statuses.len ? statuses.buf : NULL;
+	f.origins = origins.len ? origins.buf : NULL;
 	if (candidates)
 		f.statuses = "candidate";
-	if (cli_open(&db, 0))
-		return EXIT_ERR;
+	if (cli_open(&db, 0)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
 	rc = cairn_record_list(db, &f, &v, &n);
 	if (rc)
 		ret = cli_db_fail(db, rc);
@@ -895,6 +961,10 @@ static int cmd_list(int argc, char **argv, int candidates)
 		ret = print_list(v, n, cli_state.json);
 	cairn_record_list_free(v, n);
 	cairn_db_close(db);
+out:
+	sbuf_release(&kinds);
+	sbuf_release(&statuses);
+	sbuf_release(&origins);
 	return ret;
 }
 
@@ -947,15 +1017,26 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 		/* approve: what the accepted record may replace */
 		int approve = strcmp(to, "accepted") == 0;
 		cairn_suggestion *v = NULL;
+		cairn_record *got = NULL;
 		size_t nv = 0;
-		/* a pending forget: approve applies it, reject drops it */
-		int forget = from && cairn_forget_pending(db, argv[i]);
+		const char *id;
+		int forget;
 
-		if (forget)
-			rc = cairn_forget_resolve(db, argv[i], approve);
-		else
-			rc = cairn_record_set_status(db, argv[i], from, to, 0);
+		/* a unique prefix names the record: say which one */
+		rc = cairn_record_get(db, argv[i], &got);
 		if (rc) {
+			ret = cli_db_fail(db, rc);
+			continue;
+		}
+		id = got->id;
+		/* a pending forget: approve applies it, reject drops it */
+		forget = from && cairn_forget_pending(db, id);
+		if (forget)
+			rc = cairn_forget_resolve(db, id, approve);
+		else
+			rc = cairn_record_set_status(db, id, from, to, 0);
+		if (rc) {
+			cairn_record_free(got);
 			ret = cli_db_fail(db, rc);
 			continue;
 		}
@@ -966,27 +1047,27 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 				struct sbuf sb = SBUF_INIT;
 
 				sbuf_adds(&sb, "{\"id\":");
-				json_add_strz(&sb, argv[i]);
+				json_add_strz(&sb, id);
 				sbuf_addf(&sb, ",\"forget\":\"%s\"}", approve
 					  ? "applied" : "dropped");
 				cli_print_json(&sb);
 				sbuf_release(&sb);
 			} else {
-				printf("%s -> %s (pending forget %s)\n",
-				       argv[i], now, approve ? "applied"
-							     : "dropped");
+				printf("%s -> %s (pending forget %s)\n", id,
+				       now, approve ? "applied" : "dropped");
 			}
+			cairn_record_free(got);
 			continue;
 		}
 		if (!from) /* cairn forget: an agent's request is moot now */
-			(void)cairn_forget_resolve(db, argv[i], 0);
+			(void)cairn_forget_resolve(db, id, 0);
 		if (approve)
-			v = may_replace(db, argv[i], &nv);
+			v = may_replace(db, id, &nv);
 		if (cli_state.json) {
 			struct sbuf sb = SBUF_INIT;
 
 			sbuf_adds(&sb, "{\"id\":");
-			json_add_strz(&sb, argv[i]);
+			json_add_strz(&sb, id);
 			sbuf_adds(&sb, ",\"status\":");
 			json_add_strz(&sb, to);
 			if (approve)
@@ -995,10 +1076,11 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 			cli_print_json(&sb);
 			sbuf_release(&sb);
 		} else {
-			printf("%s -> %s\n", argv[i], to);
-			may_replace_print(argv[i], v, nv);
+			printf("%s -> %s\n", id, to);
+			may_replace_print(id, v, nv);
 		}
 		cairn_suggestions_free(v, nv);
+		cairn_record_free(got);
 	}
 	cairn_db_close(db);
 	return ret;
@@ -1045,7 +1127,8 @@ static int cmd_revise(int argc, char **argv)
 		case O_PROOF: ch.proof = optarg; break;
 		case O_CONF:
 			ch.confidence = strtod(optarg, &end);
-			if (*end || ch.confidence < 0 || ch.confidence > 1)
+			if (*end || end == optarg ||
+			    !(ch.confidence >= 0 && ch.confidence <= 1))
 				return cli_usage("revise", "--confidence must "
 						 "be a number in 0..1");
 			break;
@@ -1063,7 +1146,7 @@ static int cmd_revise(int argc, char **argv)
 	if (ch.body && strcmp(ch.body, "-") == 0) {
 		in = cli_read_stdin();
 		if (!in)
-			return cli_fail("standard input is too large");
+			return EXIT_ERR; /* cli_read_stdin said why */
 		ch.body = in;
 	}
 	if (cli_open(&db, 0)) {
@@ -1161,7 +1244,7 @@ static int cmd_stats(int argc, char **argv)
 
 		json_get_num(j, "workspace_records", &total);
 		printf("store:    %s/cairn.db (%.0f workspace records)\n",
-		       cairn_db_root(db), total);
+		       cairn_db_dir(db), total);
 		for (g = j->child; g; g = g->next) {
 			if (g->type != JSON_OBJECT)
 				continue;
@@ -1191,9 +1274,11 @@ static const char import_help[] =
 	"\n"
 	"Read JSON Lines records (as written by 'cairn export') from FILE or\n"
 	"standard input. Records whose id exists are skipped unless --replace.\n"
-	"Every record passes the secret filter; a line that fails validation\n"
-	"is reported with its line number and the import stops (lines before\n"
-	"it are kept).\n";
+	"Every record passes the checks of 'cairn write' (the secret filter,\n"
+	"the size limits, valid ids and dates, links to records that exist).\n"
+	"The import is all or nothing: a line that fails is reported with its\n"
+	"line number and no record of the file is imported; fix it and run\n"
+	"the import again.\n";
 
 static int write_file(void *user, const char *buf, size_t len)
 {
@@ -1368,8 +1453,8 @@ static int cmd_import(int argc, char **argv)
 		return cli_fail("out of memory");
 	}
 	rd->f = f;
-	/* batches of 500 lines: one transaction each, so a crash keeps whole
-	 * records only, and a bad line rolls back only its own batch */
+	/* one transaction: a bad line, a link to a record that is not there
+	 * (checked at the commit) or a crash imports nothing of the file */
 	rc = cairn_begin(db);
 	while (rc == CAIRN_OK && (got = import_read_line(rd, &len)) > 0) {
 		lineno++;
@@ -1387,11 +1472,6 @@ static int cmd_import(int argc, char **argv)
 			skipped++;
 		else
 			added++;
-		if (lineno % 500 == 0) {
-			rc = cairn_commit(db);
-			if (rc == CAIRN_OK)
-				rc = cairn_begin(db);
-		}
 	}
 	if (rc == CAIRN_OK && got < 0) {
 		rc = got == -2 ? CAIRN_NOMEM : CAIRN_IO;
@@ -1411,13 +1491,15 @@ static int cmd_import(int argc, char **argv)
 		else
 			snprintf(msg, sizeof(msg), "%s", cairn_errmsg(db));
 		cairn_rollback(db);
-		ret = cli_fail("line %zu: %s (the batch holding this line was "
-			       "not imported)",
+		ret = cli_fail("line %zu: %s (imported 0 records: the file "
+			       "is imported whole or not at all)",
 			       lineno + (what != NULL), msg);
 	} else {
 		rc = cairn_commit(db);
 		if (rc)
-			ret = cli_db_fail(db, rc);
+			ret = cli_fail("%s (imported 0 records: the file is "
+				       "imported whole or not at all)",
+				       cairn_errmsg(db));
 	}
 	if (ret == EXIT_OK) {
 		if (cli_state.json)

@@ -28,10 +28,14 @@ int cli_db_fail(cairn_db *db, int rc);
 int cli_help(const char *text);
 /* Open the workspace store; on failure prints why and returns 1. */
 int cli_open(cairn_db **db, int create);
-/* All of stdin (16 MiB limit); caller frees with cairn_free. NULL if too big. */
+/* All of stdin as a record's text (16 MiB limit); caller frees with
+ * cairn_free. NULL, having said why, when too big, unreadable or holding a
+ * NUL byte (a text would end there). */
 char *cli_read_stdin(void);
-/* The same with another limit (the rest of stdin is read and dropped). */
+/* Any bytes of stdin up to limit (the rest of stdin is read and dropped). */
 char *cli_read_stdin_max(size_t limit);
+/* Append s to a comma-separated list (a repeatable option adds up). */
+void cli_add_csv(struct sbuf *sb, const char *s);
 /* Print a finished JSON buffer and a newline (or the buffer's error). */
 void cli_print_json(struct sbuf *sb);
 /* Append a record as a JSON object. */

@@ -24,7 +24,6 @@
 #include "embed.h"
 #include "gguf.h"
 #include "json.h"
-#include "store.h"
 #include "vector.h"
 
 #define EXIT_OK 0
@@ -247,32 +246,6 @@ static int print_status(cairn_db *db)
 	return EXIT_OK;
 }
 
-/* Drop every vector and the identity (--provider none). */
-static int drop_all(cairn_db *db, long long *dropped)
-{
-	int si, rc = CAIRN_OK;
-	struct vector_stats st;
-
-	*dropped = 0;
-	rc = vector_stats(db, &st);
-	if (rc)
-		return rc;
-	*dropped = st.with_vector;
-	for (si = 0; rc == CAIRN_OK && si < (db->has_global ? 2 : 1); si++) {
-		char sql[256];
-		const char *schema = si ? "global" : "main";
-
-		snprintf(sql, sizeof(sql),
-			 "DELETE FROM %s.vectors; DELETE FROM %s.meta WHERE k "
-			 "= 'vector.identity'; UPDATE %s.meta SET v = CAST(v "
-			 "AS INTEGER) + 1 WHERE k = 'vector.generation'",
-			 schema, schema, schema);
-		if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
-			rc = store_sql_error(db, SQLITE_ERROR, "dropping vectors");
-	}
-	return rc;
-}
-
 int cmd_reindex(int argc, char **argv)
 {
 	enum { O_PROVIDER = 256, O_MODEL, O_URL, O_KEYENV, O_QI, O_PI,
@@ -400,10 +373,7 @@ int cmd_reindex(int argc, char **argv)
 				       "--yes", st.with_vector);
 			goto out;
 		}
-		rc = store_tx_begin(db);
-		if (rc == CAIRN_OK)
-			rc = drop_all(db, &dropped);
-		rc = store_tx_end(db, rc);
+		rc = vector_drop_all(db, &dropped);
 		if (rc == CAIRN_OK)
 			rc = vector_settings_save(db, &nc);
 		if (rc) {

@@ -102,7 +102,8 @@ static const char hook_help[] =
 	"                    source, each with date, kind, source, relevance\n"
 	"                    and the first lines of its body, and how to read\n"
 	"                    one in full (MCP memory_read, cairn get ID);\n"
-	"                    nothing when nothing is relevant\n"
+	"                    nothing when nothing is relevant; a prompt over\n"
+	"                    64 KiB is recalled for by its first 64 KiB\n"
 	"  SessionStart      the standing rules and capabilities, and how many\n"
 	"                    candidates wait for approval\n"
 	"  Stop, SessionEnd  capture and reflection on the session transcript\n"
@@ -123,7 +124,9 @@ static const char hook_help[] =
 	"the same text either way.\n"
 	"\n"
 	"options:\n"
-	"  --budget N       at most N characters of context (default 4000)\n"
+	"  --budget N       at most N characters of context, 1..20000 (default\n"
+	"                   4000; another value: an error in the log, nothing\n"
+	"                   injected)\n"
 	"  --deadline-ms N  print nothing after N ms (default 1500); capture\n"
 	"                   stops reading the transcript at two thirds of it\n"
 	"  -k N             entries for a prompt, 1..20 (default 5)\n"
@@ -289,7 +292,20 @@ int cmd_hook(int argc, char **argv)
 	o.budget = HOOK_DEFAULT_BUDGET;
 	while ((c = cli_getopt(argc, argv, "k:h", lo)) != -1) {
 		switch (c) {
-		case O_BUDGET: o.budget = (size_t)strtoul(optarg, NULL, 10); break;
+		case O_BUDGET: {
+			char *end;
+			long b;
+
+			errno = 0;
+			b = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || b < 1 ||
+			    b > HOOK_MAX_BUDGET)
+				problem = "--budget must be a number from 1 to "
+					  "20000"; /* logged; never blocks */
+			else
+				o.budget = (size_t)b;
+			break;
+		}
 		case O_DEADLINE: deadline = strtol(optarg, NULL, 10); break;
 		case O_LOCAL: local = 1; break;
 		case 'k': o.k = atoi(optarg); break;
@@ -297,8 +313,6 @@ int cmd_hook(int argc, char **argv)
 		default: problem = "bad options"; break; /* never block a prompt */
 		}
 	}
-	if (o.budget == 0)
-		o.budget = HOOK_DEFAULT_BUDGET;
 	if (o.k < 0 || o.k > HOOK_MAX_K)
 		o.k = 0;
 	if (deadline > 0) {
@@ -360,7 +374,7 @@ int cmd_hook(int argc, char **argv)
 		log_line("error", extra);
 		goto out;
 	}
-	hook_db_tune(db);
+	cairn_db_short_lived(db);
 	if (capture) {
 		rc = hook_capture(db, event, transcript, session, deadline,
 				  extra, sizeof(extra));
@@ -390,7 +404,7 @@ out:
 	json_free(j);
 	cairn_free(in);
 	cairn_free(dir);
-	hook_db_release(db); /* the WAL emptied for the next hook */
+	cairn_db_checkpoint(db); /* the WAL emptied for the next hook */
 	cairn_db_close(db);
 	sbuf_release(&outj);
 	if (log_fd >= 0)

@@ -20,13 +20,6 @@
 #define PROBE_MAX_LINE ((size_t)1 << 20)
 
 /* Append s (n bytes) to sb with comma separation, for repeatable options. */
-static void add_csv(struct sbuf *sb, const char *s)
-{
-	if (sb->len)
-		sbuf_addc(sb, ',');
-	sbuf_adds(sb, s);
-}
-
 static const char recall_help[] =
 	"usage: cairn recall [options] QUESTION\n"
 	"\n"
@@ -47,7 +40,8 @@ static const char recall_help[] =
 	"source file (docs/RANKING.md).\n"
 	"\n"
 	"options:\n"
-	"  -k N              return at most N records (default 5, at most 100)\n"
+	"  -k N              return at most N records (default 5; more than\n"
+	"                    100 is lowered to 100)\n"
 	"  --kind K[,K]      only these kinds (repeatable)\n"
 	"  --status S[,S]    only these statuses (repeatable; 'all' for every one)\n"
 	"  --explain         show each hit's BM25 rank and raw score, matched\n"
@@ -239,15 +233,20 @@ int cmd_recall(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, "k:h", lo)) != -1) {
 		switch (c) {
 		case 'k':
-			o.k = (int)strtol(optarg, &end, 10);
-			if (*end || o.k < 1 || o.k > 100) {
+		{
+			long k = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || k < 1) {
 				ret = cli_usage("recall", "-k must be a number "
-						"from 1 to 100");
+						"of at least 1");
 				goto out;
 			}
+			/* docs/RELIABILITY.md: a larger k is lowered to 100 */
+			o.k = k > 100 ? 100 : (int)k;
 			break;
-		case O_KIND: add_csv(&kinds, optarg); break;
-		case O_STATUS: add_csv(&statuses, optarg); break;
+		}
+		case O_KIND: cli_add_csv(&kinds, optarg); break;
+		case O_STATUS: cli_add_csv(&statuses, optarg); break;
 		case O_EXPLAIN: o.explain = 1; break;
 		case O_NOFLOOR: o.no_floor = 1; break;
 		case O_RERANK:

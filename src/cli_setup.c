@@ -134,6 +134,7 @@ static const char skill_text[] =
 static const char setup_help[] =
 	"usage: cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]\n"
 	"                               [--model NAME [--probes FILE]]\n"
+	"                               [--json]\n"
 	"\n"
 	"Install cairn into a Claude Code project (DIR, default: the current\n"
 	"directory):\n"
@@ -159,8 +160,9 @@ static const char setup_help[] =
 	"  --dir DIR     the project folder (default .)\n"
 	"  -n, --dry-run say what would change, write nothing\n"
 	"  --cairn PATH  the cairn command written into the entries (default\n"
-	"                \"cairn\", found on PATH); letters, digits and\n"
-	"                / . _ + - only\n"
+	"                \"cairn\", found on PATH; a note says when it is\n"
+	"                not there); its last part is \"cairn\"; letters,\n"
+	"                digits and / . _ + - only\n"
 	"  --model NAME  semantic recall in the same step: pull NAME (cairn\n"
 	"                model list; or a URL), reindex every record with it\n"
 	"                (vectors of another model are dropped), calibrate\n"
@@ -168,6 +170,10 @@ static const char setup_help[] =
 	"  --probes FILE with --model: calibrate with these questions the\n"
 	"                store cannot answer (as cairn calibrate); default:\n"
 	"                the cosine floor from built-in off-topic questions\n"
+	"  --json        print {dry_run, files: [{file, changed, existed,\n"
+	"                added}], warning}\n"
+	"\n"
+	"A symlinked file stays a link: its target is rewritten.\n"
 	"\n"
 	"exit status: 0 done (or nothing to do), 1 error (nothing written\n"
 	"when a file could not be parsed), 2 usage\n";
@@ -464,6 +470,24 @@ static int write_atomic(struct setup_file *f, char *err, size_t errsize)
 
 	if (make_parents(f->path, err, errsize))
 		return CAIRN_IO;
+	{
+		/* a symlinked file (dotfiles kept elsewhere) stays a link:
+		 * its target is what is replaced */
+		struct stat lst;
+		char *real;
+
+		if (lstat(f->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			real = realpath(f->path, NULL);
+			if (!real || strlen(real) >= sizeof(f->path)) {
+				snprintf(err, errsize,
+					 "cannot follow the link '%s'", f->rel);
+				free(real);
+				return CAIRN_IO;
+			}
+			snprintf(f->path, sizeof(f->path), "%s", real);
+			free(real);
+		}
+	}
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", f->path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -499,10 +523,17 @@ fail:
 	return rc;
 }
 
-/* Is every byte of s a letter, digit or one of / . _ + - ? */
+/*
+ * Is s a cairn command: every byte a letter, digit or one of / . _ + -,
+ * not an option ("--foo", "-"), and its last path part "cairn" -- so that
+ * is_cairn_hook() knows the entries it writes and a second run adds none.
+ */
 static int safe_command(const char *s)
 {
-	if (!*s)
+	const char *base = strrchr(s, '/');
+
+	base = base ? base + 1 : s;
+	if (!*s || *s == '-' || strcmp(base, "cairn") != 0)
 		return 0;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -511,15 +542,51 @@ static int safe_command(const char *s)
 	return 1;
 }
 
+/*
+ * A note when Claude Code would not find the command: a bare name not on
+ * $PATH, or a path that is not an executable file. "" when it would.
+ */
+static void on_path_note(const char *cmd, char *out, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	char buf[SETUP_PATH];
+
+	out[0] = '\0';
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) != 0)
+			snprintf(out, size,
+				 "'%s' is not an executable file: the hook "
+				 "entries will fail until it is",
+				 cmd);
+		return;
+	}
+	for (p = path ? path : ""; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s",
+				     e == p ? 1 : (int)(e - p),
+				     e == p ? "." : p, cmd) < sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return;
+	}
+	snprintf(out, size,
+		 "'%s' is not on PATH, so Claude Code will not find it: "
+		 "install cairn (make install) or pass --cairn "
+		 "/path/to/cairn",
+		 cmd);
+}
+
 /* `cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]`. */
 int cmd_setup(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES };
+	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES, O_JSON };
 	static const struct option lo[] = { { "dir", 1, 0, O_DIR },
 					    { "dry-run", 0, 0, 'n' },
 					    { "cairn", 1, 0, O_CAIRN },
 					    { "model", 1, 0, O_MODEL },
 					    { "probes", 1, 0, O_PROBES },
+					    { "json", 0, 0, O_JSON },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	static const char *const rels[3] = {
@@ -528,15 +595,18 @@ int cmd_setup(int argc, char **argv)
 	};
 	struct setup_file *files = NULL;
 	const char *dir = ".", *cairn = "cairn", *model = NULL, *probes = NULL;
-	char err[SETUP_PATH + 512];
+	char err[SETUP_PATH + 512], warn[SETUP_PATH + 256];
+	struct sbuf js = SBUF_INIT;
 	struct stat st;
 	int c, i, dry = 0, ret = 0, rc = CAIRN_OK;
 
 	err[0] = '\0';
+	warn[0] = '\0';
 	while ((c = cli_getopt(argc, argv, "nh", lo)) != -1) {
 		switch (c) {
 		case O_DIR: dir = optarg; break;
 		case O_CAIRN: cairn = optarg; break;
+		case O_JSON: cli_state.json = 1; break;
 		case O_MODEL: model = optarg; break;
 		case O_PROBES: probes = optarg; break;
 		case 'n': dry = 1; break;
@@ -553,8 +623,10 @@ int cmd_setup(int argc, char **argv)
 		return cli_usage("setup", "unexpected argument '%s'",
 				 argv[optind + 1]);
 	if (!safe_command(cairn))
-		return cli_usage("setup", "--cairn: letters, digits and "
-				 "/ . _ + - only");
+		return cli_usage("setup", "--cairn: a path to the cairn "
+				 "command (its last part 'cairn'; letters, "
+				 "digits and / . _ + - only)");
+	on_path_note(cairn, warn, sizeof(warn));
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_fail("'%s' is not a folder", dir);
 	if (probes && !model)
@@ -606,28 +678,49 @@ int cmd_setup(int argc, char **argv)
 		ret = cli_fail("setup: %s", err[0] ? err : cairn_errstr(rc));
 		goto out;
 	}
+	if (warn[0] && !cli_state.json)
+		fprintf(stderr, "cairn: note: %s\n", warn);
+	sbuf_addf(&js, "{\"dry_run\":%s,\"files\":[", dry ? "true" : "false");
 	for (i = 0; i < 3; i++) {
 		struct setup_file *f = &files[i];
 
+		if (f->write && !dry &&
+		    write_atomic(f, err, sizeof(err)) != CAIRN_OK) {
+			ret = cli_fail("setup: %s", err);
+			goto out;
+		}
+		sbuf_adds(&js, i ? ",{\"file\":" : "{\"file\":");
+		json_add_strz(&js, f->rel);
+		sbuf_addf(&js, ",\"changed\":%s,\"existed\":%s,\"added\":",
+			  f->write ? "true" : "false",
+			  f->exists ? "true" : "false");
+		json_add_strz(&js, sbuf_str(&f->added));
+		sbuf_addc(&js, '}');
+		if (cli_state.json)
+			continue;
 		if (!f->write) {
 			printf("%s: unchanged\n", f->rel);
 			continue;
-		}
-		if (!dry && write_atomic(f, err, sizeof(err)) != CAIRN_OK) {
-			ret = cli_fail("setup: %s", err);
-			goto out;
 		}
 		printf("%s: %s%s%s\n", f->rel, dry ? "would be " : "",
 		       i < 2 ? (f->exists ? "updated, added " : "created, added ")
 			     : "",
 		       sbuf_str(&f->added));
 	}
-	if (!dry && (files[0].write || files[1].write || files[2].write))
+	if (cli_state.json) {
+		sbuf_adds(&js, "],\"warning\":");
+		if (warn[0])
+			json_add_strz(&js, warn);
+		else
+			sbuf_adds(&js, "null");
+		sbuf_addc(&js, '}');
+		cli_print_json(&js);
+	} else if (!dry && (files[0].write || files[1].write || files[2].write))
 		printf("Restart Claude Code in '%s' to load them; 'cairn init' "
 		       "there if the project has no store yet.\n", dir);
 	/* what Claude Code does with a new .mcp.json server (issue 21,
 	 * checked by tests/clients/claude-code.sh) */
-	if (!dry && files[1].write)
+	if (!dry && files[1].write && !cli_state.json)
 		printf("The MCP server \"cairn\" needs your approval in Claude "
 		       "Code: until then `claude mcp list`\nshows it as "
 		       "\"Pending approval\". Start `claude` in '%s', trust the "
@@ -648,5 +741,6 @@ out:
 		sbuf_release(&files[i].out);
 	}
 	cairn_free(files);
+	sbuf_release(&js);
 	return ret;
 }

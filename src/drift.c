@@ -867,10 +867,9 @@ out:
 
 int cairn_record_verify(cairn_db *db, const char *id)
 {
-	sqlite3_stmt *keep = NULL, *upd = NULL;
-	char sql[400], now[32], head[41], proof[160];
+	char now[32], head[41], proof[160];
 	cairn_record *rec = NULL;
-	int src, rc, in_tx = 0;
+	int rc, in_tx = 0;
 
 	if (!db || !id)
 		return CAIRN_INVALID;
@@ -887,41 +886,17 @@ int cairn_record_verify(cairn_db *db, const char *id)
 	if (rc)
 		goto out;
 	in_tx = 1;
-	snprintf(sql, sizeof(sql), STORE_KEEP_REVISION_SQL, "main", "main");
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &keep, NULL);
-	if (src == SQLITE_OK)
-		src = sqlite3_prepare_v2(
-			db->sql,
-			"UPDATE main.records SET proof = ?2, updated = ?3, "
-			"revision = revision + 1 WHERE id = ?1", -1, &upd, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "preparing the verification");
-		goto out;
-	}
-	sqlite3_bind_text(keep, 1, rec->id, -1, SQLITE_STATIC);
-	src = sqlite3_step(keep);
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "keeping a revision");
-		goto out;
-	}
 	util_now_iso(now, sizeof(now));
 	git_head(db->root, head);
 	snprintf(proof, sizeof(proof), "verified by a human against the tree%s%.12s on %.10s",
 		 *head ? " at " : "", head, now);
-	sqlite3_bind_text(upd, 1, rec->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(upd, 2, proof, -1, SQLITE_STATIC);
-	sqlite3_bind_text(upd, 3, now, -1, SQLITE_STATIC);
-	src = sqlite3_step(upd);
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "verifying a record");
-		goto out;
-	}
-	rc = drift_note(db, rec->id, "verify");
+	/* the store's write path: the old revision kept (store.h) */
+	rc = store_record_proof(db, rec->id, proof, now);
+	if (rc == CAIRN_OK)
+		rc = drift_note(db, rec->id, "verify");
 out:
 	if (in_tx)
 		rc = store_tx_end(db, rc);
-	sqlite3_finalize(keep);
-	sqlite3_finalize(upd);
 	cairn_record_free(rec);
 	return rc;
 }

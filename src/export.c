@@ -11,12 +11,12 @@
  * Must never: write a half record (each line is one transaction unless the
  * caller batches), or accept a line that fails validation.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
-#include "secret.h"
 #include "store.h"
 
 /* ------------------------------------------------------------------ export */
@@ -168,45 +168,35 @@ static int member_num(struct cairn_db *db, const struct json *o,
 	return CAIRN_OK;
 }
 
-/*
- * Check one text for secrets; with CAIRN_WRITE_REDACT returns a masked copy
- * in *own (caller frees) and points *val at it.
- */
-static int import_secret(struct cairn_db *db, const char *field,
-			 const char **val, char **own, unsigned flags)
+/* A whole number in lo..hi from a JSON number, or CAIRN_INVALID. */
+static int whole(struct cairn_db *db, const char *name, double v, double lo,
+		 double hi, long *out)
 {
-	struct secret_hit hit;
-	char msg[256];
-
-	*own = NULL;
-	if (!*val || secret_scan(*val, strlen(*val), &hit, 1) == 0)
-		return CAIRN_OK;
-	if (!(flags & CAIRN_WRITE_REDACT)) {
-		secret_describe(&hit, field, msg, sizeof(msg));
-		return store_error(db, CAIRN_SECRET, "import: %s", msg);
-	}
-	*own = secret_redact(*val, strlen(*val), NULL);
-	if (!*own)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	*val = *own;
+	if (!(v >= lo && v <= hi) || v != floor(v))
+		return store_error(db, CAIRN_INVALID,
+				   "import: \"%s\" must be a whole number in "
+				   "%.0f..%.0f",
+				   name, lo, hi);
+	*out = (long)v;
 	return CAIRN_OK;
 }
 
+/*
+ * One record line into schema through the store's write gate
+ * (store_import_record), then its revisions.
+ */
 static int import_row(struct cairn_db *db, const char *schema,
 		      const struct json *o, unsigned flags)
 {
 	const char *v[ARRAY_SIZE(rec_cols)];
-	char *own[ARRAY_SIZE(rec_cols)];
 	double conf = 1.0, rev = 1, line = 0;
 	int has_conf = 0, has_rev = 0, has_line = 0;
-	char now[32], idbuf[17], hash[65];
-	struct sbuf sql = SBUF_INIT, hb = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
+	char idbuf[17];
+	cairn_record r;
 	size_t i;
-	int rc = CAIRN_OK, src;
+	int rc = CAIRN_OK;
 
-	memset(own, 0, sizeof(own));
-	util_now_iso(now, sizeof(now));
+	memset(&r, 0, sizeof(r));
 	for (i = 0; i < ARRAY_SIZE(rec_cols) && rc == CAIRN_OK; i++) {
 		v[i] = NULL;
 		if (strcmp(rec_cols[i], "confidence") == 0)
@@ -217,51 +207,27 @@ static int import_row(struct cairn_db *db, const char *schema,
 			rc = member_num(db, o, "src_line", &line, &has_line);
 		else
 			rc = member_str(db, o, rec_cols[i], &v[i]);
-		if (rc == CAIRN_OK && v[i]) {
-			long bad = util_utf8_invalid_at(v[i], strlen(v[i]));
-
-			if (bad >= 0)
-				rc = store_error(db, CAIRN_INVALID,
-						 "import: \"%s\" is not valid "
-						 "UTF-8 at byte %ld",
-						 rec_cols[i], bad);
-		}
 	}
 	if (rc)
 		goto out;
 	/* 0 id, 1 kind, 2 key, 3 scope, 4 title, 5 body, 6 status, 9 origin */
-	if (!v[1] || !cairn_kind_valid(v[1])) {
-		rc = store_error(db, CAIRN_INVALID, "import: %s kind '%s'",
-				 v[1] ? "unknown" : "missing",
-				 v[1] ? v[1] : "");
+	if (!v[1]) {
+		rc = store_error(db, CAIRN_INVALID, "import: missing kind");
 		goto out;
 	}
 	if (!v[5] || !*v[5]) {
 		rc = store_error(db, CAIRN_INVALID, "import: missing body");
 		goto out;
 	}
-	if (v[6] && !cairn_status_valid(v[6])) {
-		rc = store_error(db, CAIRN_INVALID,
-				 "import: unknown status '%s'", v[6]);
-		goto out;
-	}
-	if (v[9] && !cairn_origin_valid(v[9])) {
-		rc = store_error(db, CAIRN_INVALID,
-				 "import: unknown origin '%s'", v[9]);
-		goto out;
-	}
-	if (has_conf && (conf < 0 || conf > 1)) {
+	if (has_conf && !(conf >= 0 && conf <= 1)) {
 		rc = store_error(db, CAIRN_INVALID,
 				 "import: confidence %g outside 0..1", conf);
 		goto out;
 	}
-	rc = import_secret(db, "key", &v[2], &own[2], flags);
-	if (rc == CAIRN_OK)
-		rc = import_secret(db, "title", &v[4], &own[4], flags);
-	if (rc == CAIRN_OK)
-		rc = import_secret(db, "body", &v[5], &own[5], flags);
-	if (rc == CAIRN_OK)
-		rc = import_secret(db, "proof", &v[8], &own[8], flags);
+	if (has_rev)
+		rc = whole(db, "revision", rev, 1, 1e9, &r.revision);
+	if (rc == CAIRN_OK && has_line)
+		rc = whole(db, "src_line", line, 0, 1e9, &r.src_line);
 	if (rc)
 		goto out;
 	if (!v[0]) {
@@ -270,69 +236,32 @@ static int import_row(struct cairn_db *db, const char *schema,
 			goto out;
 		v[0] = idbuf;
 	}
-	if (!v[4])
-		v[4] = "";
-	if (!v[6])
-		v[6] = v[9] && strcmp(v[9], "human") != 0 &&
-				       strcmp(v[9], "file") != 0
-			       ? "candidate"
-			       : "accepted";
-	if (!v[9])
-		v[9] = "human";
-	v[3] = strcmp(schema, "global") == 0 ? "global" : "workspace";
-	if (!v[17])
-		v[17] = now;
-	if (!v[18])
-		v[18] = now;
-	if (!v[23]) {
-		sbuf_adds(&hb, v[4]);
-		sbuf_addc(&hb, '\0');
-		sbuf_adds(&hb, v[5]);
-		if (hb.err) {
-			rc = store_error(db, hb.err, "import: out of memory");
-			goto out;
-		}
-		util_sha256_hex(sbuf_str(&hb), hb.len, hash);
-		v[23] = hash;
-	}
-	sbuf_addf(&sql, "INSERT INTO %s.records (", schema);
-	for (i = 0; i < ARRAY_SIZE(rec_cols); i++)
-		sbuf_addf(&sql, "%s%s", i ? "," : "", rec_cols[i]);
-	sbuf_adds(&sql, ") VALUES (");
-	for (i = 0; i < ARRAY_SIZE(rec_cols); i++)
-		sbuf_addf(&sql, "%s?%zu", i ? "," : "", i + 1);
-	sbuf_addc(&sql, ')');
-	if (sql.err) { /* found by tests/unit_faults.c */
-		rc = store_error(db, sql.err, "import: out of memory");
+	r.id = (char *)v[0];
+	r.kind = (char *)v[1];
+	r.key = (char *)v[2];
+	r.scope = (char *)(strcmp(schema, "global") == 0 ? "global"
+							 : "workspace");
+	r.title = (char *)(v[4] ? v[4] : "");
+	r.body = (char *)v[5];
+	r.status = (char *)v[6];
+	r.confidence = has_conf ? conf : 1.0;
+	r.proof = (char *)v[8];
+	r.origin = (char *)v[9];
+	r.src_path = (char *)v[10];
+	r.src_heading = (char *)v[11];
+	r.src_commit = (char *)v[13];
+	r.src_session = (char *)v[14];
+	r.src_tool = (char *)v[15];
+	r.time = (char *)v[16];
+	r.created = (char *)v[17];
+	r.updated = (char *)v[18];
+	r.last_seen = (char *)v[19];
+	r.supersedes = (char *)v[20];
+	r.superseded_by = (char *)v[21];
+	r.hash = (char *)v[23];
+	rc = store_import_record(db, schema, &r, v[24], flags);
+	if (rc)
 		goto out;
-	}
-	src = sqlite3_prepare_v2(db->sql, sbuf_str(&sql), -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "importing");
-		goto out;
-	}
-	for (i = 0; i < ARRAY_SIZE(rec_cols); i++) {
-		int k = (int)i + 1;
-
-		if (strcmp(rec_cols[i], "confidence") == 0)
-			sqlite3_bind_double(st, k, conf);
-		else if (strcmp(rec_cols[i], "revision") == 0)
-			sqlite3_bind_int64(st, k, has_rev ? (long long)rev : 1);
-		else if (strcmp(rec_cols[i], "src_line") == 0 && has_line)
-			sqlite3_bind_int64(st, k, (long long)line);
-		else if (v[i])
-			sqlite3_bind_text(st, k, v[i], -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, k);
-	}
-	src = sqlite3_step(st);
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "importing");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = CAIRN_OK;
 	{
 		const struct json *h = json_get(o, "history");
 		const struct json *e;
@@ -342,96 +271,52 @@ static int import_row(struct cairn_db *db, const char *schema,
 					 "import: \"history\" must be an array");
 			goto out;
 		}
-		sbuf_reset(&sql);
-		sbuf_addf(&sql, "INSERT INTO %s.revisions (record_id, revision, "
-			  "title, body, status, confidence, proof, origin, "
-			  "updated, hash) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,"
-			  "?10)", schema);
-		if (sql.err) {
-			rc = store_error(db, sql.err, "import: out of memory");
-			goto out;
-		}
 		for (e = h && h->type == JSON_ARRAY ? h->child : NULL; e;
 		     e = e->next) {
-			const char *t = NULL, *b = NULL, *s = NULL, *p = NULL,
-				   *og = NULL, *u = NULL, *hh = NULL;
-			char *o1 = NULL, *o2 = NULL, *o3 = NULL;
-			double r = 0, c = 1;
+			cairn_record rv;
+			double hrev = 0, hconf = 1;
 			int hr = 0, hc = 0;
 
-			rc = member_num(db, e, "revision", &r, &hr);
+			memset(&rv, 0, sizeof(rv));
+			rc = member_num(db, e, "revision", &hrev, &hr);
 			if (!rc)
-				rc = member_num(db, e, "confidence", &c, &hc);
+				rc = member_num(db, e, "confidence", &hconf, &hc);
 			if (!rc)
-				rc = member_str(db, e, "title", &t);
+				rc = member_str(db, e, "title",
+						(const char **)&rv.title);
 			if (!rc)
-				rc = member_str(db, e, "body", &b);
+				rc = member_str(db, e, "body",
+						(const char **)&rv.body);
 			if (!rc)
-				rc = member_str(db, e, "status", &s);
+				rc = member_str(db, e, "status",
+						(const char **)&rv.status);
 			if (!rc)
-				rc = member_str(db, e, "proof", &p);
+				rc = member_str(db, e, "proof",
+						(const char **)&rv.proof);
 			if (!rc)
-				rc = member_str(db, e, "origin", &og);
+				rc = member_str(db, e, "origin",
+						(const char **)&rv.origin);
 			if (!rc)
-				rc = member_str(db, e, "updated", &u);
+				rc = member_str(db, e, "updated",
+						(const char **)&rv.updated);
 			if (!rc)
-				rc = member_str(db, e, "hash", &hh);
-			if (!rc && (!hr || !b || !s || !cairn_status_valid(s) ||
-				    (og && !cairn_origin_valid(og))))
+				rc = member_str(db, e, "hash",
+						(const char **)&rv.hash);
+			if (!rc && (!hr || !(hrev >= 1 && hrev <= 1e9) ||
+				    hrev != floor(hrev)))
 				rc = store_error(db, CAIRN_INVALID,
 						 "import: invalid history entry");
-			if (!rc)
-				rc = import_secret(db, "title", &t, &o1, flags);
-			if (!rc)
-				rc = import_secret(db, "body", &b, &o2, flags);
-			if (!rc)
-				rc = import_secret(db, "proof", &p, &o3, flags);
-			if (!rc) {
-				src = sqlite3_prepare_v2(db->sql, sql.buf, -1,
-							 &st, NULL);
-				if (src == SQLITE_OK) {
-					sqlite3_bind_text(st, 1, v[0], -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_int64(st, 2, (long long)r);
-					sqlite3_bind_text(st, 3, t ? t : "", -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 4, b, -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 5, s, -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_double(st, 6, c);
-					if (p)
-						sqlite3_bind_text(st, 7, p, -1,
-								  SQLITE_STATIC);
-					sqlite3_bind_text(st, 8,
-							  og ? og : "human", -1,
-							  SQLITE_STATIC);
-					sqlite3_bind_text(st, 9, u ? u : now,
-							  -1, SQLITE_STATIC);
-					if (hh)
-						sqlite3_bind_text(st, 10, hh, -1,
-								  SQLITE_STATIC);
-					src = sqlite3_step(st);
-				}
-				sqlite3_finalize(st);
-				st = NULL;
-				if (src != SQLITE_DONE)
-					rc = store_sql_error(db, src,
-							     "importing history");
-			}
-			cairn_free(o1);
-			cairn_free(o2);
-			cairn_free(o3);
+			if (rc)
+				goto out;
+			rv.revision = (long)hrev;
+			rv.confidence = hconf;
+			rc = store_import_revision(db, schema, r.id, &rv,
+						   flags);
 			if (rc)
 				goto out;
 		}
 	}
 out:
-	sqlite3_finalize(st);
-	sbuf_release(&sql);
-	sbuf_release(&hb);
-	for (i = 0; i < ARRAY_SIZE(own); i++)
-		cairn_free(own[i]);
 	return rc;
 }
 
@@ -496,17 +381,7 @@ int cairn_import_line(cairn_db *db, const char *line, size_t len,
 		goto out;
 	}
 	if (exists) {
-		snprintf(sql, sizeof(sql),
-			 "DELETE FROM %s.records WHERE id = ?1", schema);
-		if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) ==
-		    SQLITE_OK) {
-			sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = store_sql_error(db, sqlite3_errcode(db->sql),
-						     "importing");
-		}
-		sqlite3_finalize(st);
-		st = NULL;
+		rc = store_import_drop(db, schema, id);
 		if (rc)
 			goto out;
 	}
@@ -515,5 +390,11 @@ out:
 	if (in_tx)
 		rc = store_tx_end(db, rc);
 	json_free(o);
+	if (rc && strncmp(db->errmsg, "import:", 7) != 0) {
+		char msg[STORE_ERRMSG];
+
+		snprintf(msg, sizeof(msg), "%s", db->errmsg);
+		store_error(db, rc, "import: %s", msg);
+	}
 	return rc;
 }

@@ -24,12 +24,11 @@
 
 #include "hook.h"
 #include "json.h"
-#include "store.h"
+#include "store.h" /* store_error: the message of a failed answer */
 
 #define HOOK_LINES 3       /* body lines per entry */
 #define HOOK_LINE_CHARS 200 /* characters per body line */
 #define HOOK_DRAWER_MAX 20 /* rules + capabilities at session start */
-#define HOOK_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
 
 /* Characters (code points) in s[0..n). */
 static size_t u8chars(const char *s, size_t n)
@@ -89,7 +88,11 @@ static void add_text(struct sbuf *e, const char *s, size_t n)
 static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 			 double relevance, int show_relevance)
 {
-	const char *date = r->time ? r->time : r->updated;
+	/* a file's record without a date of its own is undated: the day it
+	 * was seeded is not its date */
+	const char *date = r->time ? r->time
+			 : strcmp(r->origin, "file") == 0 ? "undated"
+							  : r->updated;
 	const char *b = r->body;
 #ifndef CAIRN_MUTATE_NO_QUOTE_EVENTS
 	int lines = 0, quoted = strcmp(r->kind, "event") == 0;
@@ -180,6 +183,21 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	 */
 	ro.rerank = -1;
 	ro.embed_budget_ms = o->embed_budget_ms;
+	if (strlen(prompt) > HOOK_MAX_QUESTION) {
+		/* a pasted log or file: its first 64 KiB, whole characters */
+		size_t n = HOOK_MAX_QUESTION;
+		char *head;
+		int rc;
+
+		while (n > 0 && ((unsigned char)prompt[n] & 0xC0) == 0x80)
+			n--;
+		head = util_strndup(prompt, n);
+		if (!head)
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		rc = cairn_recall(db, head, &ro, out);
+		cairn_free(head);
+		return rc;
+	}
 	return cairn_recall(db, prompt, &ro, out);
 }
 
@@ -207,6 +225,9 @@ int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
 {
 	struct sbuf e = SBUF_INIT;
 	size_t i, budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+
+	if (budget > HOOK_MAX_BUDGET)
+		budget = HOOK_MAX_BUDGET;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t k = o->k > 0 && o->k <= HOOK_MAX_K ? (size_t)o->k
 						   : HOOK_DEFAULT_K;
@@ -284,6 +305,9 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 	struct sbuf e = SBUF_INIT, cl = SBUF_INIT;
 	size_t footer = u8chars(hook_read_hint, strlen(hook_read_hint));
 	size_t budget = o->budget ? o->budget : HOOK_DEFAULT_BUDGET;
+
+	if (budget > HOOK_MAX_BUDGET)
+		budget = HOOK_MAX_BUDGET;
 	size_t clen;
 	int rc;
 
@@ -350,52 +374,6 @@ out:
 	cairn_record_list_free(cand, nc);
 	cairn_forget_list_free(fv, nf);
 	return rc;
-}
-
-void hook_db_tune(cairn_db *db)
-{
-	/* every attached schema (workspace and global store) */
-	sqlite3_exec(db->sql, "PRAGMA mmap_size=" HOOK_MMAP_BYTES, NULL, NULL,
-		     NULL);
-	/*
-	 * The hook is usually the only connection, so its close would be the
-	 * last one: SQLite would then copy the WAL into the database, fsync
-	 * both and the folder, and delete the WAL -- four fsyncs per prompt
-	 * for one receipt. Leave that to SQLite's automatic checkpoint
-	 * (every ~1000 WAL pages, in whichever connection commits then); the
-	 * WAL is as durable as the database file (synchronous=NORMAL).
-	 * hook_db_release() empties the WAL before the process ends.
-	 */
-	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	/*
-	 * And most prompts write nothing at all: the receipt (and last_seen)
-	 * is appended to the spool, moved into the store in one write every
-	 * RECEIPT_SPOOL_DRAIN bytes (receipt.h).
-	 */
-	db->spool_receipts = 1;
-}
-
-/*
- * With NO_CKPT_ON_CLOSE alone the WAL was never emptied: the next hook,
- * again the only connection, finds no WAL index in shared memory, so
- * SQLite rebuilds it by reading every frame of the WAL (recovery) and,
- * having forgotten which frames were already copied into the database,
- * copies them all again at its automatic checkpoint; a WAL that is never
- * reset only grows (~40 pages a prompt, 17 MB after 270 prompts of
- * bench/hook_bench.c, each hook then reading all of it and rewriting
- * ~1 350 pages). A TRUNCATE checkpoint at the end copies this process's
- * own pages once (two fsyncs, as any checkpoint) and leaves the WAL empty.
- * Without waiting: while another connection reads, SQLite keeps the WAL
- * index in shared memory and that connection's checkpoints do the work.
- */
-void hook_db_release(cairn_db *db)
-{
-	if (!db || !db->sql)
-		return;
-	sqlite3_busy_timeout(db->sql, 0);
-	/* every attached schema; SQLITE_BUSY (a reader) is fine */
-	(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
-					SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 }
 
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,

@@ -11,6 +11,10 @@
 #include "internal.h"
 
 #define HOOK_DEFAULT_BUDGET 4000 /* characters of injected text */
+#define HOOK_MAX_BUDGET 20000    /* the most --budget may ask for */
+#define HOOK_MAX_QUESTION (64 * 1024) /* bytes of a prompt recalled for:
+					 cairn_recall's limit; a longer
+					 prompt is recalled by its start */
 #define HOOK_DEFAULT_K 5         /* entries (distinct sources) for a prompt */
 #define HOOK_MAX_K 20            /* most entries a block may hold */
 #define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
@@ -65,23 +69,10 @@ int hook_session_block(cairn_db *db, const struct hook_opts *o,
 		       struct hook_result *res /* OUT */);
 
 /*
- * Set up db's connection for one short-lived hook process: the store's
- * pages are read through a memory map (PRAGMA mmap_size) instead of a
- * read() and a malloc'd copy per page; recall touches thousands of pages
- * of the records table per prompt, and a fresh process has no page cache
- * of its own to amortise them over. Its close does not checkpoint the
- * WAL: call hook_db_release() before closing. Failures are harmless
- * (reads and closes stay ordinary) and ignored.
+ * A hook process sets its connection up with cairn_db_short_lived() (the
+ * store read through a memory map, no checkpoint at close, receipts
+ * spooled) and calls cairn_db_checkpoint() before closing (cairn.h).
  */
-void hook_db_tune(cairn_db *db);
-
-/*
- * Before closing a hook's db: copy what the process wrote into the
- * database and empty the WAL (a TRUNCATE checkpoint that never waits), so
- * that the next hook process does not read a WAL that only grows. A busy
- * store (another connection reading) is left as it is. Errors ignored.
- */
-void hook_db_release(cairn_db *db);
 
 /* The line every non-empty block ends with: how to read a record in full. */
 extern const char hook_read_hint[];

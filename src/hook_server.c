@@ -15,7 +15,6 @@
 
 #include "hook_server.h"
 #include "json.h"
-#include "store.h"
 
 /* sa for dir/hook.sock; 0 when the path does not fit a socket address. */
 static int sock_addr(const char *dir, struct sockaddr_un *sa)
@@ -34,7 +33,7 @@ void hook_server_open(cairn_db *db, struct hook_server *hs)
 
 	memset(hs, 0, sizeof(*hs));
 	hs->fd = -1;
-	if (!db->dir || !sock_addr(db->dir, &sa))
+	if (!cairn_db_dir(db) || !sock_addr(cairn_db_dir(db), &sa))
 		return;
 	if (lstat(sa.sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		/* a symbolic link or a file in its place: not ours to remove */
@@ -141,7 +140,7 @@ static void answer(cairn_db *db, const char *req, size_t len, struct sbuf *r)
 	struct json *j = NULL;
 	size_t chars = 0;
 	double num;
-	int rc, spool = db->spool_receipts;
+	int rc, spool;
 
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
@@ -158,10 +157,10 @@ static void answer(cairn_db *db, const char *req, size_t len, struct sbuf *r)
 	    num <= HOOK_MAX_K)
 		o.k = (int)num;
 	/* receipts as the hook process writes them: spooled (receipt.h) */
-	db->spool_receipts = 1;
+	spool = cairn_db_spool_receipts(db, 1);
 	rc = hook_answer(db, json_get_str(j, "event"), json_get_str(j, "prompt"),
 			 &o, &out, &res, &chars);
-	db->spool_receipts = spool;
+	cairn_db_spool_receipts(db, spool);
 	if (rc) {
 		sbuf_adds(r, "{\"error\":");
 		json_add_strz(r, cairn_errmsg(db));

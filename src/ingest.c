@@ -605,6 +605,19 @@ static int parse_claude(const struct json *j, const char *type,
 	return rc == CAIRN_TOOBIG ? CAIRN_NOMEM : rc;
 }
 
+/* 1 when a string anywhere in v holds a NUL byte ("\u0000"). */
+static int has_nul(const struct json *v)
+{
+	const struct json *c;
+
+	if (v->type == JSON_STRING)
+		return memchr(v->str, '\0', v->len) != NULL;
+	for (c = v->child; c; c = c->next)
+		if (has_nul(c) || (c->key && memchr(c->key, '\0', c->keylen)))
+			return 1;
+	return 0;
+}
+
 /* Parse one JSONL line into events (ingest.h). */
 int ingest_parse_line(const char *line, size_t len,
 		      const char *default_session, struct ingest_event **out,
@@ -636,6 +649,11 @@ int ingest_parse_line(const char *line, size_t len,
 	}
 	if (j->type != JSON_OBJECT) {
 		snprintf(err, errsize, "not a JSON object");
+		rc = CAIRN_INVALID;
+		goto out;
+	}
+	if (has_nul(j)) { /* stored text ends at a NUL: refuse, never cut */
+		snprintf(err, errsize, "a string holds a NUL byte (\\u0000)");
 		rc = CAIRN_INVALID;
 		goto out;
 	}

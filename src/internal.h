@@ -95,6 +95,12 @@ const char *sbuf_str(const struct sbuf *sb);
 void util_now_iso(char *buf, size_t size);
 /* Seconds since the epoch for an ISO date or date-time; -1 if unparseable. */
 long long util_parse_iso(const char *s);
+/*
+ * 1 when s is an ISO-8601 date or date-time a record may hold:
+ * YYYY-MM-DD (a real day), optionally [T ]HH:MM[:SS[.fff]] and Z or an
+ * offset; 0 otherwise ("garbage", "2026-13-45", "2026-01-01junk").
+ */
+int util_iso_valid(const char *s);
 /* Fill buf with n random bytes from the OS; CAIRN_OK or CAIRN_IO. */
 int util_random(void *buf, size_t n);
 /* Lower-case hex of n bytes into out (2n+1 bytes). */

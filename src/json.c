@@ -634,10 +634,27 @@ int json_parse(const char *text, size_t len, struct json **out, char *err,
 			node->type = JSON_NULL;
 			rc = parse_literal(&p, "null");
 			break;
-		default:
+		default: {
+			size_t from = p.pos;
+
 			node->type = JSON_NUMBER;
 			rc = parse_number(&p, &node->num);
+			/* an integer a double cannot hold exactly (a
+			 * JSON-RPC id) keeps its text, to be written back */
+			if (rc == CAIRN_OK &&
+			    fabs(node->num) >= 9007199254740992.0 &&
+			    !memchr(p.s + from, '.', p.pos - from) &&
+			    !memchr(p.s + from, 'e', p.pos - from) &&
+			    !memchr(p.s + from, 'E', p.pos - from)) {
+				node->len = p.pos - from;
+				node->str = util_strndup((const char *)p.s + from,
+							 node->len);
+				if (!node->str)
+					rc = fail(&p, CAIRN_NOMEM, p.pos,
+						  "out of memory");
+			}
 			break;
+		}
 		}
 		if (rc)
 			goto out;
@@ -817,6 +834,22 @@ void json_add_num(struct sbuf *sb, double v)
 }
 
 /* Write a node that has no children. */
+/*
+ * A number written as an integer too large for a double to hold exactly
+ * (over 2^53: a JSON-RPC id, a settings value): written back as its text.
+ */
+static int big_integer(const struct json *j)
+{
+	size_t i;
+
+	if (!j->str || j->len == 0 || !(fabs(j->num) >= 9007199254740992.0))
+		return 0;
+	for (i = j->str[0] == '-'; i < j->len; i++)
+		if (j->str[i] < '0' || j->str[i] > '9')
+			return 0;
+	return 1;
+}
+
 static void add_scalar(struct sbuf *sb, const struct json *j)
 {
 	switch (j->type) {
@@ -827,7 +860,10 @@ static void add_scalar(struct sbuf *sb, const struct json *j)
 		sbuf_adds(sb, "true");
 		break;
 	case JSON_NUMBER:
-		json_add_num(sb, j->num);
+		if (big_integer(j)) /* as written: 12345678901234567890 stays */
+			sbuf_add(sb, j->str, j->len);
+		else
+			json_add_num(sb, j->num);
 		break;
 	case JSON_STRING:
 		if (j->str)

@@ -33,8 +33,12 @@ struct json {
 	enum json_type type; /* what this node is */
 	char *key;           /* member name inside an object, else NULL */
 	size_t keylen;       /* bytes in key */
-	char *str;           /* JSON_STRING: decoded UTF-8, NUL-terminated */
-	size_t len;          /* JSON_STRING: bytes; ARRAY/OBJECT: child count */
+	char *str;           /* JSON_STRING: decoded UTF-8, NUL-terminated;
+				JSON_NUMBER: NULL, or for an integer over 2^53
+				(which a double cannot hold exactly) its text
+				as written, which the writer writes back */
+	size_t len;          /* STRING, NUMBER: bytes of str; ARRAY/OBJECT:
+				child count */
 	double num;          /* JSON_NUMBER: the value */
 	struct json *child;  /* ARRAY/OBJECT: first child */
 	struct json *next;   /* next sibling */

@@ -84,48 +84,6 @@ static int exec2(struct cairn_db *db, const char *sql, const char *a,
 	return CAIRN_OK;
 }
 
-static int age_schema(struct cairn_db *db, const char *schema,
-		      const char *cut_stale, const char *cut_retire,
-		      cairn_gc_result *r)
-{
-	char sql[600];
-	int rc;
-
-	/* remember the status each record had, for the revive */
-	snprintf(sql, sizeof(sql),
-		 "INSERT OR REPLACE INTO %s.meta (k, v) SELECT "
-		 "'lifecycle.prev.' || id, status FROM %s.records WHERE "
-		 "kind IN " AGEING_KINDS " AND status IN ('accepted',"
-		 "'unverified') AND coalesce(last_seen, created) < ?1",
-		 schema, schema);
-	rc = exec2(db, sql, cut_stale, NULL, NULL, "ageing records");
-	if (rc)
-		return rc;
-	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET status = 'stale' WHERE kind IN "
-		 AGEING_KINDS " AND status IN ('accepted','unverified') AND "
-		 "coalesce(last_seen, created) < ?1",
-		 schema);
-	rc = exec2(db, sql, cut_stale, NULL, &r->staled, "ageing records");
-	if (rc)
-		return rc;
-	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET status = 'retired' WHERE kind IN "
-		 AGEING_KINDS " AND status = 'stale' AND "
-		 "coalesce(last_seen, created) < ?1",
-		 schema);
-	rc = exec2(db, sql, cut_retire, NULL, &r->retired, "retiring records");
-	if (rc)
-		return rc;
-	/* previous statuses of records no longer stale */
-	snprintf(sql, sizeof(sql),
-		 "DELETE FROM %s.meta WHERE k LIKE 'lifecycle.prev.%%' AND "
-		 "substr(k, 16) NOT IN (SELECT id FROM %s.records WHERE "
-		 "status = 'stale')",
-		 schema, schema);
-	return exec2(db, sql, NULL, NULL, NULL, "ageing records");
-}
-
 void lifecycle_now_iso(char *buf, size_t size)
 {
 	iso_of(lifecycle_now(), buf, size);
@@ -173,8 +131,8 @@ int lifecycle_run(struct cairn_db *db, int force, cairn_gc_result *out)
 	for (s = 0; s < 2 && rc == CAIRN_OK; s++) {
 		if (s == 1 && !db->has_global)
 			break;
-		rc = age_schema(db, s == 0 ? "main" : "global", cut_stale,
-				cut_retire, &r);
+		rc = store_age(db, s == 0 ? "main" : "global", AGEING_KINDS,
+			       cut_stale, cut_retire, &r.staled, &r.retired);
 	}
 	if (rc == CAIRN_OK)
 		rc = exec2(db,
@@ -224,25 +182,7 @@ int lifecycle_revive(struct cairn_db *db, const char *schema, const char *id,
 	rc = store_tx_begin(db);
 	if (rc)
 		return rc;
-	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET status = ?2, last_seen = ?3 WHERE "
-		 "id = ?1 AND status = 'stale'",
-		 schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, prev, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "reviving a record");
-	if (rc == CAIRN_OK) {
-		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
-			 schema);
-		rc = exec2(db, sql, k, NULL, NULL, "reviving a record");
-	}
+	rc = store_revive(db, schema, id, prev, now, k);
 	rc = store_tx_end(db, rc);
 	if (rc == CAIRN_OK && revived)
 		*revived = 1;
@@ -262,7 +202,7 @@ static int live(const char *status)
 int cairn_supersede(cairn_db *db, const char *old_id, const char *new_id)
 {
 	cairn_record *o = NULL, *n = NULL;
-	char msg[STORE_ERRMSG], now[32], sql[200];
+	char msg[STORE_ERRMSG], now[32];
 	int rc;
 
 	if (!old_id || !new_id)
@@ -309,30 +249,7 @@ int cairn_supersede(cairn_db *db, const char *old_id, const char *new_id)
 	rc = store_tx_begin(db);
 	if (rc)
 		goto out;
-	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET status = 'superseded', "
-		 "superseded_by = ?2, updated = ?3 WHERE id = ?1",
-		 store_schema(o->scope));
-	{
-		sqlite3_stmt *st = NULL;
-		int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, o->id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 2, n->id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-			src = sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-		if (src != SQLITE_DONE)
-			rc = store_sql_error(db, src, "superseding");
-	}
-	if (rc == CAIRN_OK) {
-		snprintf(sql, sizeof(sql),
-			 "UPDATE %s.records SET supersedes = ?2 WHERE id = ?1",
-			 store_schema(n->scope));
-		rc = exec2(db, sql, n->id, o->id, NULL, "superseding");
-	}
+	rc = store_supersede_link(db, o, n, now);
 	rc = store_tx_end(db, rc);
 out:
 	cairn_record_free(o);

@@ -955,39 +955,16 @@ out:
 static int id_for_key(struct mcp_server *s, const char *key,
 		      const char *scope, char **out)
 {
-	static const char *const schemas[2] = { "main", "global" };
-	int i;
+	cairn_record *r = NULL;
+	int rc = cairn_record_find_key(s->db, key, scope, &r);
 
 	*out = NULL;
-	for (i = 0; i < 2; i++) {
-		sqlite3_stmt *st = NULL;
-		char sql[96];
-		int src;
-
-		if (scope && strcmp(store_schema(scope), schemas[i]) != 0)
-			continue;
-		if (i == 1 && !s->db->has_global)
-			continue;
-		snprintf(sql, sizeof(sql),
-			 "SELECT id FROM %s.records WHERE key = ?1", schemas[i]);
-		src = sqlite3_prepare_v2(s->db->sql, sql, -1, &st, NULL);
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-			src = sqlite3_step(st);
-			if (src == SQLITE_ROW)
-				*out = util_strdup(
-					(const char *)sqlite3_column_text(st, 0));
-		}
-		sqlite3_finalize(st);
-		if (src == SQLITE_ROW)
-			return *out ? CAIRN_OK
-				    : store_error(s->db, CAIRN_NOMEM,
-						  "out of memory");
-		if (src != SQLITE_DONE)
-			return store_sql_error(s->db, src, "finding a key");
+	if (rc == CAIRN_OK) {
+		*out = r->id; /* handed over */
+		r->id = NULL;
 	}
-	return store_error(s->db, CAIRN_NOTFOUND, "no record with key '%s'",
-			   key);
+	cairn_record_free(r);
+	return rc;
 }
 
 /*

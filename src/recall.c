@@ -1166,10 +1166,11 @@ static void add_raw(struct sbuf *m, const struct qterm *q)
 
 /* Append a record of schema read by st (bound to rid) to the pool. */
 static int pool_fetch(struct cairn_db *db, sqlite3_stmt *st,
-		      const struct rank_hit *h, struct pool *pool, int *rank)
+		      const struct rank_hit *h, const int *mv, int nmv,
+		      struct pool *pool, int *rank)
 {
 	struct cand *c;
-	int src;
+	int src, j;
 
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, h->rowid);
@@ -1190,7 +1191,12 @@ static int pool_fetch(struct cairn_db *db, sqlite3_stmt *st,
 	c = &pool->v[pool->n];
 	memset(c, 0, sizeof(*c));
 	c->bm25 = h->score;
-	c->mask = h->mask;
+	/* phrase j of this schema's search is question term mv[j]: the
+	 * mask is kept by term, as the schemas' phrases differ (df 0) */
+	for (j = 0; j < nmv && j < 64; j++)
+		if ((h->mask & (sqlite3_int64)((sqlite3_uint64)1 << j)) &&
+		    mv[j] >= 0 && mv[j] < 64)
+			c->mask |= (sqlite3_int64)((sqlite3_uint64)1 << mv[j]);
 	c->rank = ++*rank;
 	c->rec = store_row_record(st, 0);
 	if (!c->rec)
@@ -1412,7 +1418,7 @@ fetch:
 	if (rc_.nv > 1)
 		qsort(rc_.v, rc_.nv, sizeof(rc_.v[0]), hit_cmp);
 	for (i = 0; i < rc_.nv && pool->n - first < RECALL_POOL; i++) {
-		rc = pool_fetch(db, get, &rc_.v[i], pool, &rank);
+		rc = pool_fetch(db, get, &rc_.v[i], mv, (int)to.n, pool, &rank);
 		if (rc)
 			goto out;
 	}
@@ -1644,13 +1650,11 @@ static int cand_cmp(const void *a, const void *b)
 static void matched_terms(struct sbuf *sb, const struct cand *c,
 			  const struct terms *t)
 {
-	size_t i, k = 0;
+	size_t i;
 	int first = 1;
 
-	for (i = 0; i < t->n; i++) {
-		if (t->v[i].df == 0)
-			continue;
-		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << k))) {
+	for (i = 0; i < t->n && i < 64; i++) {
+		if (c->mask & ((sqlite3_int64)((sqlite3_uint64)1 << i))) {
 			const struct qterm *q = &t->v[i];
 
 			if (q->gloss && q->from < t->n)
@@ -1663,7 +1667,6 @@ static void matched_terms(struct sbuf *sb, const struct cand *c,
 					  (int)q->len, q->text);
 			first = 0;
 		}
-		k++;
 	}
 }
 

@@ -106,8 +106,7 @@ static void rcpt_json(struct sbuf *sb, const struct rcpt *r, int spool_line)
 static int rcpt_insert(struct cairn_db *db, const struct rcpt *r)
 {
 	sqlite3_stmt *st = NULL;
-	char sql[200];
-	int i, src;
+	int src;
 
 	src = sqlite3_prepare_v2(db->sql,
 				 "INSERT OR IGNORE INTO main.receipts (id, "
@@ -131,29 +130,7 @@ static int rcpt_insert(struct cairn_db *db, const struct rcpt *r)
 	if (strcmp(r->ids, "[]") == 0)
 		return CAIRN_OK;
 	/* last_seen for every returned record, one statement per schema */
-	for (i = 0; i < 2; i++) {
-		const char *schema = i == 0 ? "main" : "global";
-
-		if (i == 1 && !db->has_global)
-			break;
-		snprintf(sql, sizeof(sql),
-			 "UPDATE %s.records SET last_seen = ?1 WHERE id IN "
-			 "(SELECT value FROM json_each(?2))",
-			 schema);
-		st = NULL;
-		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, r->seen, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 2, r->ids, -1, SQLITE_STATIC);
-			db->rev_quiet = 1; /* not a change of the content */
-			src = sqlite3_step(st);
-			db->rev_quiet = 0;
-		}
-		sqlite3_finalize(st);
-		if (src != SQLITE_DONE)
-			return store_sql_error(db, src, "updating last_seen");
-	}
-	return CAIRN_OK;
+	return store_seen(db, r->ids, r->seen);
 }
 
 /* ------------------------------------------------------------------ spool */

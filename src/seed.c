@@ -2,8 +2,10 @@
  * seed.c -- file-backed records from Markdown: ADRs, decision records,
  * facts files and notes (SPEC 4.1, issue 6; user guide: docs/SEED.md).
  *
- * Layer: above store (it runs its own prepared statements on db->sql and
- * calls cairn_record_write for new records); below the CLI. Uses md4c to
+ * Layer: above store (it reads the stored file-backed records with its own
+ * SELECTs on db->sql; every write goes through the store's gate:
+ * store_file_update/_retire/_provenance and cairn_record_write for new
+ * records); below the CLI. Uses md4c to
  * parse Markdown, libyaml for front matter, and runs `git log` once per
  * file for provenance.
  *
@@ -822,7 +824,7 @@ static int read_file(struct run *r, size_t fi)
 	if (fm.v[FM_DATE]) {
 		struct seed_date d;
 
-		if (util_parse_iso(fm.v[FM_DATE]) >= 0) {
+		if (util_iso_valid(fm.v[FM_DATE])) { /* as the store checks */
 			f->time = util_strdup(fm.v[FM_DATE]); /* as written */
 			f->date_line = fm.line[FM_DATE];
 			if (!f->time) {
@@ -994,106 +996,54 @@ static int in_scope(const struct run *r, const char *path)
 	return 0;
 }
 
-static int step_done(struct run *r, sqlite3_stmt *st, const char *what)
-{
-	int src = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (src == SQLITE_CONSTRAINT_UNIQUE)
-		return store_error(r->db, CAIRN_INVALID,
-				   "%s: a key is already used by another record",
-				   what);
-	if (src != SQLITE_DONE)
-		return store_sql_error(r->db, src, what);
-	return CAIRN_OK;
-}
-
-static void bind_str(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Write the plan: retire, update, refresh provenance, insert. */
+/*
+ * Write the plan: retire, update, refresh provenance, insert -- each
+ * through the store's write gate (store.h: store_file_*, and
+ * cairn_record_write for new records).
+ */
 static int write_plan(struct run *r, struct old *o, size_t no)
 {
-	sqlite3_stmt *retire = NULL, *keep = NULL, *upd = NULL, *prov = NULL;
-	char now[32], keep_sql[400];
+	char now[32];
 	size_t i;
-	int src, rc = CAIRN_OK;
+	int rc = CAIRN_OK;
 
 	util_now_iso(now, sizeof(now));
-	src = sqlite3_prepare_v2(r->db->sql,
-				 "UPDATE main.records SET status = 'retired', "
-				 "key = NULL, updated = ?2 WHERE id = ?1",
-				 -1, &retire, NULL);
-	snprintf(keep_sql, sizeof(keep_sql), STORE_KEEP_REVISION_SQL, "main",
-		 "main");
-	if (src == SQLITE_OK)
-		src = sqlite3_prepare_v2(r->db->sql, keep_sql, -1, &keep, NULL);
-	if (src == SQLITE_OK)
-		src = sqlite3_prepare_v2(
-			r->db->sql,
-			"UPDATE main.records SET kind = ?2, key = ?3, "
-			"title = ?4, body = ?5, status = ?6, confidence = 1.0, "
-			"origin = 'file', src_path = ?7, src_heading = ?8, "
-			"src_line = ?9, src_commit = ?10, time = ?11, "
-			"supersedes = ?12, superseded_by = ?13, hash = ?14, "
-			"updated = ?15, revision = revision + 1 WHERE id = ?1",
-			-1, &upd, NULL);
-	if (src == SQLITE_OK)
-		src = sqlite3_prepare_v2(
-			r->db->sql,
-			"UPDATE main.records SET src_path = ?2, src_heading = ?3, "
-			"src_line = ?4, src_commit = ?5 WHERE id = ?1",
-			-1, &prov, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(r->db, src, "preparing the seed");
-		goto out;
-	}
 	for (i = 0; i < no && rc == CAIRN_OK; i++) {
 		if (o[i].seen || !in_scope(r, o[i].path) ||
 		    strcmp(o[i].status, "retired") == 0)
 			continue;
-		sqlite3_bind_text(retire, 1, o[i].id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(retire, 2, now, -1, SQLITE_STATIC);
-		rc = step_done(r, retire, "retiring a record");
+		rc = store_file_retire(r->db, o[i].id, now);
 	}
 	for (i = 0; i < r->nchunks && rc == CAIRN_OK; i++) {
 		struct chunk *c = &r->chunks[i];
 		struct sfile *f = &r->files[c->file];
+		cairn_record rec;
 
-		if (c->action == CAIRN_SEED_CHANGED) {
-			sqlite3_bind_text(keep, 1, c->id, -1, SQLITE_STATIC);
-			rc = step_done(r, keep, "keeping a revision");
-			if (rc)
-				break;
-			sqlite3_bind_text(upd, 1, c->id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(upd, 2, f->kind, -1, SQLITE_STATIC);
-			bind_str(upd, 3, c->key);
-			sqlite3_bind_text(upd, 4, c->title, -1, SQLITE_STATIC);
-			sqlite3_bind_text(upd, 5, c->body, -1, SQLITE_STATIC);
-			sqlite3_bind_text(upd, 6, c->status, -1, SQLITE_STATIC);
-			sqlite3_bind_text(upd, 7, f->rel, -1, SQLITE_STATIC);
-			bind_str(upd, 8, c->heading);
-			sqlite3_bind_int64(upd, 9, c->line);
-			bind_str(upd, 10, f->commit);
-			bind_str(upd, 11, f->time);
-			bind_str(upd, 12, f->supersedes);
-			bind_str(upd, 13, c->superseded_by);
-			sqlite3_bind_text(upd, 14, c->hash, -1, SQLITE_STATIC);
-			sqlite3_bind_text(upd, 15, now, -1, SQLITE_STATIC);
-			rc = step_done(r, upd, "updating a record");
-		}
+		if (c->action != CAIRN_SEED_CHANGED)
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.id = c->id;
+		rec.kind = f->kind;
+		rec.key = c->key;
+		rec.title = c->title;
+		rec.body = c->body;
+		rec.status = (char *)c->status;
+		rec.src_path = f->rel;
+		rec.src_heading = c->heading;
+		rec.src_line = c->line;
+		rec.src_commit = f->commit;
+		rec.time = f->time;
+		rec.supersedes = f->supersedes;
+		rec.superseded_by = c->superseded_by;
+		rec.hash = c->hash;
+		rc = store_file_update(r->db, &rec, now);
 	}
 	/* provenance refresh for unchanged records (no new revision) */
 	for (i = 0; i < no && rc == CAIRN_OK; i++) {
 		size_t ci;
 		struct chunk *c;
 		struct sfile *f;
+		cairn_record rec;
 
 		if (!o[i].seen || !seed_smap_get(&r->ids, o[i].id, &ci))
 			continue;
@@ -1105,12 +1055,13 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		    util_streq(o[i].heading, c->heading) &&
 		    o[i].line == c->line && util_streq(o[i].commit, f->commit))
 			continue;
-		sqlite3_bind_text(prov, 1, c->id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(prov, 2, f->rel, -1, SQLITE_STATIC);
-		bind_str(prov, 3, c->heading);
-		sqlite3_bind_int64(prov, 4, c->line);
-		bind_str(prov, 5, f->commit);
-		rc = step_done(r, prov, "updating provenance");
+		memset(&rec, 0, sizeof(rec));
+		rec.id = c->id;
+		rec.src_path = f->rel;
+		rec.src_heading = c->heading;
+		rec.src_line = c->line;
+		rec.src_commit = f->commit;
+		rc = store_file_provenance(r->db, &rec);
 	}
 	for (i = 0; i < r->nchunks && rc == CAIRN_OK; i++) {
 		struct chunk *c = &r->chunks[i];
@@ -1172,11 +1123,6 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		    c->action == CAIRN_SEED_UNCHANGED)
 			rc = drift_note(r->db, c->id, "write");
 	}
-out:
-	sqlite3_finalize(retire);
-	sqlite3_finalize(keep);
-	sqlite3_finalize(upd);
-	sqlite3_finalize(prov);
 	return rc;
 }
 

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,7 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 
 static void rev_hook(void *user, int op, const char *schema,
 		     const char *table, sqlite3_int64 rowid);
+static void links_forget(struct cairn_db *db);
 
 static int exec(struct cairn_db *db, const char *sql, const char *what)
 {
@@ -337,7 +339,7 @@ static int user_version(struct cairn_db *db, const char *schema, int *out)
 static int migrate(struct cairn_db *db, const char *schema)
 {
 	struct sbuf sql = SBUF_INIT;
-	int version, rc, v;
+	int version, rc, v, nested;
 
 	rc = user_version(db, schema, &version);
 	if (rc)
@@ -349,7 +351,14 @@ static int migrate(struct cairn_db *db, const char *schema)
 				   schema, version, STORE_SCHEMA_VERSION);
 	if (version == STORE_SCHEMA_VERSION)
 		return CAIRN_OK;
-	rc = exec(db, "BEGIN IMMEDIATE", "migrating the store");
+	/*
+	 * Inside an open transaction (the global store attached by the first
+	 * global record of a batch: cairn import) the migration is a
+	 * savepoint of it, and goes or stays with it.
+	 */
+	nested = !sqlite3_get_autocommit(db->sql);
+	rc = exec(db, nested ? "SAVEPOINT migrate" : "BEGIN IMMEDIATE",
+		  "migrating the store");
 	if (rc)
 		return rc;
 	/* re-read under the write lock: another process may have migrated */
@@ -397,10 +406,14 @@ static int migrate(struct cairn_db *db, const char *schema)
 	}
 	sbuf_release(&sql);
 	if (rc) {
-		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_exec(db->sql,
+			     nested ? "ROLLBACK TO migrate; RELEASE migrate"
+				    : "ROLLBACK",
+			     NULL, NULL, NULL);
 		return rc;
 	}
-	return exec(db, "COMMIT", "migrating the store");
+	return exec(db, nested ? "RELEASE migrate" : "COMMIT",
+		    "migrating the store");
 }
 
 /* ------------------------------------------------------------- open, close */
@@ -567,11 +580,18 @@ int store_attach_global(struct cairn_db *db, int create)
 		goto out;
 	}
 	db->has_global = 1;
+	/* attached inside a transaction: a rollback takes its schema back
+	 * too, so it is detached again then (global_settle) */
+	db->global_in_tx = !sqlite3_get_autocommit(db->sql);
 	rc = migrate(db, "global");
 	if (rc) {
-		sqlite3_exec(db->sql, "DETACH DATABASE global", NULL, NULL,
-			     NULL);
-		db->has_global = 0;
+		if (db->global_in_tx) {
+			db->has_global = 0; /* detached when the tx ends */
+		} else {
+			sqlite3_exec(db->sql, "DETACH DATABASE global", NULL,
+				     NULL, NULL);
+			db->has_global = 0;
+		}
 	}
 out:
 	sbuf_release(&path);
@@ -690,6 +710,7 @@ int cairn_db_close(cairn_db *db)
 		db->vec_free(db->vec);
 	if (db->rerank_free)
 		db->rerank_free(db->rerank);
+	links_forget(db);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
 	bil_close(db->bil);
@@ -713,6 +734,69 @@ const char *cairn_db_root(const cairn_db *db)
 	return db->root;
 }
 
+const char *cairn_db_dir(const cairn_db *db)
+{
+	return db->dir;
+}
+
+#define STORE_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
+
+void cairn_db_short_lived(cairn_db *db)
+{
+	/* every attached schema (workspace and global store) */
+	sqlite3_exec(db->sql, "PRAGMA mmap_size=" STORE_MMAP_BYTES, NULL, NULL,
+		     NULL);
+	/*
+	 * A short-lived process is usually the only connection, so its close
+	 * would be the last one: SQLite would then copy the WAL into the
+	 * database, fsync both and the folder, and delete the WAL -- four
+	 * fsyncs per prompt for one receipt. Leave that to SQLite's automatic
+	 * checkpoint (every ~1000 WAL pages, in whichever connection commits
+	 * then); the WAL is as durable as the database file
+	 * (synchronous=NORMAL). cairn_db_checkpoint() empties the WAL before
+	 * the process ends.
+	 */
+	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/*
+	 * And most prompts write nothing at all: the receipt (and last_seen)
+	 * is appended to the spool, moved into the store in one write every
+	 * RECEIPT_SPOOL_DRAIN bytes (receipt.h).
+	 */
+	db->spool_receipts = 1;
+}
+
+int cairn_db_spool_receipts(cairn_db *db, int on)
+{
+	int was = db->spool_receipts;
+
+	db->spool_receipts = on != 0;
+	return was;
+}
+
+/*
+ * With NO_CKPT_ON_CLOSE alone the WAL was never emptied: the next hook,
+ * again the only connection, finds no WAL index in shared memory, so
+ * SQLite rebuilds it by reading every frame of the WAL (recovery) and,
+ * having forgotten which frames were already copied into the database,
+ * copies them all again at its automatic checkpoint; a WAL that is never
+ * reset only grows (~40 pages a prompt, 17 MB after 270 prompts of
+ * bench/hook_bench.c, each hook then reading all of it and rewriting
+ * ~1 350 pages). A TRUNCATE checkpoint at the end copies this process's
+ * own pages once (two fsyncs, as any checkpoint) and leaves the WAL empty.
+ * Without waiting: while another connection reads, SQLite keeps the WAL
+ * index in shared memory and that connection's checkpoints do the work.
+ */
+void cairn_db_checkpoint(cairn_db *db)
+{
+	if (!db || !db->sql)
+		return;
+	sqlite3_busy_timeout(db->sql, 0);
+	/* every attached schema; SQLITE_BUSY (a reader) is fine */
+	(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
+					SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(db->sql, db->busy_ms);
+}
+
 /* ------------------------------------------------------------ transactions */
 
 /*
@@ -731,10 +815,101 @@ static void rev_hook(void *user, int op, const char *schema,
 	db->rev_dirty |= strcmp(schema, "global") == 0 ? 2 : 1;
 }
 
+/* Forget the imported records whose links await the commit. */
+static void links_forget(struct cairn_db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nlinks; i++)
+		cairn_free(db->links[i]);
+	cairn_free(db->links);
+	db->links = NULL;
+	db->nlinks = 0;
+}
+
+/* The id a link column of record id in schema names exists (1), or not. */
+static int link_ok(struct cairn_db *db, const char *schema, const char *id,
+		   const char *col, char *target, size_t tsize)
+{
+	char sql[512];
+	sqlite3_stmt *st = NULL;
+	int src, ok = 1;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.%s FROM %s.records r WHERE r.id = ?1 AND r.%s IS "
+		 "NOT NULL AND NOT EXISTS (SELECT 1 FROM main.records m WHERE "
+		 "m.id = r.%s)%s%s%s",
+		 col, schema, col, col,
+		 db->has_global ? " AND NOT EXISTS (SELECT 1 FROM "
+				  "global.records g WHERE g.id = r."
+				: "",
+		 db->has_global ? col : "", db->has_global ? ")" : "");
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		store_sql_error(db, src, "checking links");
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		snprintf(target, tsize, "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		ok = 0;
+	} else if (src != SQLITE_DONE) {
+		store_sql_error(db, src, "checking links");
+		ok = -1;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * Before a COMMIT of imported links (store_import_record): the
+ * supersedes and superseded_by of each record imported in it name a
+ * record of either store. A link may point forward in the file, so it is
+ * checked once all of it is in.
+ */
+static int links_check(struct cairn_db *db)
+{
+	size_t i;
+	int k, rc = CAIRN_OK;
+
+	for (i = 0; i < db->nlinks && rc == CAIRN_OK; i++) {
+		const char *schema = db->links[i][0] == 'g' ? "global" : "main";
+		const char *id = db->links[i] + 1;
+
+		for (k = 0; k < 2 && rc == CAIRN_OK; k++) {
+			char target[80];
+			int ok = link_ok(db, schema, id,
+					 k ? "superseded_by" : "supersedes",
+					 target, sizeof(target));
+
+			if (ok < 0)
+				rc = CAIRN_ERROR;
+			else if (!ok)
+				rc = store_error(
+					db, CAIRN_NOTFOUND,
+					"record '%s' %s '%.64s', which is "
+					"neither in the store nor imported",
+					id,
+					k ? "is superseded by" : "supersedes",
+					target);
+		}
+	}
+	links_forget(db);
+	return rc;
+}
+
 /* Before a COMMIT: move the revision of each schema whose records changed. */
 static int rev_bump(struct cairn_db *db)
 {
 	int s, rc = CAIRN_OK;
+
+	rc = links_check(db);
+	if (rc) {
+		db->rev_dirty = 0; /* the transaction is rolled back */
+		return rc;
+	}
 
 	for (s = 0; s < 2 && rc == CAIRN_OK; s++) {
 		char sql[128];
@@ -751,6 +926,22 @@ static int rev_bump(struct cairn_db *db)
 	return rc;
 }
 
+/*
+ * After a transaction ended (ok: committed): a global store attached in
+ * it stays when it committed with a schema, else it is detached, so that
+ * the next write attaches and migrates it again.
+ */
+static void global_settle(struct cairn_db *db, int ok)
+{
+	if (!db->global_in_tx)
+		return;
+	db->global_in_tx = 0;
+	if (ok && db->has_global)
+		return;
+	sqlite3_exec(db->sql, "DETACH DATABASE global", NULL, NULL, NULL);
+	db->has_global = 0;
+}
+
 int store_tx_begin(struct cairn_db *db)
 {
 	if (db->in_batch)
@@ -764,7 +955,9 @@ int store_tx_end(struct cairn_db *db, int rc)
 		return rc;
 	if (rc != CAIRN_OK) {
 		db->rev_dirty = 0;
+		links_forget(db);
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		global_settle(db, 0);
 		return rc;
 	}
 	rc = rev_bump(db);
@@ -772,6 +965,7 @@ int store_tx_end(struct cairn_db *db, int rc)
 		rc = exec(db, "COMMIT", "committing a write");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	global_settle(db, rc == CAIRN_OK);
 	return rc;
 }
 
@@ -799,16 +993,22 @@ int cairn_commit(cairn_db *db)
 		rc = exec(db, "COMMIT", "committing a batch");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	global_settle(db, rc == CAIRN_OK);
 	return rc;
 }
 
 int cairn_rollback(cairn_db *db)
 {
+	int rc;
+
 	if (!db->in_batch)
 		return CAIRN_OK;
 	db->in_batch = 0;
 	db->rev_dirty = 0;
-	return exec(db, "ROLLBACK", "rolling back a batch");
+	links_forget(db);
+	rc = exec(db, "ROLLBACK", "rolling back a batch");
+	global_settle(db, 0);
+	return rc;
 }
 
 /* -------------------------------------------------------------- settings */
@@ -1114,9 +1314,56 @@ static int clean_fields(struct cairn_db *db, const cairn_record *r,
 	}
 	if (c->key && strlen(c->key) > STORE_MAX_KEY)
 		return store_error(db, CAIRN_TOOBIG,
-				   "key is too long (limit %d bytes)",
-				   STORE_MAX_KEY);
+				   "key is too long: %zu bytes (limit %d)",
+				   strlen(c->key), STORE_MAX_KEY);
+	if (r->id && !store_id_valid(r->id))
+		return store_error(db, CAIRN_INVALID,
+				   "invalid record id '%.64s' (1 to %d letters, "
+				   "digits and . _ : - /, not starting with . - "
+				   "or /, no '..')",
+				   r->id, STORE_MAX_ID);
+	{
+		const char *dn[4] = { "time", "created", "updated",
+				      "last_seen" };
+		const char *dv[4];
+		int nd = flags & CAIRN_WRITE_KEEP_TIMES ? 4 : 1;
+
+		dv[0] = r->time;
+		dv[1] = r->created;
+		dv[2] = r->updated;
+		dv[3] = r->last_seen;
+		for (i = 0; i < nd; i++)
+			if (dv[i] && !util_iso_valid(dv[i]))
+				return store_error(
+					db, CAIRN_INVALID,
+					"%s '%.64s' is not an ISO-8601 date "
+					"(YYYY-MM-DD[THH:MM[:SS]][Z])",
+					dn[i], dv[i]);
+	}
 	return CAIRN_OK;
+}
+
+int store_id_valid(const char *id)
+{
+	size_t i, n = strlen(id);
+
+	if (n == 0 || n > STORE_MAX_ID || id[0] == '.' || id[0] == '-' ||
+	    id[0] == '/')
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)id[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == ':' || ch == '-' || ch == '/'))
+			return 0;
+		/* a path-like id (an evaluation's "docs/adr/1.md") never
+		 * climbs: no ".." component */
+		if (ch == '/' && id[i + 1] == '.' && id[i + 2] == '.' &&
+		    (id[i + 3] == '/' || id[i + 3] == '\0'))
+			return 0;
+	}
+	return 1;
 }
 
 static void content_hash(const char *title, const char *body, char out[65])
@@ -1210,7 +1457,7 @@ struct write_plan {
 };
 
 static int plan_write(struct cairn_db *db, const cairn_record *r,
-		      struct write_plan *p)
+		      struct write_plan *p, int as_given)
 {
 	p->kind = r->kind ? r->kind : "note";
 	p->scope = r->scope ? r->scope : "workspace";
@@ -1241,7 +1488,10 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 				   r->status);
 	/* SPEC 4.5: nothing an agent proposes skips the approval gate */
 #ifndef CAIRN_MUTATE_NO_GATE
-	if (is_agentish(p->origin))
+	if (as_given) /* import: a record keeps the status it was exported with */
+		p->status = r->status ? r->status
+			  : is_agentish(p->origin) ? "candidate" : "accepted";
+	else if (is_agentish(p->origin))
 		p->status = "candidate";
 	else
 		p->status = r->status ? r->status : "accepted";
@@ -1249,7 +1499,7 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 	/* tests/mutate: agent writes keep the status they ask for */
 	p->status = r->status ? r->status : "accepted";
 #endif
-	if (r->confidence > 1.0)
+	if (isnan(r->confidence) || r->confidence > 1.0)
 		return store_error(db, CAIRN_INVALID,
 				   "confidence %g is outside 0..1",
 				   r->confidence);
@@ -1337,7 +1587,8 @@ static int update_text(struct cairn_db *db, const char *schema,
 
 	if (old->hash && strcmp(old->hash, p->hash) == 0 &&
 	    strcmp(old->status, p->status) == 0 &&
-	    strcmp(old->kind, p->kind) == 0)
+	    strcmp(old->kind, p->kind) == 0 && util_streq(old->proof, c->proof) &&
+	    old->confidence == p->confidence)
 		return CAIRN_OK; /* identical: no new revision */
 	rc = keep_revision(db, schema, old->id);
 	if (rc)
@@ -1380,12 +1631,32 @@ static int update_text(struct cairn_db *db, const char *schema,
 	return CAIRN_OK;
 }
 
+/* A record a write links to (supersedes) must exist, in either store. */
+static int link_target(struct cairn_db *db, const char *id)
+{
+	const char *schemas[2] = { "main", "global" };
+	cairn_record *t = NULL;
+	int i, rc;
+
+	for (i = 0; i < 2; i++) {
+		if (i == 1 && !db->has_global)
+			break;
+		rc = find_one(db, schemas[i], "id = ?1", id, &t);
+		cairn_record_free(t);
+		t = NULL;
+		if (rc != CAIRN_NOTFOUND)
+			return rc;
+	}
+	return store_error(db, CAIRN_NOTFOUND,
+			   "supersedes '%.64s': no such record", id);
+}
+
 int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		       char **out_id)
 {
 	struct clean_text c;
 	struct write_plan p;
-	cairn_record *old = NULL;
+	cairn_record *old = NULL, m;
 	const char *schema;
 	char idbuf[17];
 	const char *id = NULL;
@@ -1395,16 +1666,12 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	memset(&c, 0, sizeof(c));
 	if (out_id)
 		*out_id = NULL;
-	rc = plan_write(db, r, &p);
+	rc = plan_write(db, r, &p, 0);
 	if (rc)
 		goto out;
 	rc = clean_fields(db, r, flags, &c);
 	if (rc)
 		goto out;
-	if (r->id && (*r->id == '\0' || strlen(r->id) > 128)) {
-		rc = store_error(db, CAIRN_INVALID, "invalid record id");
-		goto out;
-	}
 	content_hash(c.title, c.body, p.hash);
 	schema = store_schema(p.scope);
 	if (strcmp(schema, "global") == 0) {
@@ -1432,6 +1699,43 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		rc = store_error(db, CAIRN_READONLY, "%s", msg);
 		goto out;
 	}
+	m = *r;
+	if (old) {
+		/* rewriting a key: the fields not given are kept */
+		int own = is_agentish(p.origin) &&
+			  strcmp(old->status, "candidate") != 0;
+
+		if (!r->kind)
+			p.kind = old->kind;
+		if (!r->title)
+			c.title = old->title;
+		if (!r->proof)
+			c.proof = old->proof;
+		if (r->confidence < 0 && !is_agentish(p.origin))
+			p.confidence = old->confidence;
+		/* the record's provenance too, unless this write becomes
+		 * a candidate of its own (below), which has its own */
+		if (!own && strcmp(p.origin, "file") != 0 &&
+		    !r->src_path && !r->src_heading && !r->src_commit &&
+		    r->src_line <= 0) {
+			m.src_path = old->src_path;
+			m.src_heading = old->src_heading;
+			m.src_line = old->src_line;
+			m.src_commit = old->src_commit;
+		}
+		if (!own && !r->src_session && !r->src_tool) {
+			m.src_session = old->src_session;
+			m.src_tool = old->src_tool;
+		}
+		content_hash(c.title, c.body, p.hash);
+	}
+	if (r->supersedes && strcmp(p.origin, "file") != 0) {
+		/* (seed links its files itself, in an order of its own; a
+		 * link kept from the record is not checked again) */
+		rc = link_target(db, r->supersedes);
+		if (rc)
+			goto out;
+	}
 	if (old && is_agentish(p.origin) &&
 	    strcmp(old->status, "candidate") != 0) {
 		/*
@@ -1443,10 +1747,10 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 		if (rc)
 			goto out;
 		id = idbuf;
-		rc = insert_record(db, schema, r, &c, &p, id, c.key, flags);
+		rc = insert_record(db, schema, &m, &c, &p, id, c.key, flags);
 	} else if (old) {
 		id = old->id;
-		rc = update_text(db, schema, old, r, &c, &p);
+		rc = update_text(db, schema, old, &m, &c, &p);
 	} else {
 		if (r->id) {
 			id = r->id;
@@ -1456,7 +1760,7 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 				goto out;
 			id = idbuf;
 		}
-		rc = insert_record(db, schema, r, &c, &p, id, NULL, flags);
+		rc = insert_record(db, schema, &m, &c, &p, id, NULL, flags);
 	}
 	/* the files it refers to, as they are now (drift.h) */
 	if (rc == CAIRN_OK && strcmp(schema, "main") == 0)
@@ -1475,6 +1779,458 @@ out:
 	}
 	cairn_record_free(old);
 	clean_release(&c);
+	return rc;
+}
+
+int store_import_record(struct cairn_db *db, const char *schema,
+			const cairn_record *r, const char *pending_key,
+			unsigned flags)
+{
+	struct clean_text c;
+	struct write_plan p;
+	cairn_record *holder = NULL;
+	int rc;
+
+	flags |= CAIRN_WRITE_KEEP_TIMES;
+	memset(&c, 0, sizeof(c));
+	rc = plan_write(db, r, &p, 1);
+	if (rc == CAIRN_OK)
+		rc = clean_fields(db, r, flags, &c);
+	if (rc == CAIRN_OK && pending_key) {
+		rc = check_text(db, "pending key", pending_key);
+		if (rc == CAIRN_OK && strlen(pending_key) > STORE_MAX_KEY)
+			rc = store_error(db, CAIRN_TOOBIG,
+					 "pending key is too long (limit %d)",
+					 STORE_MAX_KEY);
+	}
+	if (rc == CAIRN_OK)
+		rc = check_text(db, "superseded_by", r->superseded_by);
+	if (rc == CAIRN_OK)
+		rc = check_text(db, "hash", r->hash);
+	if (rc == CAIRN_OK && r->revision < 0)
+		rc = store_error(db, CAIRN_INVALID, "revision %ld is negative",
+				 r->revision);
+	if (rc)
+		goto out;
+	if (!r->id || strcmp(p.scope, strcmp(schema, "global") == 0
+					  ? "global"
+					  : "workspace") != 0) {
+		rc = store_error(db, CAIRN_INVALID,
+				 "an imported record needs an id and its scope");
+		goto out;
+	}
+	content_hash(c.title, c.body, p.hash);
+	if (c.key && *c.key) {
+		rc = find_one(db, schema, "key = ?1", c.key, &holder);
+		if (rc == CAIRN_OK) {
+			rc = store_error(db, CAIRN_EXISTS,
+					 "key '%.64s' already belongs to record "
+					 "'%s' in the %s store",
+					 c.key, holder->id, p.scope);
+			goto out;
+		}
+		if (rc != CAIRN_NOTFOUND)
+			goto out;
+	}
+	rc = insert_record(db, schema, r, &c, &p, r->id, pending_key, flags);
+	if (rc == CAIRN_OK && (r->supersedes || r->superseded_by)) {
+		/* checked when the transaction commits (links_check) */
+		char **grown = util_realloc(db->links, (db->nlinks + 1) *
+							       sizeof(*grown));
+		struct sbuf e = SBUF_INIT;
+
+		if (grown)
+			db->links = grown;
+		sbuf_addf(&e, "%c%s", strcmp(schema, "global") == 0 ? 'g' : 'm',
+			  r->id);
+		if (!grown || e.err) {
+			sbuf_release(&e);
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		} else {
+			db->links[db->nlinks++] = sbuf_detach(&e, NULL);
+		}
+	}
+out:
+	cairn_record_free(holder);
+	clean_release(&c);
+	return rc;
+}
+
+/* Step a prepared UPDATE of a seed write; a key clash named as seed did. */
+static int file_step(struct cairn_db *db, sqlite3_stmt *st, const char *what)
+{
+	int src = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (src == SQLITE_CONSTRAINT_UNIQUE)
+		return store_error(db, CAIRN_INVALID,
+				   "%s: a key is already used by another record",
+				   what);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, what);
+	return CAIRN_OK;
+}
+
+int store_file_update(struct cairn_db *db, const cairn_record *r,
+		      const char *now)
+{
+	struct clean_text c;
+	sqlite3_stmt *st = NULL;
+	char keep_sql[400];
+	int rc, src;
+
+	/* the gate's checks; a file's secret is refused, never masked */
+	rc = clean_fields(db, r, 0, &c);
+	if (rc == CAIRN_OK && !cairn_kind_valid(r->kind))
+		rc = store_error(db, CAIRN_INVALID, "unknown kind '%s'",
+				 r->kind);
+	if (rc == CAIRN_OK && !cairn_status_valid(r->status))
+		rc = store_error(db, CAIRN_INVALID, "unknown status '%s'",
+				 r->status);
+	if (rc)
+		goto out;
+	snprintf(keep_sql, sizeof(keep_sql), STORE_KEEP_REVISION_SQL, "main",
+		 "main");
+	src = sqlite3_prepare_v2(db->sql, keep_sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "keeping a revision");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	rc = file_step(db, st, "keeping a revision");
+	if (rc)
+		goto out;
+	src = sqlite3_prepare_v2(
+		db->sql,
+		"UPDATE main.records SET kind = ?2, key = ?3, title = ?4, "
+		"body = ?5, status = ?6, confidence = 1.0, origin = 'file', "
+		"src_path = ?7, src_heading = ?8, src_line = ?9, "
+		"src_commit = ?10, time = ?11, supersedes = ?12, "
+		"superseded_by = ?13, hash = ?14, updated = ?15, "
+		"revision = revision + 1 WHERE id = ?1",
+		-1, &st, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sql_error(db, src, "updating a record");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
+	bind_opt(st, 3, c.key);
+	sqlite3_bind_text(st, 4, c.title ? c.title : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, c.body ? c.body : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_STATIC);
+	bind_opt(st, 7, r->src_path);
+	bind_opt(st, 8, r->src_heading);
+	sqlite3_bind_int64(st, 9, r->src_line);
+	bind_opt(st, 10, r->src_commit);
+	bind_opt(st, 11, r->time);
+	bind_opt(st, 12, r->supersedes);
+	bind_opt(st, 13, r->superseded_by);
+	bind_opt(st, 14, r->hash);
+	sqlite3_bind_text(st, 15, now, -1, SQLITE_STATIC);
+	rc = file_step(db, st, "updating a record");
+out:
+	clean_release(&c);
+	return rc;
+}
+
+int store_file_retire(struct cairn_db *db, const char *id, const char *now)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(db->sql,
+				     "UPDATE main.records SET status = "
+				     "'retired', key = NULL, updated = ?2 "
+				     "WHERE id = ?1",
+				     -1, &st, NULL);
+
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "retiring a record");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+	return file_step(db, st, "retiring a record");
+}
+
+int store_file_provenance(struct cairn_db *db, const cairn_record *r)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, src, i;
+	const char *v[3];
+
+	v[0] = r->src_path;
+	v[1] = r->src_heading;
+	v[2] = r->src_commit;
+	for (i = 0; i < 3; i++) {
+		rc = check_text(db, "source", v[i]);
+		if (rc)
+			return rc;
+	}
+	src = sqlite3_prepare_v2(db->sql,
+				 "UPDATE main.records SET src_path = ?2, "
+				 "src_heading = ?3, src_line = ?4, src_commit "
+				 "= ?5 WHERE id = ?1",
+				 -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "updating provenance");
+	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+	bind_opt(st, 2, r->src_path);
+	bind_opt(st, 3, r->src_heading);
+	sqlite3_bind_int64(st, 4, r->src_line);
+	bind_opt(st, 5, r->src_commit);
+	return file_step(db, st, "updating provenance");
+}
+
+/* Run sql with up to three text parameters (NULL: unbound); *changes
+ * (if not NULL) gains the rows it changed. */
+static int run3(struct cairn_db *db, const char *sql, const char *a,
+		const char *b, const char *c, long long *changes,
+		const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+
+	if (src == SQLITE_OK) {
+		if (a)
+			sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+		if (b)
+			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+		if (c)
+			sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, what);
+	if (changes)
+		*changes += sqlite3_changes(db->sql);
+	return CAIRN_OK;
+}
+
+int store_import_drop(struct cairn_db *db, const char *schema, const char *id)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "DELETE FROM %s.records WHERE id = ?1",
+		 schema);
+	return run3(db, sql, id, NULL, NULL, NULL, "importing");
+}
+
+int store_import_revision(struct cairn_db *db, const char *schema,
+			  const char *record_id, const cairn_record *v,
+			  unsigned flags)
+{
+	const char *t = v->title ? v->title : "", *b = v->body, *p = v->proof;
+	char *o1 = NULL, *o2 = NULL, *o3 = NULL, sql[256], now[32];
+	sqlite3_stmt *st = NULL;
+	int rc, src;
+
+	if (!b || !v->status || !cairn_status_valid(v->status) ||
+	    (v->origin && !cairn_origin_valid(v->origin)) || v->revision < 1 ||
+	    isnan(v->confidence) || v->confidence < 0 || v->confidence > 1 ||
+	    (v->updated && !util_iso_valid(v->updated)))
+		return store_error(db, CAIRN_INVALID,
+				   "import: invalid history entry");
+	rc = store_clean_text(db, "title", &t, &o1, flags);
+	if (rc == CAIRN_OK)
+		rc = store_clean_text(db, "body", &b, &o2, flags);
+	if (rc == CAIRN_OK)
+		rc = store_clean_text(db, "proof", &p, &o3, flags);
+	if (rc)
+		goto out;
+	util_now_iso(now, sizeof(now));
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s.revisions (record_id, revision, title, body, "
+		 "status, confidence, proof, origin, updated, hash) VALUES "
+		 "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, record_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, v->revision);
+		sqlite3_bind_text(st, 3, t, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, b, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, v->status, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 6, v->confidence);
+		bind_opt(st, 7, p);
+		sqlite3_bind_text(st, 8, v->origin ? v->origin : "human", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, v->updated ? v->updated : now, -1,
+				  SQLITE_STATIC);
+		bind_opt(st, 10, v->hash);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "importing history");
+out:
+	cairn_free(o1);
+	cairn_free(o2);
+	cairn_free(o3);
+	return rc;
+}
+
+int store_seen(struct cairn_db *db, const char *ids_json, const char *when)
+{
+	int i, rc = CAIRN_OK;
+
+	for (i = 0; i < 2 && rc == CAIRN_OK; i++) {
+		const char *schema = i == 0 ? "main" : "global";
+		char sql[160];
+
+		if (i == 1 && !db->has_global)
+			break;
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.records SET last_seen = ?1 WHERE id IN "
+			 "(SELECT value FROM json_each(?2))",
+			 schema);
+		db->rev_quiet = 1; /* not a change of the content */
+		rc = run3(db, sql, when, ids_json, NULL, NULL,
+			  "updating last_seen");
+		db->rev_quiet = 0;
+	}
+	return rc;
+}
+
+int store_age(struct cairn_db *db, const char *schema, const char *ages,
+	      const char *cut_stale, const char *cut_retire,
+	      long long *staled, long long *retired)
+{
+	char sql[600];
+	int rc;
+
+	/* remember the status each record had, for the revive */
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR REPLACE INTO %s.meta (k, v) SELECT "
+		 "'lifecycle.prev.' || id, status FROM %s.records WHERE "
+		 "kind IN %s AND status IN ('accepted','unverified') AND "
+		 "coalesce(last_seen, created) < ?1",
+		 schema, schema, ages);
+	rc = run3(db, sql, cut_stale, NULL, NULL, NULL, "ageing records");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'stale' WHERE kind IN %s AND "
+		 "status IN ('accepted','unverified') AND "
+		 "coalesce(last_seen, created) < ?1",
+		 schema, ages);
+	rc = run3(db, sql, cut_stale, NULL, NULL, staled, "ageing records");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'retired' WHERE kind IN %s AND "
+		 "status = 'stale' AND coalesce(last_seen, created) < ?1",
+		 schema, ages);
+	rc = run3(db, sql, cut_retire, NULL, NULL, retired,
+		  "retiring records");
+	if (rc)
+		return rc;
+	/* previous statuses of records no longer stale */
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM %s.meta WHERE k LIKE 'lifecycle.prev.%%' AND "
+		 "substr(k, 16) NOT IN (SELECT id FROM %s.records WHERE "
+		 "status = 'stale')",
+		 schema, schema);
+	return run3(db, sql, NULL, NULL, NULL, NULL, "ageing records");
+}
+
+int store_revive(struct cairn_db *db, const char *schema, const char *id,
+		 const char *status, const char *now, const char *meta_key)
+{
+	char sql[200];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = ?2, last_seen = ?3 WHERE "
+		 "id = ?1 AND status = 'stale'",
+		 schema);
+	rc = run3(db, sql, id, status, now, NULL, "reviving a record");
+	if (rc == CAIRN_OK) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
+			 schema);
+		rc = run3(db, sql, meta_key, NULL, NULL, NULL,
+			  "reviving a record");
+	}
+	return rc;
+}
+
+int store_supersede_link(struct cairn_db *db, const cairn_record *o,
+			 const cairn_record *n, const char *now)
+{
+	char sql[200];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.records SET status = 'superseded', "
+		 "superseded_by = ?2, updated = ?3 WHERE id = ?1",
+		 store_schema(o->scope));
+	rc = run3(db, sql, o->id, n->id, now, NULL, "superseding");
+	if (rc == CAIRN_OK) {
+		snprintf(sql, sizeof(sql),
+			 "UPDATE %s.records SET supersedes = ?2 WHERE id = ?1",
+			 store_schema(n->scope));
+		rc = run3(db, sql, n->id, o->id, NULL, NULL, "superseding");
+	}
+	return rc;
+}
+
+int store_record_proof(struct cairn_db *db, const char *id,
+		       const char *proof, const char *now)
+{
+	char sql[160];
+	int rc = check_text(db, "the proof", proof);
+
+	if (rc == CAIRN_OK)
+		rc = keep_revision(db, "main", id);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE main.records SET proof = ?2, updated = ?3, "
+		 "revision = revision + 1 WHERE id = ?1");
+	return run3(db, sql, id, proof, now, NULL, "verifying a record");
+}
+
+int store_candidate_proof(struct cairn_db *db, const char *id,
+			  const char *proof)
+{
+	sqlite3_stmt *st = NULL;
+	char now[32], *masked = NULL;
+	int rc, src;
+
+	rc = check_text(db, "the proof", proof);
+	if (rc == CAIRN_OK)
+		rc = filter_secret(db, "the proof", proof, 0, &masked);
+	if (rc)
+		return rc;
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	util_now_iso(now, sizeof(now));
+	src = sqlite3_prepare_v2(db->sql,
+				 "UPDATE main.records SET proof = ?2, updated = "
+				 "?3 WHERE id = ?1 AND status = 'candidate'",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, proof, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "adding proof");
+	return store_tx_end(db, rc);
+}
+
+int store_clean_text(struct cairn_db *db, const char *field, const char **val,
+		     char **own, unsigned flags)
+{
+	int rc;
+
+	*own = NULL;
+	rc = check_text(db, field, *val);
+	if (rc == CAIRN_OK)
+		rc = filter_secret(db, field, *val, flags, own);
+	if (rc == CAIRN_OK && *own)
+		*val = *own;
 	return rc;
 }
 
@@ -1634,6 +2390,31 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);
 }
 
+int cairn_record_find_key(cairn_db *db, const char *key, const char *scope,
+			  cairn_record **out)
+{
+	const char *order[2] = { "main", "global" };
+	int i, rc;
+
+	*out = NULL;
+	if (!key || !*key)
+		return store_error(db, CAIRN_INVALID, "no key given");
+	if (scope && strcmp(scope, "workspace") != 0 &&
+	    strcmp(scope, "global") != 0)
+		return store_error(db, CAIRN_INVALID, "unknown scope '%s'",
+				   scope);
+	for (i = 0; i < 2; i++) {
+		if (scope && strcmp(store_schema(scope), order[i]) != 0)
+			continue;
+		if (i == 1 && !db->has_global)
+			continue;
+		rc = find_one(db, order[i], "key = ?1", key, out);
+		if (rc != CAIRN_NOTFOUND)
+			return rc;
+	}
+	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);
+}
+
 int cairn_record_set_status(cairn_db *db, const char *id, const char *from,
 			    const char *to, int allow_file)
 {
@@ -1781,7 +2562,8 @@ int cairn_record_revise(cairn_db *db, const char *id,
 						: r->confidence;
 	merged.key = NULL;
 	merged.time = NULL;
-	rc = plan_write(db, &merged, &p);
+	merged.id = NULL; /* the record's own, whatever an old import let in */
+	rc = plan_write(db, &merged, &p, 0);
 	if (rc)
 		goto out;
 	/* revise keeps the record's origin and asked-for status */

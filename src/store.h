@@ -16,6 +16,7 @@
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
+#define STORE_MAX_ID 128               /* bytes in a record id */
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */
 #define STORE_SPOOL_FILE "receipts.pending" /* receipts not yet in the table (receipt.h) */
 
@@ -27,6 +28,12 @@ struct cairn_db {
 	int has_global;            /* 1 when the global store is attached as "global" */
 	int no_global;             /* 1: never attach or create the global store */
 	int in_batch;              /* 1 inside cairn_begin() .. cairn_commit() */
+	char **links;              /* records imported with links in this
+				    * transaction: 'm' or 'g' + id, checked at
+				    * the commit (store.c, links_check) */
+	size_t nlinks;
+	int global_in_tx;          /* 1: the global store was attached inside
+				    * the open transaction (store.c) */
 	int rev_dirty;             /* records changed in this transaction: bit 0
 				    * main, bit 1 global (store.c, rev_hook) */
 	int rev_quiet;             /* 1: record changes now do not count (last_seen) */
@@ -64,8 +71,8 @@ struct cairn_db {
 
 /*
  * Copy record ?1's current text into revisions (schema given twice as %s):
- * the one definition of what a kept revision holds, used by the store's
- * writes and by seed's batch writer.
+ * the one definition of what a kept revision holds (the store's writes,
+ * seed's included: store_file_update).
  */
 #define STORE_KEEP_REVISION_SQL                                             \
 	"INSERT OR REPLACE INTO %s.revisions (record_id, revision, title, "  \
@@ -107,6 +114,88 @@ int store_is_file_backed(const cairn_record *r, char *msg, size_t size);
 int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
 		 const char *list, int (*valid)(const char *),
 		 const char *what);
+/*
+ * The one write gate for an imported record (export.c): the checks of
+ * cairn_record_write (kind, status, origin, scope, confidence, the size
+ * limits, UTF-8, the secret filter, a valid id and dates) with the
+ * status, times, revision and hash kept as given, into schema. A key held
+ * by another record: CAIRN_EXISTS naming it. Its supersedes and
+ * superseded_by are checked when the transaction commits.
+ */
+int store_import_record(struct cairn_db *db, const char *schema,
+			const cairn_record *r, const char *pending_key,
+			unsigned flags);
+/*
+ * The other writes of records and revisions, all here so that the store
+ * is the one place that writes them (issue 15; tests/t_layers.sh):
+ *   store_import_drop      cairn import --replace: the record with id
+ *   store_import_revision  an imported revision of record_id: title,
+ *                          body, status, confidence, proof, origin,
+ *                          updated, hash and revision of v (checked; the
+ *                          texts through store_clean_text)
+ *   store_seen             last_seen = when for the ids of a JSON array,
+ *                          in both stores; not a change (no revision)
+ *   store_age              lifecycle's ageing of schema: records of the
+ *                          kinds of the SQL list `ages` unseen since cut_stale become
+ *                          stale (their status kept in meta
+ *                          'lifecycle.prev.<id>'), stale ones unseen
+ *                          since cut_retire retired; *staled, *retired
+ *                          gain the counts
+ *   store_revive           a stale record back to status (meta_key
+ *                          dropped)
+ *   store_supersede_link   o superseded by n, n supersedes o
+ * Each runs inside the caller's transaction.
+ */
+int store_import_drop(struct cairn_db *db, const char *schema, const char *id);
+int store_import_revision(struct cairn_db *db, const char *schema,
+			  const char *record_id, const cairn_record *v,
+			  unsigned flags);
+int store_seen(struct cairn_db *db, const char *ids_json, const char *when);
+int store_age(struct cairn_db *db, const char *schema, const char *ages,
+	      const char *cut_stale, const char *cut_retire,
+	      long long *staled, long long *retired);
+int store_revive(struct cairn_db *db, const char *schema, const char *id,
+		 const char *status, const char *now, const char *meta_key);
+int store_supersede_link(struct cairn_db *db, const cairn_record *o,
+			 const cairn_record *n, const char *now);
+/*
+ * The proof of workspace record id becomes `proof` (cairn verify: a human
+ * checked it against the tree), as a new revision (the old one kept),
+ * inside the caller's transaction. The size limit and UTF-8 are checked.
+ */
+int store_record_proof(struct cairn_db *db, const char *id,
+		       const char *proof, const char *now);
+/*
+ * Seed's writes of file-backed records in the workspace store, inside the
+ * caller's transaction (seed's batch): a record whose section changed
+ * (its revision kept; kind, key, text, status, provenance, links, hash as
+ * given, confidence 1, origin file; the size limits, UTF-8 and the secret
+ * filter: a secret refuses), one whose file is gone (retired, key freed),
+ * and one whose text is unchanged but moved (provenance only, no
+ * revision). A key clash: CAIRN_INVALID.
+ */
+int store_file_update(struct cairn_db *db, const cairn_record *r,
+		      const char *now);
+int store_file_retire(struct cairn_db *db, const char *id, const char *now);
+int store_file_provenance(struct cairn_db *db, const cairn_record *r);
+/*
+ * Replace the proof of candidate `id` in the workspace store (capture
+ * merging what it saw again): the size limit, UTF-8 and the secret filter
+ * (a secret refuses), one transaction or the caller's batch. A record
+ * that is no longer a candidate is left as it is.
+ */
+int store_candidate_proof(struct cairn_db *db, const char *id,
+			  const char *proof);
+/*
+ * One text of a write that is stored as given (an imported revision):
+ * the size limit, UTF-8 and the secret filter; with CAIRN_WRITE_REDACT a
+ * hit is masked into *own (caller frees) and *val points at it.
+ */
+int store_clean_text(struct cairn_db *db, const char *field, const char **val,
+		     char **own, unsigned flags);
+/* 1 when id may name a record: 1..STORE_MAX_ID bytes of letters, digits
+ * and . _ : - /, not starting with . - or /, no ".." component. */
+int store_id_valid(const char *id);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
 /*

@@ -255,6 +255,79 @@ long long util_parse_iso(const char *s)
 	return (long long)timegm(&tm);
 }
 
+/* The n digits at s as a number, or -1 when any is not a digit. */
+static int iso_digits(const char *s, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int util_iso_valid(const char *s)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30,
+				       31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec;
+
+	if (!s)
+		return 0;
+	y = iso_digits(s, 4);
+	if (y < 0 || s[4] != '-')
+		return 0;
+	mo = iso_digits(s + 5, 2);
+	if (mo < 0 || s[7] != '-')
+		return 0;
+	d = iso_digits(s + 8, 2);
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
+		return 0;
+	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return 0;
+	s += 10;
+	if (*s == '\0')
+		return 1;
+	if (*s != 'T' && *s != ' ')
+		return 0;
+	h = iso_digits(s + 1, 2);
+	if (h < 0 || h > 23 || s[3] != ':')
+		return 0;
+	mi = iso_digits(s + 4, 2);
+	if (mi < 0 || mi > 59)
+		return 0;
+	s += 6;
+	if (*s == ':') {
+		sec = iso_digits(s + 1, 2);
+		if (sec < 0 || sec > 60)
+			return 0;
+		s += 3;
+		if (*s == '.' || *s == ',') {
+			if (s[1] < '0' || s[1] > '9')
+				return 0;
+			for (s++; *s >= '0' && *s <= '9'; s++)
+				;
+		}
+	}
+	if (*s == 'Z')
+		return s[1] == '\0';
+	if (*s == '+' || *s == '-') {
+		h = iso_digits(s + 1, 2);
+		if (h < 0 || h > 23)
+			return 0;
+		s += 3;
+		if (*s == ':')
+			s++;
+		if (*s == '\0')
+			return 1;
+		mi = iso_digits(s, 2);
+		return mi >= 0 && mi <= 59 && s[2] == '\0';
+	}
+	return *s == '\0';
+}
+
 int util_random(void *buf, size_t n)
 {
 	unsigned char *p = buf;

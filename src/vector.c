@@ -1917,6 +1917,35 @@ int vector_query(struct cairn_db *db, const char *query,
 
 /* ---------------------------------------------------------------- stats */
 
+int vector_drop_all(struct cairn_db *db, long long *dropped)
+{
+	struct vector_stats st;
+	int si, rc;
+
+	*dropped = 0;
+	rc = store_tx_begin(db);
+	if (rc)
+		return rc;
+	rc = vector_stats(db, &st);
+	if (rc == CAIRN_OK)
+		*dropped = st.with_vector;
+	for (si = 0; rc == CAIRN_OK && si < (db->has_global ? 2 : 1); si++) {
+		char sql[256];
+		const char *schema = schema_name(si);
+		int src;
+
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM %s.vectors; DELETE FROM %s.meta WHERE k "
+			 "= 'vector.identity'; UPDATE %s.meta SET v = CAST(v "
+			 "AS INTEGER) + 1 WHERE k = 'vector.generation'",
+			 schema, schema, schema);
+		src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+		if (src != SQLITE_OK)
+			rc = store_sql_error(db, src, "dropping vectors");
+	}
+	return store_tx_end(db, rc);
+}
+
 int vector_stats(struct cairn_db *db, struct vector_stats *st)
 {
 	char sql[200];

@@ -144,6 +144,12 @@ struct vector_stats {
 int vector_stats(struct cairn_db *db, struct vector_stats *st);
 
 /*
+ * Drop every vector and the stored identity of every schema, in one
+ * transaction (`cairn reindex --provider none`); *dropped: how many.
+ */
+int vector_drop_all(struct cairn_db *db, long long *dropped);
+
+/*
  * `cairn reindex`: embed (as passages) every record of main and global
  * lacking a vector, in batches of `batch` records (0: 32), each committed on
  * its own so an interrupted run resumes where it stopped. Sets the identity

@@ -225,11 +225,12 @@ static void test_forward_migration(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	/* back to what a schema-2 store had: no key index, no vector table */
+	/* back to what a schema-2 store had: no key index, no vector table,
+	 * no refs (v6) */
 	CHECK(sqlite3_exec(raw,
 			   "DROP TRIGGER vectors_ad; DROP TRIGGER vectors_au;"
 			   "DROP TRIGGER vectors_al; DROP TABLE vectors;"
-			   "DROP INDEX records_key; DELETE FROM meta WHERE k = '"
+			   "DROP INDEX records_key; DROP TABLE refs; DELETE FROM meta WHERE k = '"
 			   STORE_META_REVISION "'; PRAGMA user_version=2",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(raw);
@@ -276,6 +277,48 @@ static void test_forward_migration(void)
 	cairn_free(id);
 }
 
+/*
+ * EVIDENCE-OF: issue 15 -- the public calls the faces use instead of SQL
+ * on db->sql: cairn_record_find_key is a lookup only (last_seen and a
+ * stale status stay), cairn_db_spool_receipts says what it was, and
+ * cairn_db_dir names the store directory.
+ */
+static void test_face_calls(void)
+{
+	cairn_db *db = test_store("faces", NULL, 0);
+	char *id = write_simple(db, "fact", "stale", NULL, "face:k", "kept stale");
+	cairn_record *r = NULL;
+	char want[600];
+
+	CHECK_INT(cairn_record_find_key(db, "face:k", NULL, &r), CAIRN_OK);
+	if (r) {
+		CHECK_STR(r->id, id);
+		CHECK_STR(r->status, "stale");
+		CHECK(r->last_seen == NULL);
+	}
+	cairn_record_free(r);
+	r = NULL;
+	CHECK_INT(cairn_record_get(db, id, &r), CAIRN_OK);
+	CHECK(r && r->last_seen == NULL && strcmp(r->status, "stale") == 0);
+	cairn_record_free(r);
+	r = NULL;
+	CHECK_INT(cairn_record_find_key(db, "face:none", NULL, &r),
+		  CAIRN_NOTFOUND);
+	CHECK_INT(cairn_record_find_key(db, "face:k", "global", &r),
+		  CAIRN_NOTFOUND);
+	CHECK_INT(cairn_record_find_key(db, "face:k", "elsewhere", &r),
+		  CAIRN_INVALID);
+	CHECK_INT(cairn_db_spool_receipts(db, 1), 0);
+	CHECK_INT(cairn_db_spool_receipts(db, 0), 1);
+	snprintf(want, sizeof(want), "%s/faces/.cairn", test_tmpdir);
+	CHECK_STR(cairn_db_dir(db), want);
+	cairn_db_short_lived(db);
+	CHECK_INT(cairn_db_spool_receipts(db, 0), 1);
+	cairn_db_checkpoint(db);
+	cairn_free(id);
+	cairn_db_close(db);
+}
+
 void unit_store(void)
 {
 	RUN(test_forward_migration);
@@ -286,4 +329,5 @@ void unit_store(void)
 	RUN(test_key_revisions);
 	RUN(test_secret_refused);
 	RUN(test_alloc_failures);
+	RUN(test_face_calls);
 }

@@ -78,7 +78,7 @@ static void import_one(const char *line, size_t len, int replace)
 		}
 		if (!*cairn_errmsg(db))
 			abort();
-		/* as `cairn import`: the batch holding the line is dropped */
+		/* as `cairn import`: the transaction holding the line is dropped */
 		cairn_rollback(db);
 		if (cairn_begin(db) != CAIRN_OK)
 			abort();

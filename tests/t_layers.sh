@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/t_layers.sh [CAIRN] -- the store is the one gate (issue 15).
+#
+# Two rules of docs/ARCHITECTURE.md, checked in the source:
+#   1. the faces (src/cli*.c, src/mcp.c, src/hook.c, src/hook_server.c)
+#      run no SQL of their own: no sqlite3_ call, no db->sql -- what they
+#      need is a call of include/cairn.h;
+#   2. only src/store.c writes the records and revisions tables (INSERT,
+#      UPDATE, DELETE): every other module writes through it, so the secret
+#      filter, the limits, the revision and the gate stay in one place.
+# Each rule is checked on the tree and, as its negative control, on a copy
+# with one offending line added: the check must then fail.
+#
+# Prints "N passed, N failed" last; exit 1 on any failure. The argument
+# (the cairn binary, as for the other t_*.sh) is not used.
+set -u
+src=$(cd "$(dirname "$0")/../src" && pwd)
+tmp=$(mktemp -d /tmp/cairn-layers-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "t_layers: $*" >&2; }
+
+# faces DIR: the lines of the faces that touch SQLite
+faces() {
+	grep -nE 'sqlite3_|->sql\b' "$1"/cli*.c "$1"/mcp.c "$1"/hook.c \
+		"$1"/hook_server.c 2>/dev/null
+}
+# writers DIR: the lines outside store.c that write records or revisions
+writers() {
+	for f in "$1"/*.c; do
+		[ "$(basename "$f")" = store.c ] && continue
+		grep -nHE '(INSERT( OR [A-Z]+)? INTO|UPDATE|DELETE FROM) [%a-z]*\.?(s\.)?(records|revisions)\b' "$f"
+	done
+}
+
+out=$(faces "$src")
+if [ -z "$out" ]; then ok; else bad "faces run SQL of their own:"; echo "$out" | sed 's/^/    /' >&2; fi
+out=$(writers "$src")
+if [ -z "$out" ]; then ok; else bad "records written outside store.c:"; echo "$out" | sed 's/^/    /' >&2; fi
+
+# negative controls: one offending line each must be found
+mkdir -p "$tmp/a" "$tmp/b"
+cp "$src"/*.c "$tmp/a/" && cp "$src"/*.c "$tmp/b/"
+echo '	sqlite3_exec(db->sql, "PRAGMA x", NULL, NULL, NULL);' >> "$tmp/a/mcp.c"
+echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$tmp/b/lifecycle.c"
+if [ -n "$(faces "$tmp/a")" ]; then ok; else bad "negative control: SQL in mcp.c not found"; fi
+if [ -n "$(writers "$tmp/b")" ]; then ok; else bad "negative control: a records UPDATE in lifecycle.c not found"; fi
+
+echo "layers: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
