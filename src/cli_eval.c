@@ -291,8 +291,7 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);
 	if (r->cos_known && r->cos_floor_min == r->cos_floor_max)
-		printf("cosine   floor %.2f (%s); a hit goes only when both "
-		       "floors drop it\n", r->cos_floor,
+		printf("cosine   floor %.2f (%s)\n", r->cos_floor,
 		       r->cos_calibrated ? "calibrated from probes.jsonl"
 		       : r->cos_floor > 0 ? "not calibrated for this model"
 					  : "0: not calibrated (no probes): no "
