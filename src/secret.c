@@ -70,6 +70,7 @@
  * user_password), paths, URLs without a password, UI labels, prose.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1072,21 +1073,48 @@ static int rule_match(const struct scan *s, size_t i,
 	return 1;
 }
 
+/*
+ * The rules a token starting with byte c may match, in table order: those
+ * whose prefix starts with c and those without a prefix whose first
+ * segment's class holds c. Built once (pthread_once), read-only after.
+ */
+#define RULES_PER_BYTE 64
+static unsigned short rules_by_byte[256][RULES_PER_BYTE];
+static unsigned char rules_count[256];
+static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+
+static void rules_index(void)
+{
+	size_t r;
+	int c;
+
+	for (c = 1; c < 256; c++) {
+		for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
+			const struct token_rule *tr = &token_rules[r];
+			int f = rule_first(tr);
+
+			if ((f && f != c) || (!f && !tr->seg[0].cls(c)))
+				continue;
+			if (NEVER(rules_count[c] >= RULES_PER_BYTE))
+				break;
+			rules_by_byte[c][rules_count[c]++] = (unsigned short)r;
+		}
+	}
+}
+
 /* A token starting at i, known by its shape. */
 static int m_prefix(const struct scan *s, size_t i, struct match *m)
 {
 	int c = at(s, i), b = before(s, i);
-	size_t r, end;
+	size_t k, end;
 
-	if (is_b64url(b))
+	if (c <= 0 || is_b64url(b))
 		return 0; /* inside a longer word */
-	for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
-		const struct token_rule *tr = &token_rules[r];
-		int f = rule_first(tr);
+	pthread_once(&rules_once, rules_index);
+	for (k = 0; k < rules_count[c]; k++) {
+		const struct token_rule *tr = &token_rules[rules_by_byte[c][k]];
 
-		if ((f && f != c) || !ON(tr->kind))
-			continue;
-		if (!f && !tr->seg[0].cls(c))
+		if (!ON(tr->kind))
 			continue;
 		if ((tr->kind == K_OPENAI || tr->kind == K_SK_HEX) &&
 		    (starts_with(s, i, "sk-ant-") || starts_with(s, i, "sk-or-")))
@@ -2400,7 +2428,6 @@ static int fold_cp(int32_t cp, unsigned char *out)
 	return (int)n;
 }
 
-#ifndef CAIRN_MUTATE_NO_SECRET_NORMALISE
 /*
  * The NFKC / format-character / %XX view of parent, or -1 with nothing
  * built when it would be the same text (or out of memory: b->err).
@@ -2413,6 +2440,9 @@ static int view_normalise(const struct view *parent, const unsigned char *text,
 	int changed = 0;
 
 	memset(b, 0, sizeof(*b));
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return -1; /* the mutant: no normalised view */
+#endif
 	for (i = 0; i < len && !changed; i++)
 		if (t[i] >= 0x80 || pct_at(t, len, i) >= 0)
 			changed = 1;
@@ -2488,6 +2518,9 @@ static int view_join(const struct view *parent, const unsigned char *text,
 	int any = 0, pass;
 
 	memset(b, 0, sizeof(*b));
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return -1; /* the mutant: no joined view */
+#endif
 	for (pass = 0; pass < 2; pass++) {
 		run = 0;
 		for (i = 0; i < len;) {
@@ -2528,25 +2561,6 @@ static int view_join(const struct view *parent, const unsigned char *text,
 	}
 	return 0;
 }
-#else
-static int view_normalise(const struct view *parent, const unsigned char *text,
-			  struct builder *b)
-{
-	(void)parent;
-	(void)text;
-	memset(b, 0, sizeof(*b));
-	return -1;
-}
-
-static int view_join(const struct view *parent, const unsigned char *text,
-		     struct builder *b)
-{
-	(void)parent;
-	(void)text;
-	memset(b, 0, sizeof(*b));
-	return -1;
-}
-#endif
 
 static int b64_val(int c)
 {
@@ -2651,6 +2665,9 @@ static void decode_runs(const struct view *w, const unsigned char *text,
 	const unsigned char *t = w->t ? w->t : text;
 	size_t i = 0, len = w->len;
 
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return; /* the mutant: no decoded view */
+#endif
 	while (i < len && !h->err) {
 		size_t a, e;
 		struct builder b;
