@@ -2040,6 +2040,8 @@ static int add_proof(cairn_db *db, const char *id, const char *proof)
 	if (secret_scan(proof, strlen(proof), &hit, 1) > 0) {
 		char m[256];
 
+		if (secret_unscanned(&hit))
+			return store_error(db, CAIRN_NOMEM, "out of memory");
 		secret_describe(&hit, "the proof", m, sizeof(m));
 		return store_error(db, CAIRN_SECRET, "%s", m);
 	}

@@ -181,6 +181,8 @@ static int import_secret(struct cairn_db *db, const char *field,
 	*own = NULL;
 	if (!*val || secret_scan(*val, strlen(*val), &hit, 1) == 0)
 		return CAIRN_OK;
+	if (secret_unscanned(&hit))
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	if (!(flags & CAIRN_WRITE_REDACT)) {
 		secret_describe(&hit, field, msg, sizeof(msg));
 		return store_error(db, CAIRN_SECRET, "import: %s", msg);

@@ -7,14 +7,28 @@
  * secret_describe(), unless the caller asked for secret_redact().
  *
  * Must never: log, print or copy the secret bytes (secret_redact() copies
- * only the text around the hits); allocate while scanning; take more than
- * linear time (every look ahead or behind has a fixed bound); abort or read
+ * only the text around the hits); take more than linear time (every look
+ * ahead or behind has a fixed bound, no matcher backtracks); abort or read
  * out of bounds on any input (invalid UTF-8, NULs, megabytes).
  *
  * How it works: one left-to-right pass. At each byte the matchers below are
- * tried in order; a hit is reported and the pass resumes after it, so hits
- * come out in order and never overlap. A known token format found as the
- * value of an assignment is reported under its own kind, not the generic one.
+ * tried in order; a hit is reported and the pass resumes after it. A known
+ * token format found as the value of an assignment is reported under its
+ * own kind, not the generic one. The same pass then runs over normalised
+ * views of the text (see "normalised views" below: NFKC to ASCII, format
+ * characters dropped, %XX decoded, wrapped lines joined, base64 decoded,
+ * up to 4 layers deep); their hits map back to original byte ranges, and
+ * overlapping hits merge, so hits come out in order and never overlap.
+ *
+ * Beyond the table below, token_rules[] holds the provider formats (about
+ * 220 shapes, one line each: a prefix and up to five class segments), each
+ * under its own kind name (sendgrid-api-key, twilio-api-key, pypi-token,
+ * azure-storage-key, ...); m_cli() the command-line password flags
+ * (curl -u, sshpass -p, mysql -pX, redis-cli -a, smbclient -U u%p, openssl
+ * -passin pass:, .netrc, ...) as "cli-password"; passphrase_at() a
+ * multi-word "password: correct horse battery staple" as "passphrase";
+ * basic_auth() "Basic <base64 of user:password>" as "basic-auth"; m_sas()
+ * an Azure SAS "&sig=" as "azure-sas-token"; m_putty() PuTTY key files.
  *
  * Kinds. The names are stable: they appear in error messages and in the
  * "[REDACTED:<kind>]" markers. "the hit" is the byte range reported.
@@ -2784,6 +2798,12 @@ static void hits_release(struct hits *h)
 
 /* What secret_scan() reports when it could not finish: the whole text. */
 static const char unscanned_kind[] = "unscanned-out-of-memory";
+
+/* See secret.h. */
+int secret_unscanned(const struct secret_hit *hit)
+{
+	return hit && hit->kind == unscanned_kind;
+}
 
 /* See secret.h. */
 size_t secret_scan(const char *text, size_t len, struct secret_hit *hits,
