@@ -209,7 +209,19 @@
 	X(K_OCTOPUS, "octopus-deploy-key")                                 \
 	X(K_PINECONE, "pinecone-key")                                      \
 	X(K_TWITTER, "twitter-bearer-token")                               \
-	X(K_ASANA, "asana-token")
+	X(K_ASANA, "asana-token")                                          \
+	X(K_AMAZON_MWS, "amazon-mws-token")                                \
+	X(K_ZAPIER_HOOK, "zapier-webhook")                                 \
+	X(K_CIRCLECI, "circleci-token")                                    \
+	X(K_POSTHOG, "posthog-key")                                        \
+	X(K_NVIDIA, "nvidia-api-key")                                      \
+	X(K_TAVILY, "tavily-key")                                          \
+	X(K_JINA, "jina-key")                                              \
+	X(K_LANGFUSE, "langfuse-key")                                      \
+	X(K_LIVE_KEY, "live-api-key")                                      \
+	X(K_HARNESS, "harness-token")                                      \
+	X(K_INTRA42, "intra42-secret")                                     \
+	X(K_DEFINED, "defined-networking-key")
 
 enum kind {
 #define X(k, name) k,
@@ -258,6 +270,7 @@ struct assign {
 	int sep;    /* '=', ':', '>' or ' ': see parse_sep() */
 	int inside; /* the quote the name sits inside, not closed after it */
 	int code;   /* "a.b = x": an attribute assigned with spaces */
+	int flag;   /* the name is a --flag: the value is an argument */
 };
 
 /* An assignment value: its bytes [start, end) and the quote around it. */
@@ -272,6 +285,7 @@ enum keyclass {
 	KEY_PASSWORD,      /* password, DB_PASSWORD, passphrase, 密码 */
 	KEY_WEAK_PASSWORD, /* pass, pwd: also names non-secrets; stricter */
 	KEY_SECRET,        /* token, secret, api_key, ...: needs entropy */
+	KEY_ENV_KEY,       /* STRIPE_KEY: a random token, nothing else */
 };
 
 /* ------------------------------------------------------- byte classes */
@@ -527,10 +541,39 @@ static int char_classes(const struct vstat *st)
 /* ------------------------------------------- placeholders and references */
 
 /*
+ * Could the upper-case name [b, b+n) be made of words (DB_PASSWORD,
+ * S3_BUCKET) rather than drawn at random (L4_K85N4RYK): few digits, and
+ * a vowel in every six letters or so?
+ */
+static int word_like(const unsigned char *b, size_t n)
+{
+	size_t i, digits = 0, letters = 0, vowels = 0;
+
+	for (i = 0; i < n; i++) {
+		if (is_digit(b[i]))
+			digits++;
+		if (is_alpha(b[i])) {
+			letters++;
+			if (strchr("AEIOUaeiou", b[i]))
+				vowels++;
+		}
+	}
+	return digits * 6 <= n && (letters < 6 || vowels * 6 >= letters);
+}
+
+/*
  * Is this value a placeholder rather than a secret: empty, a template or
  * variable reference, a mask, a well-known dummy word?
  */
+static int placeholder(const unsigned char *b, size_t n, int env);
+
 static int is_placeholder(const unsigned char *b, size_t n)
+{
+	return placeholder(b, n, 1);
+}
+
+/* env: an upper-case name with '_' (DB_PASSWORD) counts as a reference. */
+static int placeholder(const unsigned char *b, size_t n, int env)
 {
 	static const char *const words[] = {
 		"password", "passwd", "pass", "pwd", "secret", "token",
@@ -582,7 +625,7 @@ static int is_placeholder(const unsigned char *b, size_t n)
 	}
 	if (mask || distinct <= 2)
 		return 1; /* ******** xxx ... XXXX-XXXX aaaaaa */
-	if (envname && under && is_upper(b[0]))
+	if (env && envname && under && is_upper(b[0]) && word_like(b, n))
 		return 1; /* DB_PASSWORD: a variable's name, not its value */
 	if (lower_word(b, n, w) && in_list(w, words, ARRAY_SIZE(words)))
 		return 1;
@@ -630,6 +673,35 @@ static int is_dotted_ref(const unsigned char *b, size_t n)
 }
 
 /*
+ * Does word (lower case) occur in the identifier [b, b+n) as a whole
+ * segment: at a start, after '_' or at a camelCase hump, and ending at an
+ * end, '_', a digit or a capital? (userPassword, db_pwd; not "QPwdx".)
+ */
+static int has_segment(const unsigned char *b, size_t n, const char *word)
+{
+	size_t m = strlen(word), i, k;
+
+	for (i = 0; i + m <= n; i++) {
+		for (k = 0; k < m; k++)
+			if (to_lower(b[i + k]) != word[k])
+				break;
+		if (k < m)
+			continue;
+		if (i > 0 && b[i - 1] != '_' &&
+		    !(is_upper(b[i]) && is_lower(b[i - 1])))
+			continue;
+		if (i + m < n && b[i + m] != '_' && !is_upper(b[i + m]) &&
+		    !is_digit(b[i + m]))
+			continue;
+		if (i + m < n && is_upper(b[i + m]) && is_upper(b[i + m - 1]) &&
+		    i + m + 1 < n && is_upper(b[i + m + 1]))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * A variable named after what it holds: user_password, apiToken,
  * challengePassword. Such a value names the secret; it is not the secret.
  */
@@ -647,12 +719,12 @@ static int is_named_ref(const unsigned char *b, size_t n)
 	}
 	if (!hump && !memchr(b, '_', n))
 		return 0;
-	if (hump * 5 > n || digits * 6 > n)
+	if (hump * 5 > n || digits * 6 > n || entropy(b, n) >= 4.2)
 		return 0; /* case and digits at random: a token, not a name */
-	return contains_ci(b, n, "password") || contains_ci(b, n, "passwd") ||
-	       contains_ci(b, n, "secret") || contains_ci(b, n, "token") ||
-	       contains_ci(b, n, "pwd") || contains_ci(b, n, "apikey") ||
-	       contains_ci(b, n, "api_key");
+	return has_segment(b, n, "password") || has_segment(b, n, "passwd") ||
+	       has_segment(b, n, "secret") || has_segment(b, n, "token") ||
+	       has_segment(b, n, "pwd") || has_segment(b, n, "apikey") ||
+	       has_segment(b, n, "api_key");
 }
 
 /* A snake_case identifier (index_info, user_pass): a variable in code. */
@@ -662,9 +734,13 @@ static int is_snake_ident(const unsigned char *b, size_t n)
 
 	if (!is_identifier(b, n) || !memchr(b, '_', n))
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (is_upper(b[i]))
 			return 0;
+		/* words with a number at the end: user2_pass, not e5awm4q */
+		if (i > 0 && is_digit(b[i - 1]) && is_lower(b[i]))
+			return 0;
+	}
 	return 1;
 }
 
@@ -703,9 +779,9 @@ static int is_path(const unsigned char *b, size_t n)
 
 		while (k < n && b[k] != '/')
 			k++;
-		if (k - i >= 24) {
+		if (k - i >= 16) {
 			value_stats(b + i, k - i, &st);
-			if (char_classes(&st) == 3 && st.bits >= 4.0)
+			if (char_classes(&st) == 3 && st.bits >= 3.5)
 				return 0;
 		}
 		i = k + 1;
@@ -843,7 +919,9 @@ static const struct token_rule token_rules[] = {
 	T1("sbp_", K_SUPABASE, 2, 30, is_hexl, 40, 40),
 	T1("sb_secret_", K_SUPABASE, 2, 35, is_b64url, 24, 64),
 	T1("tk-us-", K_SCALINGO, 2, 35, is_b64url, 48, 48),
-	T1("dt0c01.", K_DYNATRACE, 2, 30, is_upnum, 24, 24),
+	{ "dt0c01.", K_DYNATRACE, 2, 30, { S(is_upnum, 24, 24, "."),
+					   S(is_upnum, 64, 64, NULL), END,
+					   END } },
 	/* code hosting and CI */
 	T1("github_pat_", K_GITHUB, 2, 35, is_word, 40, 255),
 	T1("ghp_", K_GITHUB, 2, 35, is_alnum, 30, 255),
@@ -876,7 +954,7 @@ static const struct token_rule token_rules[] = {
 	T1("bkua_", K_BUILDKITE, 2, 30, is_hexl, 40, 40),
 	T1("pul-", K_PULUMI, 2, 30, is_hexl, 40, 40),
 	T1("pnu_", K_PREFECT, 2, 35, is_alnum, 36, 36),
-	T1("API-", K_OCTOPUS, 2, 30, is_upnum, 26, 32),
+	T1("API-", K_OCTOPUS, 1, 30, is_upnum, 26, 32),
 	T1("AKCp", K_JFROG, 2, 35, is_alnum, 69, 73),
 	T1("cmVmdGtuOjAxOj", K_JFROG, 2, 35, is_b64url, 40, 80),
 	T1("dckr_pat_", K_DOCKER, 2, 35, is_b64url, 27, 36),
@@ -900,6 +978,8 @@ static const struct token_rule token_rules[] = {
 	T1("xoxo-", K_SLACK, 2, 30, is_slackc, 20, 255),
 	T1("xoxe.xoxp-", K_SLACK, 2, 30, is_slackc, 20, 255),
 	T1("xoxe-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxc-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxd-", K_SLACK, 2, 30, is_b64all, 20, 512),
 	T1("xapp-", K_SLACK, 2, 30, is_slackc, 20, 255),
 	T1("hooks.slack.com/services/", K_SLACK_HOOK, 2, 30, is_alnum_slash,
 	   30, 128),
@@ -943,8 +1023,8 @@ static const struct token_rule token_rules[] = {
 	  { S(is_lonum, 16, 16, "$"), S(is_hexl, 32, 32, NULL), END, END } },
 	{ "access_token$sandbox$", K_BRAINTREE, 2, 30,
 	  { S(is_lonum, 16, 16, "$"), S(is_hexl, 32, 32, NULL), END, END } },
-	T1("rzp_live_", K_RAZORPAY, 2, 30, is_alnum, 14, 14),
-	T1("rzp_test_", K_RAZORPAY, 2, 30, is_alnum, 14, 14),
+	T1("rzp_live_", K_RAZORPAY, 1, 30, is_alnum, 14, 14),
+	T1("rzp_test_", K_RAZORPAY, 1, 30, is_alnum, 14, 14),
 	{ "FLWSECK-", K_FLUTTERWAVE, 2, 30,
 	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
 	{ "FLWSECK_TEST-", K_FLUTTERWAVE, 2, 30,
@@ -974,9 +1054,9 @@ static const struct token_rule token_rules[] = {
 	{ "", K_MAILCHIMP, 2, 30, { S(is_hexl, 32, 32, "-us"),
 				    S(is_digit, 1, 2, NULL), END, END } },
 	T1("SK", K_TWILIO, 2, 30, is_hex, 32, 32),
-	{ "NRAK-", K_NEWRELIC, 2, 30, { S(is_upnum, 27, 27, NULL), END, END,
+	{ "NRAK-", K_NEWRELIC, 1, 30, { S(is_upnum, 27, 27, NULL), END, END,
 					END } },
-	T1("NRJS-", K_NEWRELIC, 2, 25, is_hexl, 19, 19),
+	T1("NRJS-", K_NEWRELIC, 1, 20, is_hexl, 19, 19),
 	T1("NRII-", K_NEWRELIC, 2, 30, is_b64url, 32, 32),
 	T1("NRAA-", K_NEWRELIC, 2, 30, is_alnum, 27, 27),
 	T1("tfp_", K_TYPEFORM, 2, 35, is_b64url, 40, 70),
@@ -1023,7 +1103,7 @@ static const struct token_rule token_rules[] = {
 	T1("sk-ant-", K_ANTHROPIC, 2, 35, is_b64url, 32, 256),
 	T1("sk-or-", K_OPENROUTER, 2, 35, is_b64url, 32, 256),
 	T1("sk-", K_SK_HEX, 2, 30, is_hexl, 32, 64),
-	T1("sk-", K_OPENAI, 3, 35, is_b64url, 32, 256),
+	T1("sk-", K_OPENAI, 2, 35, is_b64url, 32, 256),
 	T1("hf_", K_HUGGINGFACE, 2, 30, is_alpha, 30, 40),
 	T1("api_org_", K_HUGGINGFACE, 2, 30, is_alpha, 30, 40),
 	T1("pplx-", K_PERPLEXITY, 2, 35, is_alnum, 48, 56),
@@ -1043,6 +1123,28 @@ static const struct token_rule token_rules[] = {
 				       S(is_hex, 8, 8, NULL), END, END } },
 	T1("glc_", K_GRAFANA, 2, 35, is_b64eq, 32, 400),
 	T1("EAAC", K_FACEBOOK, 2, 35, is_alnum, 100, 1024),
+	T1("eyJrIjoi", K_GRAFANA, 2, 35, is_b64eq, 50, 400),
+	{ "amzn.mws.", K_AMAZON_MWS, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	{ "hooks.zapier.com/hooks/catch/", K_ZAPIER_HOOK, 1, 0,
+	  { S(is_digit, 5, 12, "/"), S(is_alnum, 5, 12, NULL), END, END } },
+	T1("CCIPAT_", K_CIRCLECI, 2, 35, is_b64url, 30, 80),
+	T1("phx_", K_POSTHOG, 2, 35, is_alnum, 40, 50),
+	T1("nvapi-", K_NVIDIA, 2, 35, is_b64url, 60, 70),
+	T1("tvly-", K_TAVILY, 2, 35, is_b64url, 32, 48),
+	T1("jina_", K_JINA, 2, 35, is_alnum, 50, 70),
+	{ "sk-lf-", K_LANGFUSE, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	T1("live_", K_LIVE_KEY, 2, 30, is_alnum, 30, 40),
+	T1("test_", K_LIVE_KEY, 2, 30, is_alnum, 30, 40),
+	{ "pat.", K_HARNESS, 2, 35, { S(is_b64url, 22, 22, "."),
+				      S(is_alnum, 24, 24, "."),
+				      S(is_alnum, 20, 20, NULL), END } },
+	T1("s-s4t2ud-", K_INTRA42, 2, 30, is_hexl, 64, 64),
+	T1("s-s4t2af-", K_INTRA42, 2, 30, is_hexl, 64, 64),
+	T1("dnkey-", K_DEFINED, 2, 35, is_b64url, 40, 80),
 	T1("EAAM", K_FACEBOOK, 2, 35, is_alnum, 100, 1024),
 };
 
@@ -1054,13 +1156,14 @@ static int rule_first(const struct token_rule *r)
 
 /* Does rule r match a token at i? The token's end goes to *end. */
 static int rule_match(const struct scan *s, size_t i,
-		      const struct token_rule *r, size_t *end)
+		      const struct token_rule *r, size_t plen, size_t *end)
 {
-	size_t plen = strlen(r->prefix), p = i + plen, k;
+	size_t p = i + plen, k;
 	const struct seg *last = NULL;
+	unsigned bits10;
 	struct vstat st;
 
-	if (plen && !starts_with(s, i, r->prefix))
+	if (plen && (s->len - i < plen || memcmp(s->t + i, r->prefix, plen)))
 		return 0;
 	for (k = 0; k < ARRAY_SIZE(r->seg) && r->seg[k].cls; k++) {
 		const struct seg *g = &r->seg[k];
@@ -1081,8 +1184,17 @@ static int rule_match(const struct scan *s, size_t i,
 	if (!last->lit && (last->cls(at(s, p)) || is_alnum(at(s, p))))
 		return 0; /* a longer word: not this token */
 	value_stats(s->t + i + plen, p - i - plen, &st);
-	if (char_classes(&st) < r->classes || st.bits * 10.0 < r->bits10)
+	/* a short random body, or a hex one, has less entropy to show */
+	bits10 = r->bits10;
+	if (p - i - plen < 24 && bits10 > 20)
+		bits10 = 20;
+	if ((r->seg[0].cls == is_hexl || r->seg[0].cls == is_hex) &&
+	    bits10 > 28)
+		bits10 = 28;
+	if (char_classes(&st) < r->classes || st.bits * 10.0 < bits10)
 		return 0;
+	if (r->kind == K_OPENAI && !(st.upper && st.lower))
+		return 0; /* sk- with hex or one case: another provider's */
 	*end = p;
 	return 1;
 }
@@ -1095,6 +1207,7 @@ static int rule_match(const struct scan *s, size_t i,
 #define RULES_PER_BYTE 64
 static unsigned short rules_by_byte[256][RULES_PER_BYTE];
 static unsigned char rules_count[256];
+static unsigned char rule_plen[ARRAY_SIZE(token_rules)];
 static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
 
 static void rules_index(void)
@@ -1102,6 +1215,8 @@ static void rules_index(void)
 	size_t r;
 	int c;
 
+	for (r = 0; r < ARRAY_SIZE(token_rules); r++)
+		rule_plen[r] = (unsigned char)strlen(token_rules[r].prefix);
 	for (c = 1; c < 256; c++) {
 		for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
 			const struct token_rule *tr = &token_rules[r];
@@ -1126,14 +1241,15 @@ static int m_prefix(const struct scan *s, size_t i, struct match *m)
 		return 0; /* inside a longer word */
 	pthread_once(&rules_once, rules_index);
 	for (k = 0; k < rules_count[c]; k++) {
-		const struct token_rule *tr = &token_rules[rules_by_byte[c][k]];
+		size_t r = rules_by_byte[c][k];
+		const struct token_rule *tr = &token_rules[r];
 
 		if (!ON(tr->kind))
 			continue;
 		if ((tr->kind == K_OPENAI || tr->kind == K_SK_HEX) &&
 		    (starts_with(s, i, "sk-ant-") || starts_with(s, i, "sk-or-")))
 			continue; /* left to their own rules */
-		if (!rule_match(s, i, tr, &end))
+		if (!rule_match(s, i, tr, rule_plen[r], &end))
 			continue;
 		m->kind = tr->kind;
 		m->start = i;
@@ -1346,7 +1462,7 @@ static int m_aws_secret(const struct scan *s, size_t i, struct match *m)
 	struct vstat st;
 	size_t n, k, nonhex = 0;
 
-	if (!ON(K_AWS_SECRET) || !is_alnum(at(s, i)) || is_b64(before(s, i)))
+	if (!ON(K_AWS_SECRET) || !is_b64(at(s, i)) || is_b64(before(s, i)))
 		return 0;
 	n = run_len(s, i, is_b64, 41);
 	if (n != 40 || at(s, i + 40) == '=')
@@ -1490,7 +1606,7 @@ static int cli_secret(const unsigned char *b, size_t n)
 {
 	size_t i, digits = 0;
 
-	if (n < 4 || is_placeholder(b, n) || b[0] == '-' || b[0] == '$' ||
+	if (n < 4 || placeholder(b, n, 0) || b[0] == '-' || b[0] == '$' ||
 	    b[0] == '`' || memchr(b, '$', n))
 		return 0;
 	for (i = 0; i < n; i++)
@@ -1534,11 +1650,14 @@ static int m_cli(const struct scan *s, size_t i, struct match *m)
 
 	if (!ON(K_CLI_PASSWORD) || !(is_alnum(at(s, i))) || is_ident(b))
 		return 0;
+	if (!strchr("cs7mrbuzlokdeghwx", at(s, i)))
+		return 0; /* no command starts with this byte */
 	n = run_len(s, i, is_ident, 16);
 	if (n >= 16 || !is_hspace(at(s, i + n)))
 		return 0;
 	for (r = 0; r < ARRAY_SIZE(cli_rules); r++)
-		if (strlen(cli_rules[r].cmd) == n &&
+		if (cli_rules[r].cmd[0] == s->t[i] &&
+		    strlen(cli_rules[r].cmd) == n &&
 		    memcmp(s->t + i, cli_rules[r].cmd, n) == 0)
 			break;
 	if (r == ARRAY_SIZE(cli_rules))
@@ -1705,12 +1824,22 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 	static const char *const sec[] = {
 		"secret", "token", "auth", "authorization", "apikey",
 		"accesskey", "secretkey", "privatekey", "signingkey",
-		"clientsecret", "accesstoken", "authtoken",
+		"clientsecret", "accesstoken", "authtoken", "credential",
+		"credentials", "creds", "pat", "apitoken", "bearer",
 	};
 	static const char *const keyed[] = {
 		"api", "access", "secret", "private", "signing", "encryption",
 		"master", "auth", "client", "service", "app", "subscription", "admin", "license", "consumer", "shared",
 		"webhook", "deploy", "write", "storage", "management", "integration", "server", "partner",
+	};
+	static const char *const not_secret[] = {
+		"public", "publishable", "site", "primary", "foreign", "sort",
+		"partition", "cache", "idempotency", "ssh", "gpg", "pgp", "id",
+		"object", "hash", "routing", "map", "lookup", "cursor", "shard",
+		"row", "column", "registry", "dedup", "dedupe", "unique",
+		"composite", "natural", "surrogate", "group", "order", "s3",
+		"file", "path", "config", "hotkey", "shortcut", "keyboard",
+		"music", "translation", "i18n", "label", "field", "column",
 	};
 	static const char *const noise[] = {
 		"base", "value", "b64", "base64", "hex", "raw",
@@ -1766,6 +1895,14 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 		return KEY_SECRET;
 	if (strcmp(last, "key") == 0 && in_list(prev, keyed, ARRAY_SIZE(keyed)))
 		return KEY_SECRET;
+	if (strcmp(last, "key") == 0 && prev[0] &&
+	    !in_list(prev, not_secret, ARRAY_SIZE(not_secret))) {
+		/* an environment variable PROVIDER_KEY: upper case only */
+		for (i = 0; i < n; i++)
+			if (is_lower(k[i]))
+				return KEY_NONE;
+		return KEY_ENV_KEY;
+	}
 	return KEY_NONE;
 }
 
@@ -1824,7 +1961,8 @@ static int parse_sep(const struct scan *s, size_t *pp, int open, int flag)
 static size_t skip_auth_scheme(const struct scan *s, size_t p)
 {
 	static const char *const schemes[] = {
-		"bearer ", "basic ", "token ", "bot ", "digest ",
+		"bearer ", "basic ", "token ", "bot ", "digest ", "ssws ",
+		"splunk ", "apikey ", "api-key ", "key ", "sso-key ",
 	};
 	size_t i;
 
@@ -1923,7 +2061,8 @@ static int password_value(const struct scan *s, const struct value *v,
 			digit = 1;
 	}
 	if (!v->quote) {
-		if (is_dotted_ref(b, n) || is_snake_ident(b, n) ||
+		if (is_dotted_ref(b, n) ||
+		    (is_snake_ident(b, n) && !a->flag && word_like(b, n)) ||
 		    at(s, v->end) == '(' || at(s, v->end) == '[')
 			return 0;
 		if (a->code && is_identifier(b, n))
@@ -1960,9 +2099,9 @@ static int secret_value(const struct scan *s, const struct value *v)
 	if (st.space || st.high)
 		return 0;
 	if (st.hex)
-		return st.hexdigits >= 32 && st.bits >= 3.0;
-	if (!st.digit && st.upper && st.lower && n >= 24)
-		return st.bits >= 4.2; /* random letters, no digit drawn */
+		return st.hexdigits >= 32 && st.bits >= 2.7;
+	if (!st.digit && st.upper * 5 >= n && st.lower * 5 >= n && n >= 24)
+		return st.bits >= 3.9; /* random letters, no digit drawn */
 	if (!st.digit || !(st.upper || st.lower))
 		return 0;
 	return st.bits >= 3.3;
@@ -2076,6 +2215,25 @@ static int basic_auth(const struct scan *s, size_t p, struct match *m)
 	return 1;
 }
 
+/* The value of PROVIDER_KEY=: a random token of token bytes, >= 20 long. */
+static int env_key_value(const struct scan *s, const struct value *v)
+{
+	size_t i, n = v->end - v->start;
+	int hex = 1;
+
+	if (n < 20)
+		return 0;
+	for (i = v->start; i < v->end; i++) {
+		if (!is_alnum(s->t[i]) && !in_set(s->t[i], "-+=/"))
+			return 0;
+		if (!is_hex(s->t[i]))
+			hex = 0;
+	}
+	if (hex)
+		return n >= 32 && entropy(s->t + v->start, n) >= 3.0;
+	return entropy(s->t + v->start, n) >= 3.5;
+}
+
 /*
  * The value at p of assignment a: a known token format, a password, or a
  * high-entropy secret.
@@ -2121,8 +2279,9 @@ static int value_hit(const struct scan *s, size_t p, struct assign *a,
 		return 0; /* prompt='Password: ', the quote ends the string */
 	if (a->sep == '>' && !(at(s, v.end) == '<' && at(s, v.end + 1) == '/'))
 		return 0; /* <password>x</password>, not "<password>@host" */
-	if (a->kc == KEY_SECRET) {
-		if (!ON(K_ENTROPY) || !secret_value(s, &v))
+	if (a->kc == KEY_SECRET || a->kc == KEY_ENV_KEY) {
+		if (!ON(K_ENTROPY) || !secret_value(s, &v) ||
+		    (a->kc == KEY_ENV_KEY && !env_key_value(s, &v)))
 			return 0;
 		m->kind = K_ENTROPY;
 	} else {
@@ -2132,6 +2291,17 @@ static int value_hit(const struct scan *s, size_t p, struct assign *a,
 	}
 	m->start = v.start;
 	m->end = v.end;
+	return 1;
+}
+
+/* Is the name [b, b+n) upper case (an environment variable)? */
+static int upper_name(const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_lower(b[i]))
+			return 0;
 	return 1;
 }
 
@@ -2161,7 +2331,11 @@ static int m_assign(const struct scan *s, size_t i, struct match *m)
 	    !(at(s, p) == '\\' && at(s, p + 1) == open))
 		a.inside = open;
 	a.code = memchr(s->t + i, '.', n) && is_hspace(at(s, p));
-	a.sep = parse_sep(s, &p, open, n > 2 && c == '-' && s->t[i + 1] == '-');
+	a.flag = n > 2 && c == '-' && s->t[i + 1] == '-';
+	a.sep = parse_sep(s, &p, open, a.flag);
+	if ((a.sep == '=' && at(s, i + n) == '=' && upper_name(s->t + i, n)) ||
+	    a.sep == '>')
+		a.flag = 1; /* PGPASSWORD=x, <password>x: literals, not code */
 	if (!a.sep)
 		return 0;
 	return value_hit(s, p, &a, m);
@@ -2208,6 +2382,7 @@ static int m_cjk(const struct scan *s, size_t i, struct match *m)
 		a.sep = '=';
 		a.inside = 0;
 		a.code = 0;
+		a.flag = 0;
 		return value_hit(s, p, &a, m);
 	}
 	return 0;
@@ -2256,7 +2431,7 @@ static int match_at(const struct scan *s, size_t i, struct match *m)
 #define VIEW_DEPTH 4
 #define VIEW_MAX ((size_t)64 << 20)
 #define B64_MIN 16 /* shortest base64 run worth decoding */
-#define JOIN_MIN 4 /* token bytes on each side of a line break to join it */
+#define JOIN_MIN 6 /* token bytes on each side of a line break to join it */
 
 struct view {
 	unsigned char *t; /* NULL for the original text itself */
@@ -2521,15 +2696,17 @@ static int is_tokc(int c)
 
 /*
  * The view of parent with wrapped lines joined: a line break (and the
- * indentation after it) between two runs of at least JOIN_MIN token bytes
- * is removed. -1 when there is no such break.
+ * indentation after it) between two runs of at least JOIN_MIN token bytes,
+ * the one before it token-like (a digit, one of _ - + / =, or a capital
+ * after a small letter: not a word of prose), is removed. -1 when there is
+ * no such break.
  */
 static int view_join(const struct view *parent, const unsigned char *text,
 		     struct builder *b)
 {
 	const unsigned char *t = parent->t ? parent->t : text;
 	size_t len = parent->len, i, run = 0;
-	int any = 0, pass;
+	int any = 0, pass, mark = 0;
 
 	memset(b, 0, sizeof(*b));
 #ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
@@ -2537,6 +2714,7 @@ static int view_join(const struct view *parent, const unsigned char *text,
 #endif
 	for (pass = 0; pass < 2; pass++) {
 		run = 0;
+		mark = 0;
 		for (i = 0; i < len;) {
 			size_t k = i, after = 0, e;
 
@@ -2550,14 +2728,24 @@ static int view_join(const struct view *parent, const unsigned char *text,
 				for (e = k; e < len && is_tokc(t[e]) &&
 					    after < JOIN_MIN; e++)
 					after++;
-				if (k > i && run >= JOIN_MIN &&
+				if (k > i && run >= JOIN_MIN && mark &&
 				    after >= JOIN_MIN) {
 					any = 1;
 					i = k; /* the break is dropped */
 					continue;
 				}
 			}
-			run = is_tokc(t[i]) ? run + 1 : 0;
+			if (!is_tokc(t[i])) {
+				run = 0;
+				mark = 0;
+			} else {
+				/* a token, not a word: a digit, a _ - + / =,
+				 * or a capital after a small letter */
+				if ((!is_alpha(t[i]) && t[i] != '.') ||
+				    (run && is_upper(t[i]) && is_lower(t[i - 1])))
+					mark = 1;
+				run++;
+			}
 			if (pass == 1)
 				builder_put(b, parent, t[i], i, i + 1);
 			i++;
