@@ -1490,6 +1490,7 @@ enum {
 	CLI_PCT = 8,      /* user%password (smbclient) */
 	CLI_COMMA = 16,   /* user,password (lftp) */
 	CLI_PASSPFX = 32, /* pass:SECRET (openssl -passin) */
+	CLI_NEXT = 64,    /* the word after the flag's own word: /user:u pw */
 };
 
 /* A command and one of its flags that takes a password. */
@@ -1563,6 +1564,8 @@ static const struct cli_rule {
 	{ "machine", "password", CLI_SEP }, /* .netrc */
 	{ "default", "password", CLI_SEP }, /* .netrc */
 	{ "htpasswd", "-b", CLI_SEP },
+	{ "use", "/user:", CLI_ATT | CLI_NEXT }, /* net use X: \\h /user:u pw */
+	{ "runas", "/user:", CLI_ATT | CLI_NEXT },
 };
 
 #define CLI_LINE_MAX 512 /* how far along its line a command is read */
@@ -1650,7 +1653,7 @@ static int m_cli(const struct scan *s, size_t i, struct match *m)
 
 	if (!ON(K_CLI_PASSWORD) || !(is_alnum(at(s, i))) || is_ident(b))
 		return 0;
-	if (!strchr("cs7mrbuzlokdeghwx", at(s, i)))
+	if (!strchr("cs7mrbuzlokdeghwx", at(s, i)) && at(s, i) != 'u')
 		return 0; /* no command starts with this byte */
 	n = run_len(s, i, is_ident, 16);
 	if (n >= 16 || !is_hspace(at(s, i + n)))
@@ -1708,6 +1711,15 @@ static int m_cli(const struct scan *s, size_t i, struct match *m)
 				   (cr->mode & CLI_SEP)) {
 				if (cli_value(s, w + fl + 1, we, cr->mode, &pa,
 					      &pe))
+					goto hit;
+			} else if (we - w > fl && (cr->mode & CLI_NEXT)) {
+				size_t v = we, ve;
+
+				while (v < limit && is_hspace(s->t[v]))
+					v++;
+				ve = word_end(s, v, limit);
+				if (ve > v && s->t[v] != '/' &&
+				    cli_value(s, v, ve, 0, &pa, &pe))
 					goto hit;
 			} else if (we - w > fl && (cr->mode & CLI_ATT)) {
 				if (cli_value(s, w + fl, we, cr->mode, &pa, &pe))
@@ -2075,6 +2087,10 @@ static int password_value(const struct scan *s, const struct value *v,
 		/* "the --password option", "--password prompt" */
 		if (a->sep == ' ' && alpha)
 			return 0;
+		/* "the password is required": prose needs a digit or symbol */
+		if (a->sep == 'i' && (alpha || is_snake_ident(b, n) ||
+				      (is_identifier(b, n) && !digit)))
+			return 0;
 	} else if (memchr(b, ' ', n) && ((is_upper(b[0]) && !digit) ||
 					 contains_ci(b, n, "password"))) {
 		return 0; /* a UI label: "Enter your password" */
@@ -2333,6 +2349,19 @@ static int m_assign(const struct scan *s, size_t i, struct match *m)
 	a.code = memchr(s->t + i, '.', n) && is_hspace(at(s, p));
 	a.flag = n > 2 && c == '-' && s->t[i + 1] == '-';
 	a.sep = parse_sep(s, &p, open, a.flag);
+	if (!a.sep && a.kc == KEY_PASSWORD &&
+	    ((starts_with_ci(s, p, " is") &&
+	      (at(s, p + 3) == ' ' || at(s, p + 3) == ':')) ||
+	     (starts_with_ci(s, p, " was") &&
+	      (at(s, p + 4) == ' ' || at(s, p + 4) == ':')))) {
+		/* prose: "the password is Tr0ub4dor&3" */
+		p += at(s, p + 1) == 'i' || at(s, p + 1) == 'I' ? 3 : 4;
+		if (at(s, p) == ':')
+			p++;
+		while (is_hspace(at(s, p)))
+			p++;
+		a.sep = 'i';
+	}
 	if ((a.sep == '=' && at(s, i + n) == '=' && upper_name(s->t + i, n)) ||
 	    a.sep == '>')
 		a.flag = 1; /* PGPASSWORD=x, <password>x: literals, not code */

@@ -258,6 +258,8 @@ static const struct corpus_family corpus_secrets[] = {
 	F("zip-P", "zip -P {pw} secret.zip notes.txt"),
 	F("7z-p", "7z a -p{pw} backup.7z dir"),
 	FL("netrc", "machine api.{w6}.com login {w6} password {pw}"),
+	F("net-use", "net use Z: \\\\files\\{w6} /user:CORP\\{w6} {pw}"),
+	F("password-is-prose", "the staging password is {pw} for now"),
 	/* disguised: every one of these passes the matchers as written */
 	FX("base64-aws-key", "aws_access_key_id=AKIA{A16}", XF_B64),
 	FX("base64-github-token", "token ghp_{a36}", XF_B64),
@@ -389,6 +391,11 @@ static const struct corpus_family corpus_innocents[] = {
 	F("go-struct-tag", "Password string `json:\"password\"`"),
 	F("log-invalid-token", "401: invalid token: expired at 2026-0{d1}-0{d1}"),
 	F("bitcoin-address", "send to bc1q{l38}"),
+	F("password-is-required", "the password is required for {w6}"),
+	F("password-is-vault", "password is: see vault entry {w6}"),
+	F("password-is-length", "the password is {d2} characters long"),
+	F("password-was-reset", "your password was reset by {w6}"),
+	F("net-use-no-password", "net use Z: \\\\files\\{w6} /user:CORP\\{w6} /persistent:yes"),
 
 };
 
