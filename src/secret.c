@@ -1612,9 +1612,14 @@ static int cli_secret(const unsigned char *b, size_t n)
 	if (n < 4 || placeholder(b, n, 0) || b[0] == '-' || b[0] == '$' ||
 	    b[0] == '`' || memchr(b, '$', n))
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (is_digit(b[i]))
 			digits++;
+		/* a quote, a blank or non-ASCII inside: prose quoting a
+		 * command ("curl -u a:", `mysql -p…`), not a password */
+		if (b[i] <= ' ' || b[i] >= 0x7f || is_quote(b[i]))
+			return 0;
+	}
 	return digits < n; /* all digits: a port, a uid:gid */
 }
 
@@ -1623,10 +1628,15 @@ static int cli_value(const struct scan *s, size_t a, size_t e, int mode,
 		     size_t *pa, size_t *pe)
 {
 	const unsigned char *b;
+	size_t k;
 	int sep = mode & CLI_USER ? ':' : mode & CLI_PCT ? '%' :
 		  mode & CLI_COMMA ? ',' : 0;
 
 	unquote(s, &a, &e);
+	for (k = a; k < e; k++)
+		if (is_quote(s->t[k]) || is_hspace(s->t[k]))
+			break; /* the end of a quoted line: ... -p x"} */
+	e = k;
 	if (mode & CLI_PASSPFX) {
 		if (e - a < 5 || memcmp(s->t + a, "pass:", 5) != 0)
 			return 0;
@@ -1670,6 +1680,11 @@ static int m_cli(const struct scan *s, size_t i, struct match *m)
 		if (s->t[p] == '\n' || s->t[p] == '|' || s->t[p] == ';')
 			break;
 	limit = p;
+	/* .netrc: "machine h login u password p", not "default password" */
+	if (((n == 7 && memcmp(s->t + i, "machine", 7) == 0) ||
+	     (n == 7 && memcmp(s->t + i, "default", 7) == 0)) &&
+	    !contains_ci(s->t + i, limit - i, " login "))
+		return 0;
 	for (w = i + n; w < limit; w = we) {
 		size_t k;
 
@@ -2094,7 +2109,12 @@ static int password_value(const struct scan *s, const struct value *v,
 	} else if (memchr(b, ' ', n) && ((is_upper(b[0]) && !digit) ||
 					 contains_ci(b, n, "password"))) {
 		return 0; /* a UI label: "Enter your password" */
+	} else if (a->kc == KEY_WEAK_PASSWORD && alpha) {
+		return 0; /* PASS = 'somewhere': pass names too much */
 	}
+	if (alpha && (contains_ci(b, n, "password") ||
+		      contains_ci(b, n, "passwd")))
+		return 0; /* password = dbpassword: a name, not a secret */
 	return 1;
 }
 

@@ -395,6 +395,11 @@ static const struct corpus_family corpus_innocents[] = {
 	F("password-is-vault", "password is: see vault entry {w6}"),
 	F("password-is-length", "the password is {d2} characters long"),
 	F("password-was-reset", "your password was reset by {w6}"),
+	F("doc-default-password", " * @{w6}PwdCallback: the default password callback."),
+	F("weak-name-word", "const PASS = '{w8}';"),
+	F("password-names-password", "password = db{w2}password"),
+	F("prose-quoting-commands", "repeats (\"curl -u a:\", \"%41\", spaces, ...) under the"),
+	F("prose-mysql-ellipsis", "command lines (`curl -u`, `sshpass -p`, `mysql -p\xe2\x80\xa6`),"),
 	F("net-use-no-password", "net use Z: \\\\files\\{w6} /user:CORP\\{w6} /persistent:yes"),
 
 };
