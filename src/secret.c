@@ -1845,7 +1845,7 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 {
 	static const char *const pw[] = {
 		"password", "passwd", "passphrase", "passcode", "sshpass",
-		"storepass", "keypass", "pgpass", "dbpass",
+		"storepass", "keypass", "pgpass", "dbpass", "psk",
 	};
 	static const char *const weak[] = { "pwd", "pass" };
 	static const char *const sec[] = {
