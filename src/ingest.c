@@ -828,6 +828,8 @@ static int prepare_texts(struct ingest_event *ev, size_t n, unsigned flags,
 		if (secret_scan(ev[i].text, len, &hit, 1) > 0) {
 			char *masked;
 
+			if (secret_unscanned(&hit))
+				return CAIRN_NOMEM;
 			if (!(flags & CAIRN_WRITE_REDACT)) {
 				secret_describe(&hit, "the text", msg, msgsize);
 				return CAIRN_SECRET;

@@ -7,14 +7,28 @@
  * secret_describe(), unless the caller asked for secret_redact().
  *
  * Must never: log, print or copy the secret bytes (secret_redact() copies
- * only the text around the hits); allocate while scanning; take more than
- * linear time (every look ahead or behind has a fixed bound); abort or read
+ * only the text around the hits); take more than linear time (every look
+ * ahead or behind has a fixed bound, no matcher backtracks); abort or read
  * out of bounds on any input (invalid UTF-8, NULs, megabytes).
  *
  * How it works: one left-to-right pass. At each byte the matchers below are
- * tried in order; a hit is reported and the pass resumes after it, so hits
- * come out in order and never overlap. A known token format found as the
- * value of an assignment is reported under its own kind, not the generic one.
+ * tried in order; a hit is reported and the pass resumes after it. A known
+ * token format found as the value of an assignment is reported under its
+ * own kind, not the generic one. The same pass then runs over normalised
+ * views of the text (see "normalised views" below: NFKC to ASCII, format
+ * characters dropped, %XX decoded, wrapped lines joined, base64 decoded,
+ * up to 4 layers deep); their hits map back to original byte ranges, and
+ * overlapping hits merge, so hits come out in order and never overlap.
+ *
+ * Beyond the table below, token_rules[] holds the provider formats (about
+ * 220 shapes, one line each: a prefix and up to five class segments), each
+ * under its own kind name (sendgrid-api-key, twilio-api-key, pypi-token,
+ * azure-storage-key, ...); m_cli() the command-line password flags
+ * (curl -u, sshpass -p, mysql -pX, redis-cli -a, smbclient -U u%p, openssl
+ * -passin pass:, .netrc, ...) as "cli-password"; passphrase_at() a
+ * multi-word "password: correct horse battery staple" as "passphrase";
+ * basic_auth() "Basic <base64 of user:password>" as "basic-auth"; m_sas()
+ * an Azure SAS "&sig=" as "azure-sas-token"; m_putty() PuTTY key files.
  *
  * Kinds. The names are stable: they appear in error messages and in the
  * "[REDACTED:<kind>]" markers. "the hit" is the byte range reported.
@@ -70,53 +84,157 @@
  * user_password), paths, URLs without a password, UI labels, prose.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <utf8proc.h>
 
 #include "secret.h"
 
+/*
+ * Every kind: its enum name and its stable name. The first block is the
+ * table in the header comment; the token kinds after it are the provider
+ * formats of token_rules[] below, each one line there.
+ */
+#define KINDS                                                              \
+	X(K_AWS_ID, "aws-access-key-id")                                   \
+	X(K_AWS_SECRET, "aws-secret-access-key")                           \
+	X(K_GITHUB, "github-token")                                        \
+	X(K_GITLAB, "gitlab-token")                                        \
+	X(K_SLACK, "slack-token")                                          \
+	X(K_SLACK_HOOK, "slack-webhook")                                   \
+	X(K_STRIPE, "stripe-key")                                          \
+	X(K_GOOGLE_API, "google-api-key")                                  \
+	X(K_GOOGLE_OAUTH, "google-oauth-secret")                           \
+	X(K_OPENAI, "openai-key")                                          \
+	X(K_ANTHROPIC, "anthropic-key")                                    \
+	X(K_NPM, "npm-token")                                              \
+	X(K_HUGGINGFACE, "huggingface-token")                              \
+	X(K_PRIVATE_KEY, "private-key")                                    \
+	X(K_JWT, "jwt")                                                    \
+	X(K_URL_PASSWORD, "password-in-url")                               \
+	X(K_PASSWORD, "password-assignment")                               \
+	X(K_ENTROPY, "high-entropy-assignment")                            \
+	X(K_BASIC_AUTH, "basic-auth")                                      \
+	X(K_CLI_PASSWORD, "cli-password")                                  \
+	X(K_PASSPHRASE, "passphrase")                                      \
+	X(K_AZURE_STORAGE, "azure-storage-key")                            \
+	X(K_AZURE_SAS, "azure-sas-token")                                  \
+	X(K_AZURE_AD, "azure-ad-client-secret")                            \
+	X(K_GOOGLE_TOKEN, "google-oauth-token")                            \
+	X(K_STRIPE_HOOK, "stripe-webhook-secret")                          \
+	X(K_SENDGRID, "sendgrid-api-key")                                  \
+	X(K_TWILIO, "twilio-api-key")                                      \
+	X(K_PYPI, "pypi-token")                                            \
+	X(K_DIGITALOCEAN, "digitalocean-token")                            \
+	X(K_SHOPIFY, "shopify-token")                                      \
+	X(K_SQUARE, "square-token")                                        \
+	X(K_MAILGUN, "mailgun-key")                                        \
+	X(K_MAILCHIMP, "mailchimp-key")                                    \
+	X(K_HEROKU, "heroku-key")                                          \
+	X(K_DATABRICKS, "databricks-token")                                \
+	X(K_DOPPLER, "doppler-token")                                      \
+	X(K_LINEAR, "linear-api-key")                                      \
+	X(K_NOTION, "notion-token")                                        \
+	X(K_ATLASSIAN, "atlassian-token")                                  \
+	X(K_DISCORD, "discord-bot-token")                                  \
+	X(K_DISCORD_HOOK, "discord-webhook")                               \
+	X(K_TELEGRAM, "telegram-bot-token")                                \
+	X(K_AGE, "age-secret-key")                                         \
+	X(K_ALIBABA, "alibaba-access-key")                                 \
+	X(K_TENCENT, "tencent-secret-id")                                  \
+	X(K_CONTENTFUL, "contentful-token")                                \
+	X(K_CLOJARS, "clojars-token")                                      \
+	X(K_DYNATRACE, "dynatrace-token")                                  \
+	X(K_EASYPOST, "easypost-key")                                      \
+	X(K_FACEBOOK, "facebook-access-token")                             \
+	X(K_FIGMA, "figma-token")                                          \
+	X(K_FLYIO, "flyio-token")                                          \
+	X(K_FRAMEIO, "frameio-token")                                      \
+	X(K_GOCARDLESS, "gocardless-token")                                \
+	X(K_GRAFANA, "grafana-token")                                      \
+	X(K_TERRAFORM, "terraform-cloud-token")                            \
+	X(K_VAULT, "vault-token")                                          \
+	X(K_INFRACOST, "infracost-key")                                    \
+	X(K_JFROG, "jfrog-token")                                          \
+	X(K_MAPBOX, "mapbox-secret-token")                                 \
+	X(K_NEWRELIC, "newrelic-key")                                      \
+	X(K_ONEPASSWORD, "1password-token")                                \
+	X(K_PLANETSCALE, "planetscale-token")                              \
+	X(K_POSTMAN, "postman-key")                                        \
+	X(K_PREFECT, "prefect-key")                                        \
+	X(K_PULUMI, "pulumi-token")                                        \
+	X(K_README, "readme-key")                                          \
+	X(K_RUBYGEMS, "rubygems-key")                                      \
+	X(K_SCALINGO, "scalingo-token")                                    \
+	X(K_SENTRY, "sentry-token")                                        \
+	X(K_BREVO, "brevo-key")                                            \
+	X(K_SHIPPO, "shippo-token")                                        \
+	X(K_SOURCEGRAPH, "sourcegraph-token")                              \
+	X(K_SONAR, "sonarqube-token")                                      \
+	X(K_TYPEFORM, "typeform-token")                                    \
+	X(K_YANDEX, "yandex-key")                                          \
+	X(K_ADOBE, "adobe-client-secret")                                  \
+	X(K_AIRTABLE, "airtable-token")                                    \
+	X(K_PERPLEXITY, "perplexity-key")                                  \
+	X(K_GROQ, "groq-key")                                              \
+	X(K_REPLICATE, "replicate-token")                                  \
+	X(K_XAI, "xai-key")                                                \
+	X(K_OPENROUTER, "openrouter-key")                                  \
+	X(K_SK_HEX, "sk-hex-api-key")                                      \
+	X(K_LANGSMITH, "langsmith-key")                                    \
+	X(K_SUPABASE, "supabase-token")                                    \
+	X(K_DOCKER, "docker-hub-token")                                    \
+	X(K_TAILSCALE, "tailscale-key")                                    \
+	X(K_CLOUDFLARE_CA, "cloudflare-origin-ca-key")                     \
+	X(K_BRAINTREE, "braintree-token")                                  \
+	X(K_RAZORPAY, "razorpay-key")                                      \
+	X(K_FLUTTERWAVE, "flutterwave-key")                                \
+	X(K_CLICKUP, "clickup-token")                                      \
+	X(K_DROPBOX, "dropbox-token")                                      \
+	X(K_DUFFEL, "duffel-token")                                        \
+	X(K_TEAMS_HOOK, "teams-webhook")                                   \
+	X(K_NUGET, "nuget-key")                                            \
+	X(K_OPENSHIFT, "openshift-token")                                  \
+	X(K_PLAID, "plaid-token")                                          \
+	X(K_PACKAGIST, "packagist-token")                                  \
+	X(K_SETTLEMINT, "settlemint-token")                                \
+	X(K_FCM, "firebase-fcm-key")                                       \
+	X(K_NETLIFY, "netlify-token")                                      \
+	X(K_RENDER, "render-key")                                          \
+	X(K_BUILDKITE, "buildkite-token")                                  \
+	X(K_OCTOPUS, "octopus-deploy-key")                                 \
+	X(K_PINECONE, "pinecone-key")                                      \
+	X(K_TWITTER, "twitter-bearer-token")                               \
+	X(K_ASANA, "asana-token")                                          \
+	X(K_AMAZON_MWS, "amazon-mws-token")                                \
+	X(K_ZAPIER_HOOK, "zapier-webhook")                                 \
+	X(K_CIRCLECI, "circleci-token")                                    \
+	X(K_POSTHOG, "posthog-key")                                        \
+	X(K_NVIDIA, "nvidia-api-key")                                      \
+	X(K_TAVILY, "tavily-key")                                          \
+	X(K_JINA, "jina-key")                                              \
+	X(K_LANGFUSE, "langfuse-key")                                      \
+	X(K_LIVE_KEY, "live-api-key")                                      \
+	X(K_HARNESS, "harness-token")                                      \
+	X(K_INTRA42, "intra42-secret")                                     \
+	X(K_DEFINED, "defined-networking-key")
+
 enum kind {
-	K_AWS_ID,
-	K_AWS_SECRET,
-	K_GITHUB,
-	K_GITLAB,
-	K_SLACK,
-	K_SLACK_HOOK,
-	K_STRIPE,
-	K_GOOGLE_API,
-	K_GOOGLE_OAUTH,
-	K_OPENAI,
-	K_ANTHROPIC,
-	K_NPM,
-	K_HUGGINGFACE,
-	K_PRIVATE_KEY,
-	K_JWT,
-	K_URL_PASSWORD,
-	K_PASSWORD,
-	K_ENTROPY,
+#define X(k, name) k,
+	KINDS
+#undef X
 	K_COUNT
 };
 
-/* Indexed by enum kind; the order of the table in the header comment. */
+/* Indexed by enum kind. */
 static const char *const kind_names[K_COUNT] = {
-	"aws-access-key-id",
-	"aws-secret-access-key",
-	"github-token",
-	"gitlab-token",
-	"slack-token",
-	"slack-webhook",
-	"stripe-key",
-	"google-api-key",
-	"google-oauth-secret",
-	"openai-key",
-	"anthropic-key",
-	"npm-token",
-	"huggingface-token",
-	"private-key",
-	"jwt",
-	"password-in-url",
-	"password-assignment",
-	"high-entropy-assignment",
+#define X(k, name) name,
+	KINDS
+#undef X
 };
 
 /* Test hook state (secret_disable_kind_for_test): all zero in production. */
@@ -152,6 +270,7 @@ struct assign {
 	int sep;    /* '=', ':', '>' or ' ': see parse_sep() */
 	int inside; /* the quote the name sits inside, not closed after it */
 	int code;   /* "a.b = x": an attribute assigned with spaces */
+	int flag;   /* the name is a --flag: the value is an argument */
 };
 
 /* An assignment value: its bytes [start, end) and the quote around it. */
@@ -166,6 +285,7 @@ enum keyclass {
 	KEY_PASSWORD,      /* password, DB_PASSWORD, passphrase, 密码 */
 	KEY_WEAK_PASSWORD, /* pass, pwd: also names non-secrets; stricter */
 	KEY_SECRET,        /* token, secret, api_key, ...: needs entropy */
+	KEY_ENV_KEY,       /* STRIPE_KEY: a random token, nothing else */
 };
 
 /* ------------------------------------------------------- byte classes */
@@ -223,6 +343,11 @@ static int is_b64url(int c)
 static int is_b64(int c)
 {
 	return is_alnum(c) || c == '+' || c == '/';
+}
+
+static int is_eq(int c)
+{
+	return c == '=';
 }
 
 static int is_slackc(int c)
@@ -416,10 +541,39 @@ static int char_classes(const struct vstat *st)
 /* ------------------------------------------- placeholders and references */
 
 /*
+ * Could the upper-case name [b, b+n) be made of words (DB_PASSWORD,
+ * S3_BUCKET) rather than drawn at random (L4_K85N4RYK): few digits, and
+ * a vowel in every six letters or so?
+ */
+static int word_like(const unsigned char *b, size_t n)
+{
+	size_t i, digits = 0, letters = 0, vowels = 0;
+
+	for (i = 0; i < n; i++) {
+		if (is_digit(b[i]))
+			digits++;
+		if (is_alpha(b[i])) {
+			letters++;
+			if (strchr("AEIOUaeiou", b[i]))
+				vowels++;
+		}
+	}
+	return digits * 6 <= n && (letters < 6 || vowels * 6 >= letters);
+}
+
+/*
  * Is this value a placeholder rather than a secret: empty, a template or
  * variable reference, a mask, a well-known dummy word?
  */
+static int placeholder(const unsigned char *b, size_t n, int env);
+
 static int is_placeholder(const unsigned char *b, size_t n)
+{
+	return placeholder(b, n, 1);
+}
+
+/* env: an upper-case name with '_' (DB_PASSWORD) counts as a reference. */
+static int placeholder(const unsigned char *b, size_t n, int env)
 {
 	static const char *const words[] = {
 		"password", "passwd", "pass", "pwd", "secret", "token",
@@ -471,7 +625,7 @@ static int is_placeholder(const unsigned char *b, size_t n)
 	}
 	if (mask || distinct <= 2)
 		return 1; /* ******** xxx ... XXXX-XXXX aaaaaa */
-	if (envname && under && is_upper(b[0]))
+	if (env && envname && under && is_upper(b[0]) && word_like(b, n))
 		return 1; /* DB_PASSWORD: a variable's name, not its value */
 	if (lower_word(b, n, w) && in_list(w, words, ARRAY_SIZE(words)))
 		return 1;
@@ -519,25 +673,58 @@ static int is_dotted_ref(const unsigned char *b, size_t n)
 }
 
 /*
+ * Does word (lower case) occur in the identifier [b, b+n) as a whole
+ * segment: at a start, after '_' or at a camelCase hump, and ending at an
+ * end, '_', a digit or a capital? (userPassword, db_pwd; not "QPwdx".)
+ */
+static int has_segment(const unsigned char *b, size_t n, const char *word)
+{
+	size_t m = strlen(word), i, k;
+
+	for (i = 0; i + m <= n; i++) {
+		for (k = 0; k < m; k++)
+			if (to_lower(b[i + k]) != word[k])
+				break;
+		if (k < m)
+			continue;
+		if (i > 0 && b[i - 1] != '_' &&
+		    !(is_upper(b[i]) && is_lower(b[i - 1])))
+			continue;
+		if (i + m < n && b[i + m] != '_' && !is_upper(b[i + m]) &&
+		    !is_digit(b[i + m]))
+			continue;
+		if (i + m < n && is_upper(b[i + m]) && is_upper(b[i + m - 1]) &&
+		    i + m + 1 < n && is_upper(b[i + m + 1]))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * A variable named after what it holds: user_password, apiToken,
  * challengePassword. Such a value names the secret; it is not the secret.
  */
 static int is_named_ref(const unsigned char *b, size_t n)
 {
-	size_t i;
-	int hump = 0;
+	size_t i, hump = 0, digits = 0;
 
 	if (!is_identifier(b, n))
 		return 0;
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n; i++) {
 		if (is_lower(b[i - 1]) && is_upper(b[i]))
-			hump = 1;
+			hump++;
+		if (is_digit(b[i]))
+			digits++;
+	}
 	if (!hump && !memchr(b, '_', n))
 		return 0;
-	return contains_ci(b, n, "password") || contains_ci(b, n, "passwd") ||
-	       contains_ci(b, n, "secret") || contains_ci(b, n, "token") ||
-	       contains_ci(b, n, "pwd") || contains_ci(b, n, "apikey") ||
-	       contains_ci(b, n, "api_key");
+	if (hump * 5 > n || digits * 6 > n || entropy(b, n) >= 4.2)
+		return 0; /* case and digits at random: a token, not a name */
+	return has_segment(b, n, "password") || has_segment(b, n, "passwd") ||
+	       has_segment(b, n, "secret") || has_segment(b, n, "token") ||
+	       has_segment(b, n, "pwd") || has_segment(b, n, "apikey") ||
+	       has_segment(b, n, "api_key");
 }
 
 /* A snake_case identifier (index_info, user_pass): a variable in code. */
@@ -547,9 +734,13 @@ static int is_snake_ident(const unsigned char *b, size_t n)
 
 	if (!is_identifier(b, n) || !memchr(b, '_', n))
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (is_upper(b[i]))
 			return 0;
+		/* words with a number at the end: user2_pass, not e5awm4q */
+		if (i > 0 && is_digit(b[i - 1]) && is_lower(b[i]))
+			return 0;
+	}
 	return 1;
 }
 
@@ -581,82 +772,488 @@ static int is_path(const unsigned char *b, size_t n)
 	for (i = 0; i < n; i++)
 		if (!is_word(b[i]) && !in_set(b[i], "./~-"))
 			return 0;
+	/* a long random segment: base64 that starts with '/', not a path */
+	for (i = 0; i < n;) {
+		size_t k = i;
+		struct vstat st;
+
+		while (k < n && b[k] != '/')
+			k++;
+		if (k - i >= 16) {
+			value_stats(b + i, k - i, &st);
+			if (char_classes(&st) == 3 && st.bits >= 3.5)
+				return 0;
+		}
+		i = k + 1;
+	}
 	return 1;
 }
 
 /* ------------------------------------------------------- token formats */
 
-/* A token known by its prefix: body class, length bounds, randomness. */
-struct prefix_rule {
+/*
+ * A token known by its shape: a literal prefix (may be empty), then up to
+ * five segments, each a run of one byte class with length bounds and the
+ * literal that follows it. Every class excludes the literal after it, so
+ * the match is one greedy pass with no backtracking: a segment takes at
+ * most max bytes, then its literal must follow. After the last segment the
+ * token must end (no byte of its class, no letter or digit).
+ */
+struct seg {
+	int (*cls)(int);
+	unsigned short min, max;
+	const char *lit; /* the literal after this segment, or NULL */
+};
+
+struct token_rule {
 	const char *prefix;
-	const char *unless;     /* a longer prefix left to another rule */
-	int kind;               /* enum kind */
-	int (*body)(int);       /* class of the bytes after the prefix */
-	unsigned short min, max; /* body length bounds */
-	unsigned char classes;  /* how many of upper/lower/digit the body has */
-	double bits;            /* entropy of the body, bits per byte */
+	int kind;              /* enum kind */
+	unsigned char classes; /* how many of upper/lower/digit the body has */
+	unsigned char bits10;  /* entropy of the body, tenths of a bit/byte */
+	struct seg seg[5];
 };
 
-static const struct prefix_rule prefix_rules[] = {
-	{ "AKIA", NULL, K_AWS_ID, is_upnum, 16, 16, 1, 2.5 },
-	{ "ASIA", NULL, K_AWS_ID, is_upnum, 16, 16, 1, 2.5 },
-	{ "ABIA", NULL, K_AWS_ID, is_upnum, 16, 16, 1, 2.5 },
-	{ "ACCA", NULL, K_AWS_ID, is_upnum, 16, 16, 1, 2.5 },
-	{ "AIza", NULL, K_GOOGLE_API, is_b64url, 35, 35, 2, 3.0 },
-	{ "GOCSPX-", NULL, K_GOOGLE_OAUTH, is_b64url, 24, 64, 2, 3.0 },
-	{ "github_pat_", NULL, K_GITHUB, is_word, 40, 255, 3, 3.5 },
-	{ "ghp_", NULL, K_GITHUB, is_alnum, 30, 255, 3, 3.5 },
-	{ "gho_", NULL, K_GITHUB, is_alnum, 30, 255, 3, 3.5 },
-	{ "ghu_", NULL, K_GITHUB, is_alnum, 30, 255, 3, 3.5 },
-	{ "ghs_", NULL, K_GITHUB, is_alnum, 30, 255, 3, 3.5 },
-	{ "ghr_", NULL, K_GITHUB, is_alnum, 30, 255, 3, 3.5 },
-	{ "glpat-", NULL, K_GITLAB, is_b64url, 20, 64, 2, 3.0 },
-	{ "xoxb-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "xoxp-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "xoxa-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "xoxr-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "xoxs-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "xapp-", NULL, K_SLACK, is_slackc, 20, 255, 2, 3.0 },
-	{ "hooks.slack.com/services/", NULL, K_SLACK_HOOK, is_alnum_slash,
-	  30, 128, 2, 3.0 },
-	{ "sk_live_", NULL, K_STRIPE, is_alnum, 16, 255, 2, 3.0 },
-	{ "sk_test_", NULL, K_STRIPE, is_alnum, 16, 255, 2, 3.0 },
-	{ "rk_live_", NULL, K_STRIPE, is_alnum, 16, 255, 2, 3.0 },
-	{ "rk_test_", NULL, K_STRIPE, is_alnum, 16, 255, 2, 3.0 },
-	{ "sk-ant-", NULL, K_ANTHROPIC, is_b64url, 32, 256, 3, 3.5 },
-	{ "sk-", "sk-ant-", K_OPENAI, is_b64url, 32, 256, 3, 3.5 },
-	{ "npm_", NULL, K_NPM, is_alnum, 36, 36, 2, 3.0 },
-	{ "hf_", NULL, K_HUGGINGFACE, is_alpha, 30, 40, 2, 3.0 },
+static int is_lonum(int c)
+{
+	return is_lower(c) || is_digit(c);
+}
+
+static int is_hexl(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+static int is_b64eq(int c)
+{
+	return is_b64(c) || c == '=';
+}
+
+static int is_b64urleq(int c)
+{
+	return is_b64url(c) || c == '=';
+}
+
+static int is_b64all(int c)
+{
+	return is_b64url(c) || c == '+' || c == '/' || c == '=';
+}
+
+/* Bech32's alphabet in upper case (age secret keys). */
+static int is_bech32u(int c)
+{
+	return c > 0 && strchr("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", c) != NULL;
+}
+
+/* Azure AD client secrets: [A-Za-z0-9_~.] and '-' after the "Q~". */
+static int is_azc(int c)
+{
+	return is_word(c) || c == '~' || c == '.';
+}
+
+static int is_azc2(int c)
+{
+	return is_azc(c) || c == '-';
+}
+
+/* Webhook paths: letters, digits, / @ - (Teams, Slack workflows). */
+static int is_hookc(int c)
+{
+	return is_alnum(c) || c == '/' || c == '@' || c == '-' || c == '_';
+}
+
+static int is_alnum_pct(int c)
+{
+	return is_alnum(c) || c == '%';
+}
+
+#define S(c, lo, hi, l) { c, lo, hi, l }
+#define END { NULL, 0, 0, NULL }
+/* one segment after the prefix */
+#define T1(pfx, k, cl, b, c1, lo1, hi1)                                    \
+	{ pfx, k, cl, b, { S(c1, lo1, hi1, NULL), END, END, END } }
+
+static const struct token_rule token_rules[] = {
+	/* cloud providers */
+	T1("AKIA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
+	T1("ASIA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
+	T1("ABIA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
+	T1("ACCA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
+	T1("A3T", K_AWS_ID, 1, 25, is_upnum, 17, 17),
+	T1("AIza", K_GOOGLE_API, 2, 30, is_b64url, 35, 35),
+	T1("GOCSPX-", K_GOOGLE_OAUTH, 2, 30, is_b64url, 24, 64),
+	T1("ya29.", K_GOOGLE_TOKEN, 2, 35, is_b64url, 30, 2048),
+	T1("1//0", K_GOOGLE_TOKEN, 2, 35, is_b64url, 40, 512),
+	{ "AAAA", K_FCM, 2, 35, { S(is_b64url, 7, 7, ":APA91b"),
+				  S(is_b64url, 100, 200, NULL), END, END } },
+	{ "", K_AZURE_AD, 2, 35, { S(is_azc, 3, 3, NULL),
+				   S(is_digit, 1, 1, "Q~"),
+				   S(is_azc2, 31, 34, NULL), END } },
+	T1("AccountKey=", K_AZURE_STORAGE, 3, 40, is_b64eq, 80, 100),
+	T1("SharedAccessKey=", K_AZURE_STORAGE, 3, 40, is_b64eq, 40, 100),
+	T1("LTAI", K_ALIBABA, 2, 30, is_alnum, 12, 24),
+	T1("AKID", K_TENCENT, 2, 35, is_alnum, 32, 36),
+	T1("dop_v1_", K_DIGITALOCEAN, 2, 30, is_hexl, 64, 64),
+	T1("doo_v1_", K_DIGITALOCEAN, 2, 30, is_hexl, 64, 64),
+	T1("dor_v1_", K_DIGITALOCEAN, 2, 30, is_hexl, 64, 64),
+	T1("HRKU-", K_HEROKU, 2, 35, is_b64url, 40, 80),
+	T1("dapi", K_DATABRICKS, 2, 30, is_hexl, 32, 32),
+	{ "", K_TERRAFORM, 2, 30, { S(is_lonum, 14, 14, ".atlasv1."),
+				    S(is_b64urleq, 60, 70, NULL), END,
+				    END } },
+	T1("hvs.", K_VAULT, 2, 35, is_b64url, 24, 256),
+	T1("hvb.", K_VAULT, 2, 35, is_b64url, 24, 256),
+	T1("hvr.", K_VAULT, 2, 35, is_b64url, 24, 256),
+	T1("fo1_", K_FLYIO, 2, 35, is_b64url, 43, 43),
+	T1("fm1r_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
+	T1("fm1a_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
+	T1("fm2_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
+	{ "v1.0-", K_CLOUDFLARE_CA, 2, 30, { S(is_hexl, 24, 24, "-"),
+					     S(is_hexl, 146, 146, NULL), END,
+					     END } },
+	T1("sha256~", K_OPENSHIFT, 2, 35, is_b64url, 43, 43),
+	T1("nfp_", K_NETLIFY, 2, 35, is_alnum, 36, 40),
+	T1("rnd_", K_RENDER, 2, 35, is_alnum, 32, 32),
+	T1("pscale_tkn_", K_PLANETSCALE, 2, 35, is_b64url, 32, 64),
+	T1("pscale_oauth_", K_PLANETSCALE, 2, 35, is_b64url, 32, 64),
+	T1("pscale_pw_", K_PLANETSCALE, 2, 35, is_b64url, 32, 64),
+	T1("sbp_", K_SUPABASE, 2, 30, is_hexl, 40, 40),
+	T1("sb_secret_", K_SUPABASE, 2, 35, is_b64url, 24, 64),
+	T1("tk-us-", K_SCALINGO, 2, 35, is_b64url, 48, 48),
+	{ "dt0c01.", K_DYNATRACE, 2, 30, { S(is_upnum, 24, 24, "."),
+					   S(is_upnum, 64, 64, NULL), END,
+					   END } },
+	/* code hosting and CI */
+	T1("github_pat_", K_GITHUB, 2, 35, is_word, 40, 255),
+	T1("ghp_", K_GITHUB, 2, 35, is_alnum, 30, 255),
+	T1("gho_", K_GITHUB, 2, 35, is_alnum, 30, 255),
+	T1("ghu_", K_GITHUB, 2, 35, is_alnum, 30, 255),
+	T1("ghs_", K_GITHUB, 2, 35, is_alnum, 30, 255),
+	T1("ghr_", K_GITHUB, 2, 35, is_alnum, 30, 255),
+	T1("glpat-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("gldt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glrt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glcbt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glsoat-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glimt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glagent-", K_GITLAB, 2, 30, is_b64url, 40, 64),
+	T1("gloas-", K_GITLAB, 2, 30, is_b64url, 40, 64),
+	T1("glft-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glptt-", K_GITLAB, 2, 30, is_hexl, 40, 40),
+	T1("GR1348941", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("ATATT3", K_ATLASSIAN, 3, 40, is_b64urleq, 150, 300),
+	T1("ATCTT3", K_ATLASSIAN, 3, 40, is_b64urleq, 150, 300),
+	T1("ATBB", K_ATLASSIAN, 2, 35, is_alnum, 32, 64),
+	T1("sgp_local_", K_SOURCEGRAPH, 2, 30, is_hexl, 40, 40),
+	{ "sgp_", K_SOURCEGRAPH, 2, 30, { S(is_hexl, 16, 16, "_"),
+					  S(is_hexl, 40, 40, NULL), END,
+					  END } },
+	T1("sgp_", K_SOURCEGRAPH, 2, 30, is_hexl, 40, 40),
+	T1("squ_", K_SONAR, 2, 30, is_hexl, 40, 40),
+	T1("sqp_", K_SONAR, 2, 30, is_hexl, 40, 40),
+	T1("sqa_", K_SONAR, 2, 30, is_hexl, 40, 40),
+	T1("bkua_", K_BUILDKITE, 2, 30, is_hexl, 40, 40),
+	T1("pul-", K_PULUMI, 2, 30, is_hexl, 40, 40),
+	T1("pnu_", K_PREFECT, 2, 35, is_alnum, 36, 36),
+	T1("API-", K_OCTOPUS, 1, 30, is_upnum, 26, 32),
+	T1("AKCp", K_JFROG, 2, 35, is_alnum, 69, 73),
+	T1("cmVmdGtuOjAxOj", K_JFROG, 2, 35, is_b64url, 40, 80),
+	T1("dckr_pat_", K_DOCKER, 2, 35, is_b64url, 27, 36),
+	T1("dckr_oat_", K_DOCKER, 2, 35, is_b64url, 27, 36),
+	T1("rubygems_", K_RUBYGEMS, 2, 30, is_hexl, 48, 48),
+	T1("CLOJARS_", K_CLOJARS, 2, 30, is_lonum, 60, 60),
+	T1("oy2", K_NUGET, 2, 35, is_lonum, 43, 43),
+	T1("rdme_", K_README, 2, 30, is_lonum, 70, 70),
+	T1("pypi-AgEIcHlwaS5vcmc", K_PYPI, 2, 35, is_b64url, 50, 1000),
+	T1("pypi-AgENdGVzdC5weXBpLm9yZw", K_PYPI, 2, 35, is_b64url, 50, 1000),
+	T1("npm_", K_NPM, 2, 30, is_alnum, 36, 36),
+	{ "packagist_", K_PACKAGIST, 2, 30, { S(is_lower, 3, 3, "_"),
+					      S(is_hexl, 60, 80, NULL), END,
+					      END } },
+	/* chat and messaging */
+	T1("xoxb-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxp-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxa-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxr-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxs-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxo-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxe.xoxp-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxe-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxc-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("xoxd-", K_SLACK, 2, 30, is_b64all, 20, 512),
+	T1("xapp-", K_SLACK, 2, 30, is_slackc, 20, 255),
+	T1("hooks.slack.com/services/", K_SLACK_HOOK, 2, 30, is_alnum_slash,
+	   30, 128),
+	T1("hooks.slack.com/workflows/", K_SLACK_HOOK, 2, 30, is_alnum_slash,
+	   30, 128),
+	T1("hooks.slack.com/triggers/", K_SLACK_HOOK, 2, 30, is_alnum_slash,
+	   30, 128),
+	{ "discord.com/api/webhooks/", K_DISCORD_HOOK, 2, 30,
+	  { S(is_digit, 17, 20, "/"), S(is_b64url, 60, 68, NULL), END, END } },
+	{ "discordapp.com/api/webhooks/", K_DISCORD_HOOK, 2, 30,
+	  { S(is_digit, 17, 20, "/"), S(is_b64url, 60, 68, NULL), END, END } },
+	{ "M", K_DISCORD, 3, 35, { S(is_alnum, 23, 27, "."),
+				   S(is_b64url, 6, 7, "."),
+				   S(is_b64url, 27, 40, NULL), END } },
+	{ "N", K_DISCORD, 3, 35, { S(is_alnum, 23, 27, "."),
+				   S(is_b64url, 6, 7, "."),
+				   S(is_b64url, 27, 40, NULL), END } },
+	{ "O", K_DISCORD, 3, 35, { S(is_alnum, 23, 27, "."),
+				   S(is_b64url, 6, 7, "."),
+				   S(is_b64url, 27, 40, NULL), END } },
+	{ "", K_TELEGRAM, 2, 30, { S(is_digit, 5, 16, ":A"),
+				   S(is_b64url, 34, 34, NULL), END, END } },
+	T1("webhook.office.com/webhookb2/", K_TEAMS_HOOK, 2, 30, is_hookc, 60,
+	   400),
+	T1("outlook.office.com/webhook/", K_TEAMS_HOOK, 2, 30, is_hookc, 60,
+	   400),
+	/* payments and commerce */
+	T1("sk_live_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("sk_test_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("rk_live_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("rk_test_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("whsec_", K_STRIPE_HOOK, 2, 35, is_b64eq, 24, 64),
+	T1("shpat_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
+	T1("shpca_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
+	T1("shppa_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
+	T1("shpss_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
+	T1("EAAA", K_SQUARE, 2, 35, is_b64url, 60, 60),
+	T1("sq0atp-", K_SQUARE, 2, 30, is_b64url, 22, 22),
+	T1("sq0csp-", K_SQUARE, 2, 30, is_b64url, 43, 43),
+	{ "access_token$production$", K_BRAINTREE, 2, 30,
+	  { S(is_lonum, 16, 16, "$"), S(is_hexl, 32, 32, NULL), END, END } },
+	{ "access_token$sandbox$", K_BRAINTREE, 2, 30,
+	  { S(is_lonum, 16, 16, "$"), S(is_hexl, 32, 32, NULL), END, END } },
+	T1("rzp_live_", K_RAZORPAY, 1, 30, is_alnum, 14, 14),
+	T1("rzp_test_", K_RAZORPAY, 1, 30, is_alnum, 14, 14),
+	{ "FLWSECK-", K_FLUTTERWAVE, 2, 30,
+	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
+	{ "FLWSECK_TEST-", K_FLUTTERWAVE, 2, 30,
+	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
+	T1("shippo_live_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
+	T1("shippo_test_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
+	T1("duffel_live_", K_DUFFEL, 2, 35, is_b64url, 43, 43),
+	T1("duffel_test_", K_DUFFEL, 2, 35, is_b64url, 43, 43),
+	T1("live_", K_GOCARDLESS, 2, 35, is_b64urleq, 40, 40),
+	T1("EZAK", K_EASYPOST, 2, 35, is_alnum, 54, 54),
+	T1("EZTK", K_EASYPOST, 2, 35, is_alnum, 54, 54),
+	{ "access-sandbox-", K_PLAID, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	{ "access-production-", K_PLAID, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	{ "access-development-", K_PLAID, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	/* email, marketing, analytics */
+	{ "SG.", K_SENDGRID, 2, 35, { S(is_b64url, 22, 22, "."),
+				      S(is_b64url, 43, 43, NULL), END, END } },
+	{ "xkeysib-", K_BREVO, 2, 30, { S(is_hexl, 64, 64, "-"),
+					S(is_alnum, 16, 16, NULL), END, END } },
+	T1("key-", K_MAILGUN, 2, 30, is_hex, 32, 32),
+	{ "", K_MAILCHIMP, 2, 30, { S(is_hexl, 32, 32, "-us"),
+				    S(is_digit, 1, 2, NULL), END, END } },
+	T1("SK", K_TWILIO, 2, 30, is_hex, 32, 32),
+	{ "NRAK-", K_NEWRELIC, 1, 30, { S(is_upnum, 27, 27, NULL), END, END,
+					END } },
+	T1("NRJS-", K_NEWRELIC, 1, 20, is_hexl, 19, 19),
+	T1("NRII-", K_NEWRELIC, 2, 30, is_b64url, 32, 32),
+	T1("NRAA-", K_NEWRELIC, 2, 30, is_alnum, 27, 27),
+	T1("tfp_", K_TYPEFORM, 2, 35, is_b64url, 40, 70),
+	{ "PMAK-", K_POSTMAN, 2, 30, { S(is_hexl, 24, 24, "-"),
+				       S(is_hexl, 34, 34, NULL), END, END } },
+	T1("sntryu_", K_SENTRY, 2, 30, is_hexl, 64, 64),
+	T1("sntrys_eyJ", K_SENTRY, 2, 35, is_b64eq, 50, 1000),
+	T1("CFPAT-", K_CONTENTFUL, 2, 35, is_b64url, 43, 43),
+	T1("figd_", K_FIGMA, 2, 35, is_b64url, 40, 64),
+	T1("fio-u-", K_FRAMEIO, 2, 35, is_b64url, 64, 64),
+	T1("p8e-", K_ADOBE, 2, 35, is_alnum, 32, 32),
+	{ "pat", K_AIRTABLE, 2, 35, { S(is_alnum, 14, 14, "."),
+				      S(is_hexl, 64, 64, NULL), END, END } },
+	{ "pk_", K_CLICKUP, 2, 30, { S(is_digit, 6, 10, "_"),
+				     S(is_upnum, 32, 32, NULL), END, END } },
+	T1("sl.", K_DROPBOX, 2, 35, is_b64url, 100, 1400),
+	T1("ntn_", K_NOTION, 2, 35, is_alnum, 46, 46),
+	T1("secret_", K_NOTION, 2, 35, is_alnum, 43, 43),
+	T1("lin_api_", K_LINEAR, 2, 35, is_alnum, 40, 40),
+	T1("dp.pt.", K_DOPPLER, 2, 35, is_alnum, 40, 44),
+	T1("dp.st.", K_DOPPLER, 2, 35, is_alnum, 40, 60),
+	T1("dp.sa.", K_DOPPLER, 2, 35, is_alnum, 40, 44),
+	T1("dp.ct.", K_DOPPLER, 2, 35, is_alnum, 40, 44),
+	T1("dp.scim.", K_DOPPLER, 2, 35, is_alnum, 40, 44),
+	T1("dp.audit.", K_DOPPLER, 2, 35, is_alnum, 40, 44),
+	{ "sk.eyJ", K_MAPBOX, 2, 35, { S(is_b64url, 20, 1000, "."),
+				       S(is_b64url, 20, 100, NULL), END,
+				       END } },
+	T1("ico-", K_INFRACOST, 2, 35, is_alnum, 32, 32),
+	T1("ops_eyJ", K_ONEPASSWORD, 2, 35, is_b64eq, 100, 2000),
+	T1("AQVN", K_YANDEX, 2, 35, is_b64url, 35, 38),
+	T1("y0_", K_YANDEX, 2, 35, is_b64url, 55, 60),
+	T1("AAAAAAAAAAAAAAAAAAAA", K_TWITTER, 2, 35, is_alnum_pct, 30, 200),
+	{ "", K_ASANA, 2, 30, { S(is_digit, 1, 1, "/"),
+				S(is_digit, 10, 20, ":"),
+				S(is_hexl, 32, 32, NULL), END } },
+	T1("AGE-SECRET-KEY-1", K_AGE, 2, 35, is_bech32u, 58, 58),
+	{ "pcsk_", K_PINECONE, 2, 35, { S(is_alnum, 4, 8, "_"),
+					S(is_b64url, 50, 80, NULL), END,
+					END } },
+	{ "sm_", K_SETTLEMINT, 2, 30, { S(is_lower, 3, 3, "_"),
+					S(is_alnum, 16, 16, NULL), END, END } },
+	/* AI providers */
+	T1("sk-ant-", K_ANTHROPIC, 2, 35, is_b64url, 32, 256),
+	T1("sk-or-", K_OPENROUTER, 2, 35, is_b64url, 32, 256),
+	T1("sk-", K_SK_HEX, 2, 30, is_hexl, 32, 64),
+	T1("sk-", K_OPENAI, 2, 35, is_b64url, 32, 256),
+	T1("hf_", K_HUGGINGFACE, 2, 30, is_alpha, 30, 40),
+	T1("api_org_", K_HUGGINGFACE, 2, 30, is_alpha, 30, 40),
+	T1("pplx-", K_PERPLEXITY, 2, 35, is_alnum, 48, 56),
+	T1("gsk_", K_GROQ, 2, 35, is_alnum, 52, 52),
+	T1("r8_", K_REPLICATE, 2, 35, is_alnum, 37, 40),
+	T1("xai-", K_XAI, 2, 35, is_alnum, 70, 90),
+	{ "lsv2_pt_", K_LANGSMITH, 2, 30, { S(is_hexl, 32, 32, "_"),
+					    S(is_hexl, 10, 10, NULL), END,
+					    END } },
+	{ "lsv2_sk_", K_LANGSMITH, 2, 30, { S(is_hexl, 32, 32, "_"),
+					    S(is_hexl, 10, 10, NULL), END,
+					    END } },
+	{ "tskey-", K_TAILSCALE, 2, 35, { S(is_lower, 3, 8, "-"),
+					  S(is_alnum, 6, 24, "-"),
+					  S(is_alnum, 20, 64, NULL), END } },
+	{ "glsa_", K_GRAFANA, 2, 35, { S(is_alnum, 32, 32, "_"),
+				       S(is_hex, 8, 8, NULL), END, END } },
+	T1("glc_", K_GRAFANA, 2, 35, is_b64eq, 32, 400),
+	T1("EAAC", K_FACEBOOK, 2, 35, is_alnum, 100, 1024),
+	T1("eyJrIjoi", K_GRAFANA, 2, 35, is_b64eq, 50, 400),
+	{ "amzn.mws.", K_AMAZON_MWS, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	{ "hooks.zapier.com/hooks/catch/", K_ZAPIER_HOOK, 1, 0,
+	  { S(is_digit, 5, 12, "/"), S(is_alnum, 5, 12, NULL), END, END } },
+	T1("CCIPAT_", K_CIRCLECI, 2, 35, is_b64url, 30, 80),
+	T1("phx_", K_POSTHOG, 2, 35, is_alnum, 40, 50),
+	T1("nvapi-", K_NVIDIA, 2, 35, is_b64url, 60, 70),
+	T1("tvly-", K_TAVILY, 2, 35, is_b64url, 32, 48),
+	T1("jina_", K_JINA, 2, 35, is_alnum, 50, 70),
+	{ "sk-lf-", K_LANGFUSE, 2, 30,
+	  { S(is_hexl, 8, 8, "-"), S(is_hexl, 4, 4, "-"), S(is_hexl, 4, 4, "-"),
+	    S(is_hexl, 4, 4, "-"), S(is_hexl, 12, 12, NULL) } },
+	T1("live_", K_LIVE_KEY, 2, 30, is_alnum, 30, 40),
+	T1("test_", K_LIVE_KEY, 2, 30, is_alnum, 30, 40),
+	{ "pat.", K_HARNESS, 2, 35, { S(is_b64url, 22, 22, "."),
+				      S(is_alnum, 24, 24, "."),
+				      S(is_alnum, 20, 20, NULL), END } },
+	T1("s-s4t2ud-", K_INTRA42, 2, 30, is_hexl, 64, 64),
+	T1("s-s4t2af-", K_INTRA42, 2, 30, is_hexl, 64, 64),
+	T1("dnkey-", K_DEFINED, 2, 35, is_b64url, 40, 80),
+	T1("EAAM", K_FACEBOOK, 2, 35, is_alnum, 100, 1024),
 };
 
-/* A token starting at i, known by its prefix. */
+/* The first byte of text a rule's token may start with, or 0 for any. */
+static int rule_first(const struct token_rule *r)
+{
+	return (unsigned char)r->prefix[0];
+}
+
+/* Does rule r match a token at i? The token's end goes to *end. */
+static int rule_match(const struct scan *s, size_t i,
+		      const struct token_rule *r, size_t plen, size_t *end)
+{
+	size_t p = i + plen, k;
+	const struct seg *last = NULL;
+	unsigned bits10;
+	struct vstat st;
+
+	if (plen && (s->len - i < plen || memcmp(s->t + i, r->prefix, plen)))
+		return 0;
+	for (k = 0; k < ARRAY_SIZE(r->seg) && r->seg[k].cls; k++) {
+		const struct seg *g = &r->seg[k];
+		size_t n = run_len(s, p, g->cls, g->max);
+
+		if (n < g->min)
+			return 0;
+		p += n;
+		if (g->lit) {
+			if (!starts_with(s, p, g->lit))
+				return 0;
+			p += strlen(g->lit);
+		}
+		last = g;
+	}
+	if (!last)
+		return 0;
+	if (!last->lit && (last->cls(at(s, p)) || is_alnum(at(s, p))))
+		return 0; /* a longer word: not this token */
+	value_stats(s->t + i + plen, p - i - plen, &st);
+	/* a short random body, or a hex one, has less entropy to show */
+	bits10 = r->bits10;
+	if (p - i - plen < 24 && bits10 > 20)
+		bits10 = 20;
+	if ((r->seg[0].cls == is_hexl || r->seg[0].cls == is_hex) &&
+	    bits10 > 28)
+		bits10 = 28;
+	if (char_classes(&st) < r->classes || st.bits * 10.0 < bits10)
+		return 0;
+	if (r->kind == K_OPENAI && !(st.upper && st.lower))
+		return 0; /* sk- with hex or one case: another provider's */
+	*end = p;
+	return 1;
+}
+
+/*
+ * The rules a token starting with byte c may match, in table order: those
+ * whose prefix starts with c and those without a prefix whose first
+ * segment's class holds c. Built once (pthread_once), read-only after.
+ */
+#define RULES_PER_BYTE 64
+static unsigned short rules_by_byte[256][RULES_PER_BYTE];
+static unsigned char rules_count[256];
+static unsigned char rule_plen[ARRAY_SIZE(token_rules)];
+static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+
+static void rules_index(void)
+{
+	size_t r;
+	int c;
+
+	for (r = 0; r < ARRAY_SIZE(token_rules); r++)
+		rule_plen[r] = (unsigned char)strlen(token_rules[r].prefix);
+	for (c = 1; c < 256; c++) {
+		for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
+			const struct token_rule *tr = &token_rules[r];
+			int f = rule_first(tr);
+
+			if ((f && f != c) || (!f && !tr->seg[0].cls(c)))
+				continue;
+			if (NEVER(rules_count[c] >= RULES_PER_BYTE))
+				break;
+			rules_by_byte[c][rules_count[c]++] = (unsigned short)r;
+		}
+	}
+}
+
+/* A token starting at i, known by its shape. */
 static int m_prefix(const struct scan *s, size_t i, struct match *m)
 {
-	int c = at(s, i);
-	size_t r;
+	int c = at(s, i), b = before(s, i);
+	size_t k, end;
 
-	if (is_b64url(before(s, i)))
+	if (c <= 0 || is_b64url(b))
 		return 0; /* inside a longer word */
-	for (r = 0; r < ARRAY_SIZE(prefix_rules); r++) {
-		const struct prefix_rule *pr = &prefix_rules[r];
-		size_t plen, n;
-		struct vstat st;
+	pthread_once(&rules_once, rules_index);
+	for (k = 0; k < rules_count[c]; k++) {
+		size_t r = rules_by_byte[c][k];
+		const struct token_rule *tr = &token_rules[r];
 
-		if (pr->prefix[0] != c || !ON(pr->kind) ||
-		    !starts_with(s, i, pr->prefix))
+		if (!ON(tr->kind))
 			continue;
-		if (pr->unless && starts_with(s, i, pr->unless))
+		if ((tr->kind == K_OPENAI || tr->kind == K_SK_HEX) &&
+		    (starts_with(s, i, "sk-ant-") || starts_with(s, i, "sk-or-")))
+			continue; /* left to their own rules */
+		if (!rule_match(s, i, tr, rule_plen[r], &end))
 			continue;
-		plen = strlen(pr->prefix);
-		n = run_len(s, i + plen, pr->body, (size_t)pr->max + 1);
-		if (n < pr->min || n > pr->max || is_alnum(at(s, i + plen + n)))
-			continue;
-		value_stats(s->t + i + plen, n, &st);
-		if (char_classes(&st) < pr->classes || st.bits < pr->bits)
-			continue;
-		m->kind = pr->kind;
+		m->kind = tr->kind;
 		m->start = i;
-		m->end = i + plen + n;
+		m->end = end;
 		return 1;
 	}
 	return 0;
@@ -792,6 +1389,50 @@ static int m_pem(const struct scan *s, size_t i, struct match *m)
 	return 1;
 }
 
+/* A PuTTY private key file: from its first line to the end of its
+ * Private-Lines block (and the Private-MAC line after it). */
+static int m_putty(const struct scan *s, size_t i, struct match *m)
+{
+	size_t limit, p, q, lines = 0;
+
+	if (!ON(K_PRIVATE_KEY) || !starts_with(s, i, "PuTTY-User-Key-File-"))
+		return 0;
+	limit = s->len - i > PEM_MAX ? i + PEM_MAX : s->len;
+	for (p = i; p < limit; p++)
+		if (s->t[p] == 'P' && starts_with(s, p, "Private-Lines:"))
+			break;
+	if (p >= limit)
+		return 0;
+	/* the base64 lines of the private part */
+	while (p < limit && s->t[p] != '\n')
+		p++;
+	for (q = p; q < limit;) {
+		size_t a = q + 1, w;
+
+		if (s->t[q] != '\n')
+			break;
+		w = run_len(s, a, is_b64eq, 128);
+		if (w == 0)
+			break;
+		q = a + w;
+		lines++;
+		if (q < limit && s->t[q] == '\r')
+			q++;
+	}
+	if (lines == 0)
+		return 0;
+	p = q;
+	if (p + 1 < limit && starts_with(s, p + 1, "Private-MAC:")) {
+		p++;
+		while (p < limit && s->t[p] != '\n')
+			p++;
+	}
+	m->kind = K_PRIVATE_KEY;
+	m->start = i;
+	m->end = p;
+	return 1;
+}
+
 /*
  * Does the line before i say the next value is an AWS secret: "secret",
  * "aws", or an AWS access key id (the CSV the console hands out)?
@@ -821,7 +1462,7 @@ static int m_aws_secret(const struct scan *s, size_t i, struct match *m)
 	struct vstat st;
 	size_t n, k, nonhex = 0;
 
-	if (!ON(K_AWS_SECRET) || !is_alnum(at(s, i)) || is_b64(before(s, i)))
+	if (!ON(K_AWS_SECRET) || !is_b64(at(s, i)) || is_b64(before(s, i)))
 		return 0;
 	n = run_len(s, i, is_b64, 41);
 	if (n != 40 || at(s, i + 40) == '=')
@@ -839,11 +1480,315 @@ static int m_aws_secret(const struct scan *s, size_t i, struct match *m)
 	return 1;
 }
 
+/* ------------------------------------------------- command-line passwords */
+
+/* How a command-line rule's value is given and read. */
+enum {
+	CLI_ATT = 1,      /* attached to the flag: -pSECRET */
+	CLI_SEP = 2,      /* the next word: -p SECRET (also --flag=SECRET) */
+	CLI_USER = 4,     /* user:password, the password is the secret */
+	CLI_PCT = 8,      /* user%password (smbclient) */
+	CLI_COMMA = 16,   /* user,password (lftp) */
+	CLI_PASSPFX = 32, /* pass:SECRET (openssl -passin) */
+	CLI_NEXT = 64,    /* the word after the flag's own word: /user:u pw */
+};
+
+/* A command and one of its flags that takes a password. */
+static const struct cli_rule {
+	const char *cmd, *flag;
+	int mode;
+} cli_rules[] = {
+	{ "curl", "-u", CLI_ATT | CLI_SEP | CLI_USER },
+	{ "curl", "--user", CLI_SEP | CLI_USER },
+	{ "curl", "-U", CLI_ATT | CLI_SEP | CLI_USER },
+	{ "curl", "--proxy-user", CLI_SEP | CLI_USER },
+	{ "sshpass", "-p", CLI_ATT | CLI_SEP },
+	{ "mysql", "-p", CLI_ATT },
+	{ "mysqldump", "-p", CLI_ATT },
+	{ "mysqladmin", "-p", CLI_ATT },
+	{ "mysqlimport", "-p", CLI_ATT },
+	{ "mysqlcheck", "-p", CLI_ATT },
+	{ "mysqlpump", "-p", CLI_ATT },
+	{ "mysqlsh", "-p", CLI_ATT },
+	{ "mariadb", "-p", CLI_ATT },
+	{ "mariadb-dump", "-p", CLI_ATT },
+	{ "redis-cli", "-a", CLI_SEP },
+	{ "sqlcmd", "-P", CLI_SEP },
+	{ "bcp", "-P", CLI_SEP },
+	{ "osql", "-P", CLI_SEP },
+	{ "smbclient", "-U", CLI_SEP | CLI_PCT },
+	{ "smbclient", "--user", CLI_SEP | CLI_PCT },
+	{ "rpcclient", "-U", CLI_SEP | CLI_PCT },
+	{ "smbmap", "-p", CLI_SEP },
+	{ "zip", "-P", CLI_SEP },
+	{ "unzip", "-P", CLI_SEP },
+	{ "7z", "-p", CLI_ATT },
+	{ "7za", "-p", CLI_ATT },
+	{ "7zz", "-p", CLI_ATT },
+	{ "rar", "-p", CLI_ATT },
+	{ "unrar", "-p", CLI_ATT },
+	{ "ldapsearch", "-w", CLI_SEP },
+	{ "ldapadd", "-w", CLI_SEP },
+	{ "ldapmodify", "-w", CLI_SEP },
+	{ "ldapdelete", "-w", CLI_SEP },
+	{ "ldapwhoami", "-w", CLI_SEP },
+	{ "ldappasswd", "-w", CLI_SEP },
+	{ "ldapcompare", "-w", CLI_SEP },
+	{ "openssl", "-passin", CLI_SEP | CLI_PASSPFX },
+	{ "openssl", "-passout", CLI_SEP | CLI_PASSPFX },
+	{ "openssl", "-pass", CLI_SEP | CLI_PASSPFX },
+	{ "openssl", "-k", CLI_SEP },
+	{ "login", "-p", CLI_SEP },  /* docker/podman/helm/oras login */
+	{ "mongo", "-p", CLI_SEP },
+	{ "mongosh", "-p", CLI_SEP },
+	{ "mongodump", "-p", CLI_SEP },
+	{ "mongorestore", "-p", CLI_SEP },
+	{ "mongoexport", "-p", CLI_SEP },
+	{ "mongoimport", "-p", CLI_SEP },
+	{ "keytool", "-storepass", CLI_SEP },
+	{ "keytool", "-keypass", CLI_SEP },
+	{ "keytool", "-srcstorepass", CLI_SEP },
+	{ "keytool", "-deststorepass", CLI_SEP },
+	{ "keytool", "-srckeypass", CLI_SEP },
+	{ "keytool", "-destkeypass", CLI_SEP },
+	{ "ssh-keygen", "-N", CLI_SEP },
+	{ "ssh-keygen", "-P", CLI_SEP },
+	{ "lftp", "-u", CLI_SEP | CLI_COMMA },
+	{ "xfreerdp", "/p:", CLI_ATT },
+	{ "evil-winrm", "-p", CLI_SEP },
+	{ "wget", "--password", CLI_SEP },
+	{ "wget", "--http-password", CLI_SEP },
+	{ "wget", "--ftp-password", CLI_SEP },
+	{ "wget", "--proxy-password", CLI_SEP },
+	{ "gpg", "--passphrase", CLI_SEP },
+	{ "machine", "password", CLI_SEP }, /* .netrc */
+	{ "default", "password", CLI_SEP }, /* .netrc */
+	{ "htpasswd", "-b", CLI_SEP },
+	{ "use", "/user:", CLI_ATT | CLI_NEXT }, /* net use X: \\h /user:u pw */
+	{ "runas", "/user:", CLI_ATT | CLI_NEXT },
+};
+
+#define CLI_LINE_MAX 512 /* how far along its line a command is read */
+
+/* End of the shell word at p (quotes kept together), before limit. */
+static size_t word_end(const struct scan *s, size_t p, size_t limit)
+{
+	int q = 0;
+
+	while (p < limit) {
+		int c = s->t[p];
+
+		if (q) {
+			if (c == q)
+				q = 0;
+		} else if (c == '\'' || c == '"') {
+			q = c;
+		} else if (is_hspace(c)) {
+			break;
+		}
+		p++;
+	}
+	return p;
+}
+
+/* Strip one pair of quotes from the word [*a, *e). */
+static void unquote(const struct scan *s, size_t *a, size_t *e)
+{
+	if (*e - *a >= 2 && is_quote(s->t[*a]) && s->t[*e - 1] == s->t[*a]) {
+		(*a)++;
+		(*e)--;
+	} else if (*e > *a && is_quote(s->t[*a])) {
+		(*a)++; /* a quote closed later on the line: 'sshpass -p x' */
+	} else if (*e > *a && is_quote(s->t[*e - 1])) {
+		(*e)--;
+	}
+}
+
+/* Is [b, b+n) a password given on a command line (not a placeholder)? */
+static int cli_secret(const unsigned char *b, size_t n)
+{
+	size_t i, digits = 0;
+
+	if (n < 4 || placeholder(b, n, 0) || b[0] == '-' || b[0] == '$' ||
+	    b[0] == '`' || memchr(b, '$', n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (is_digit(b[i]))
+			digits++;
+		/* a quote, a blank or non-ASCII inside: prose quoting a
+		 * command ("curl -u a:", `mysql -p…`), not a password */
+		if (b[i] <= ' ' || b[i] >= 0x7f || is_quote(b[i]))
+			return 0;
+	}
+	return digits < n; /* all digits: a port, a uid:gid */
+}
+
+/* The password part of value [a, e) read as mode says; 0 if none. */
+static int cli_value(const struct scan *s, size_t a, size_t e, int mode,
+		     size_t *pa, size_t *pe)
+{
+	const unsigned char *b;
+	size_t k;
+	int sep = mode & CLI_USER ? ':' : mode & CLI_PCT ? '%' :
+		  mode & CLI_COMMA ? ',' : 0;
+
+	unquote(s, &a, &e);
+	for (k = a; k < e; k++)
+		if (is_quote(s->t[k]) || is_hspace(s->t[k]))
+			break; /* the end of a quoted line: ... -p x"} */
+	e = k;
+	if (mode & CLI_PASSPFX) {
+		if (e - a < 5 || memcmp(s->t + a, "pass:", 5) != 0)
+			return 0;
+		a += 5;
+	}
+	if (sep) {
+		b = memchr(s->t + a, sep, e - a);
+		if (!b)
+			return 0;
+		a = (size_t)(b - s->t) + 1;
+	}
+	if (!cli_secret(s->t + a, e - a))
+		return 0;
+	*pa = a;
+	*pe = e;
+	return 1;
+}
+
+/* A command at i whose line gives a password by flag: curl -u u:p, ... */
+static int m_cli(const struct scan *s, size_t i, struct match *m)
+{
+	size_t n, r, p, limit, w, we;
+	int b = before(s, i);
+
+	if (!ON(K_CLI_PASSWORD) || !(is_alnum(at(s, i))) || is_ident(b))
+		return 0;
+	if (!strchr("cs7mrbuzlokdeghwx", at(s, i)) && at(s, i) != 'u')
+		return 0; /* no command starts with this byte */
+	n = run_len(s, i, is_ident, 16);
+	if (n >= 16 || !is_hspace(at(s, i + n)))
+		return 0;
+	for (r = 0; r < ARRAY_SIZE(cli_rules); r++)
+		if (cli_rules[r].cmd[0] == s->t[i] &&
+		    strlen(cli_rules[r].cmd) == n &&
+		    memcmp(s->t + i, cli_rules[r].cmd, n) == 0)
+			break;
+	if (r == ARRAY_SIZE(cli_rules))
+		return 0;
+	limit = s->len - i > CLI_LINE_MAX ? i + CLI_LINE_MAX : s->len;
+	for (p = i + n; p < limit; p++)
+		if (s->t[p] == '\n' || s->t[p] == '|' || s->t[p] == ';')
+			break;
+	limit = p;
+	/* .netrc: "machine h login u password p", not "default password" */
+	if (((n == 7 && memcmp(s->t + i, "machine", 7) == 0) ||
+	     (n == 7 && memcmp(s->t + i, "default", 7) == 0)) &&
+	    !contains_ci(s->t + i, limit - i, " login "))
+		return 0;
+	for (w = i + n; w < limit; w = we) {
+		size_t k;
+
+		while (w < limit && is_hspace(s->t[w]))
+			w++;
+		we = word_end(s, w, limit);
+		if (we == w)
+			break;
+		for (k = r; k < ARRAY_SIZE(cli_rules); k++) {
+			const struct cli_rule *cr = &cli_rules[k];
+			size_t fl = strlen(cr->flag), pa, pe;
+
+			if (strlen(cr->cmd) != n ||
+			    memcmp(s->t + i, cr->cmd, n) != 0)
+				continue;
+			if (we - w < fl || memcmp(s->t + w, cr->flag, fl) != 0)
+				continue;
+			if (we - w == fl && (cr->mode & CLI_SEP)) {
+				size_t v = we, ve;
+
+				while (v < limit && is_hspace(s->t[v]))
+					v++;
+				ve = word_end(s, v, limit);
+				if (strcmp(cr->cmd, "htpasswd") == 0) {
+					/* htpasswd -b FILE USER PASSWORD */
+					int skip;
+
+					for (skip = 0; skip < 2; skip++) {
+						v = ve;
+						while (v < limit &&
+						       is_hspace(s->t[v]))
+							v++;
+						ve = word_end(s, v, limit);
+					}
+				}
+				if (cli_value(s, v, ve, cr->mode, &pa, &pe))
+					goto hit;
+			} else if (we - w > fl && s->t[w + fl] == '=' &&
+				   (cr->mode & CLI_SEP)) {
+				if (cli_value(s, w + fl + 1, we, cr->mode, &pa,
+					      &pe))
+					goto hit;
+			} else if (we - w > fl && (cr->mode & CLI_NEXT)) {
+				size_t v = we, ve;
+
+				while (v < limit && is_hspace(s->t[v]))
+					v++;
+				ve = word_end(s, v, limit);
+				if (ve > v && s->t[v] != '/' &&
+				    cli_value(s, v, ve, 0, &pa, &pe))
+					goto hit;
+			} else if (we - w > fl && (cr->mode & CLI_ATT)) {
+				if (cli_value(s, w + fl, we, cr->mode, &pa, &pe))
+					goto hit;
+			}
+			continue;
+hit:
+			m->kind = K_CLI_PASSWORD;
+			m->start = pa;
+			m->end = pe;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------- signed URLs (Azure) */
+
+static int is_sigc(int c)
+{
+	return is_alnum(c) || c == '%' || c == '+' || c == '/' || c == '=';
+}
+
+/* An Azure SAS signature: ?...&sig=<base64, URL-encoded>; the value. */
+static int m_sas(const struct scan *s, size_t i, struct match *m)
+{
+	size_t n, k, letters = 0;
+	int b = before(s, i);
+
+	if (!ON(K_AZURE_SAS) || !(b == '&' || b == '?' || b == ';') ||
+	    !starts_with(s, i, "sig="))
+		return 0;
+	n = run_len(s, i + 4, is_sigc, 257);
+	if (n < 40 || n > 256)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (is_alpha(s->t[i + 4 + k]))
+			letters++;
+	if (letters < 20)
+		return 0;
+	m->kind = K_AZURE_SAS;
+	m->start = i + 4;
+	m->end = i + 4 + n;
+	return 1;
+}
+
 /* Any token recognised by its own format, starting at i. */
 static int match_token(const struct scan *s, size_t i, struct match *m)
 {
+	int c = at(s, i);
+
 	return m_prefix(s, i, m) || m_jwt(s, i, m) || m_pem(s, i, m) ||
-	       m_aws_secret(s, i, m);
+	       m_aws_secret(s, i, m) || (c == 's' && m_sas(s, i, m)) ||
+	       (c == 'P' && m_putty(s, i, m));
 }
 
 /* ---------------------------------------------------- password in a URL */
@@ -899,17 +1844,29 @@ static int m_url(const struct scan *s, size_t i, struct match *m)
 static enum keyclass classify_key(const unsigned char *k, size_t n)
 {
 	static const char *const pw[] = {
-		"password", "passwd", "passphrase", "passcode",
+		"password", "passwd", "passphrase", "passcode", "sshpass",
+		"storepass", "keypass", "pgpass", "dbpass", "psk",
 	};
 	static const char *const weak[] = { "pwd", "pass" };
 	static const char *const sec[] = {
 		"secret", "token", "auth", "authorization", "apikey",
 		"accesskey", "secretkey", "privatekey", "signingkey",
-		"clientsecret", "accesstoken", "authtoken",
+		"clientsecret", "accesstoken", "authtoken", "credential",
+		"credentials", "creds", "pat", "apitoken", "bearer",
 	};
 	static const char *const keyed[] = {
 		"api", "access", "secret", "private", "signing", "encryption",
-		"master", "auth", "client", "service", "app",
+		"master", "auth", "client", "service", "app", "subscription", "admin", "license", "consumer", "shared",
+		"webhook", "deploy", "write", "storage", "management", "integration", "server", "partner",
+	};
+	static const char *const not_secret[] = {
+		"public", "publishable", "site", "primary", "foreign", "sort",
+		"partition", "cache", "idempotency", "ssh", "gpg", "pgp", "id",
+		"object", "hash", "routing", "map", "lookup", "cursor", "shard",
+		"row", "column", "registry", "dedup", "dedupe", "unique",
+		"composite", "natural", "surrogate", "group", "order", "s3",
+		"file", "path", "config", "hotkey", "shortcut", "keyboard",
+		"music", "translation", "i18n", "label", "field", "column",
 	};
 	static const char *const noise[] = {
 		"base", "value", "b64", "base64", "hex", "raw",
@@ -965,6 +1922,14 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 		return KEY_SECRET;
 	if (strcmp(last, "key") == 0 && in_list(prev, keyed, ARRAY_SIZE(keyed)))
 		return KEY_SECRET;
+	if (strcmp(last, "key") == 0 && prev[0] &&
+	    !in_list(prev, not_secret, ARRAY_SIZE(not_secret))) {
+		/* an environment variable PROVIDER_KEY: upper case only */
+		for (i = 0; i < n; i++)
+			if (is_lower(k[i]))
+				return KEY_NONE;
+		return KEY_ENV_KEY;
+	}
 	return KEY_NONE;
 }
 
@@ -1023,7 +1988,8 @@ static int parse_sep(const struct scan *s, size_t *pp, int open, int flag)
 static size_t skip_auth_scheme(const struct scan *s, size_t p)
 {
 	static const char *const schemes[] = {
-		"bearer ", "basic ", "token ", "bot ", "digest ",
+		"bearer ", "basic ", "token ", "bot ", "digest ", "ssws ",
+		"splunk ", "apikey ", "api-key ", "key ", "sso-key ",
 	};
 	size_t i;
 
@@ -1122,7 +2088,8 @@ static int password_value(const struct scan *s, const struct value *v,
 			digit = 1;
 	}
 	if (!v->quote) {
-		if (is_dotted_ref(b, n) || is_snake_ident(b, n) ||
+		if (is_dotted_ref(b, n) ||
+		    (is_snake_ident(b, n) && !a->flag && word_like(b, n)) ||
 		    at(s, v->end) == '(' || at(s, v->end) == '[')
 			return 0;
 		if (a->code && is_identifier(b, n))
@@ -1135,10 +2102,19 @@ static int password_value(const struct scan *s, const struct value *v,
 		/* "the --password option", "--password prompt" */
 		if (a->sep == ' ' && alpha)
 			return 0;
+		/* "the password is required": prose needs a digit or symbol */
+		if (a->sep == 'i' && (alpha || is_snake_ident(b, n) ||
+				      (is_identifier(b, n) && !digit)))
+			return 0;
 	} else if (memchr(b, ' ', n) && ((is_upper(b[0]) && !digit) ||
 					 contains_ci(b, n, "password"))) {
 		return 0; /* a UI label: "Enter your password" */
+	} else if (a->kc == KEY_WEAK_PASSWORD && alpha) {
+		return 0; /* PASS = 'somewhere': pass names too much */
 	}
+	if (alpha && (contains_ci(b, n, "password") ||
+		      contains_ci(b, n, "passwd")))
+		return 0; /* password = dbpassword: a name, not a secret */
 	return 1;
 }
 
@@ -1159,10 +2135,139 @@ static int secret_value(const struct scan *s, const struct value *v)
 	if (st.space || st.high)
 		return 0;
 	if (st.hex)
-		return st.hexdigits >= 32 && st.bits >= 3.0;
+		return st.hexdigits >= 32 && st.bits >= 2.7;
+	if (!st.digit && st.upper * 5 >= n && st.lower * 5 >= n && n >= 24)
+		return st.bits >= 3.9; /* random letters, no digit drawn */
 	if (!st.digit || !(st.upper || st.lower))
 		return 0;
 	return st.bits >= 3.3;
+}
+
+/*
+ * A passphrase written as the rest of the line after a password-like name:
+ * "password: correct horse battery staple". Three to eight words of 3..16
+ * lower-case letters, none of them a word of prose or of a UI ("password:
+ * required for every account", "Password: enter your password"), and
+ * nothing else on the line. The end of the words goes to *end.
+ */
+static int passphrase_at(const struct scan *s, size_t p, size_t *end)
+{
+	static const char *const prose[] = {
+		"the", "and", "for", "not", "are", "was", "were", "must",
+		"should", "can", "will", "may", "might", "required", "optional",
+		"your", "you", "our", "their", "this", "that", "its", "see",
+		"use", "set", "enter", "type", "field", "value", "reset",
+		"change", "changed", "minimum", "maximum", "least", "most",
+		"characters", "chars", "length", "long", "same", "above",
+		"below", "prompt", "prompted", "stored", "store", "secret",
+		"hidden", "masked", "empty", "none", "null", "default", "only",
+		"when", "then", "else", "never", "always", "please", "here",
+		"there", "with", "from", "into", "onto", "has", "have", "had",
+		"been", "being", "but", "any", "all", "each", "every", "per",
+		"via", "using", "used", "user", "users", "account", "accounts",
+		"password", "passwords", "passphrase", "login", "sign", "file",
+		"env", "environment", "variable", "config", "configured",
+		"needed", "needs", "need", "missing", "invalid", "wrong",
+		"expired", "expires", "rotate", "rotated", "rotation", "policy",
+		"see", "docs", "documentation", "example", "sample", "dummy",
+		"test", "not", "too", "also", "like", "unless", "until", "after",
+		"before", "how", "what", "why", "which", "who", "where", "our",
+		"they", "them", "his", "her", "him", "she", "one", "two",
+		"should", "would", "could", "does", "did", "done", "get", "got",
+		"ask", "asks", "asked", "given", "give", "provide", "provided",
+		"supply", "supplied", "manager", "vault", "keychain", "stdin",
+	};
+	size_t q = p, words = 0, letters;
+	char w[WORD_MAX];
+
+	for (;;) {
+		size_t a = q;
+
+		letters = run_len(s, q, is_lower, 17);
+		if (letters < 3 || letters > 16 || is_alnum(at(s, q + letters)))
+			return 0;
+		if (!lower_word(s->t + a, letters, w) ||
+		    in_list(w, prose, ARRAY_SIZE(prose)))
+			return 0;
+		q += letters;
+		words++;
+		if (at(s, q) == ' ' && is_lower(at(s, q + 1))) {
+			q++;
+			continue;
+		}
+		break;
+	}
+	if (words < 3 || words > 8)
+		return 0;
+	*end = q;
+	while (is_hspace(at(s, q)) || at(s, q) == '\r')
+		q++;
+	return at(s, q) == '\n' || at(s, q) == -1;
+}
+
+/*
+ * "Basic <base64 of user:password>" at p: the credential, when it decodes
+ * to a user and a password that is not a placeholder.
+ */
+static int basic_auth(const struct scan *s, size_t p, struct match *m)
+{
+	unsigned char out[192];
+	size_t n, i, o = 0, colon = 0;
+	unsigned acc = 0, bits = 0;
+
+	if (!ON(K_BASIC_AUTH) || !starts_with_ci(s, p, "basic "))
+		return 0;
+	p += 6;
+	while (is_hspace(at(s, p)))
+		p++;
+	n = run_len(s, p, is_b64, 256);
+	if (n < 8 || n > 255 || n % 4 == 1)
+		return 0;
+	for (i = 0; i < n; i++) {
+		int c = s->t[p + i];
+		int v = is_upper(c) ? c - 'A' : is_lower(c) ? c - 'a' + 26 :
+			is_digit(c) ? c - '0' + 52 : c == '+' ? 62 : 63;
+
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	for (i = 0; i < o; i++) {
+		if (out[i] < 0x20 || out[i] >= 0x7f)
+			return 0;
+		if (out[i] == ':' && !colon)
+			colon = i + 1;
+	}
+	if (!colon || o - colon < 1 ||
+	    is_placeholder(out + colon, o - colon))
+		return 0;
+	m->kind = K_BASIC_AUTH;
+	m->start = p;
+	m->end = p + n + run_len(s, p + n, is_eq, 2);
+	return 1;
+}
+
+/* The value of PROVIDER_KEY=: a random token of token bytes, >= 20 long. */
+static int env_key_value(const struct scan *s, const struct value *v)
+{
+	size_t i, n = v->end - v->start;
+	int hex = 1;
+
+	if (n < 20)
+		return 0;
+	for (i = v->start; i < v->end; i++) {
+		if (!is_alnum(s->t[i]) && !in_set(s->t[i], "-+=/"))
+			return 0;
+		if (!is_hex(s->t[i]))
+			hex = 0;
+	}
+	if (hex)
+		return n >= 32 && entropy(s->t + v->start, n) >= 3.0;
+	return entropy(s->t + v->start, n) >= 3.5;
 }
 
 /*
@@ -1173,10 +2278,20 @@ static int value_hit(const struct scan *s, size_t p, struct assign *a,
 		     struct match *m)
 {
 	struct value v;
+	size_t q0 = p + (is_quote(at(s, p)) ? 1 : 0), pend;
 
+	if (basic_auth(s, q0, m))
+		return 1;
 	parse_value(s, p, &v);
 	if (match_token(s, v.start, m))
 		return 1;
+	if (a->kc == KEY_PASSWORD && !v.quote && ON(K_PASSPHRASE) &&
+	    (a->sep == ':' || a->sep == '=') && passphrase_at(s, v.start, &pend)) {
+		m->kind = K_PASSPHRASE;
+		m->start = v.start;
+		m->end = pend;
+		return 1;
+	}
 	if (a->sep == ':' && !v.quote &&
 	    is_identifier(s->t + v.start, v.end - v.start)) {
 		/* a type annotation first: password: str = "hunter22" */
@@ -1200,8 +2315,9 @@ static int value_hit(const struct scan *s, size_t p, struct assign *a,
 		return 0; /* prompt='Password: ', the quote ends the string */
 	if (a->sep == '>' && !(at(s, v.end) == '<' && at(s, v.end + 1) == '/'))
 		return 0; /* <password>x</password>, not "<password>@host" */
-	if (a->kc == KEY_SECRET) {
-		if (!ON(K_ENTROPY) || !secret_value(s, &v))
+	if (a->kc == KEY_SECRET || a->kc == KEY_ENV_KEY) {
+		if (!ON(K_ENTROPY) || !secret_value(s, &v) ||
+		    (a->kc == KEY_ENV_KEY && !env_key_value(s, &v)))
 			return 0;
 		m->kind = K_ENTROPY;
 	} else {
@@ -1211,6 +2327,17 @@ static int value_hit(const struct scan *s, size_t p, struct assign *a,
 	}
 	m->start = v.start;
 	m->end = v.end;
+	return 1;
+}
+
+/* Is the name [b, b+n) upper case (an environment variable)? */
+static int upper_name(const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_lower(b[i]))
+			return 0;
 	return 1;
 }
 
@@ -1240,7 +2367,24 @@ static int m_assign(const struct scan *s, size_t i, struct match *m)
 	    !(at(s, p) == '\\' && at(s, p + 1) == open))
 		a.inside = open;
 	a.code = memchr(s->t + i, '.', n) && is_hspace(at(s, p));
-	a.sep = parse_sep(s, &p, open, n > 2 && c == '-' && s->t[i + 1] == '-');
+	a.flag = n > 2 && c == '-' && s->t[i + 1] == '-';
+	a.sep = parse_sep(s, &p, open, a.flag);
+	if (!a.sep && a.kc == KEY_PASSWORD &&
+	    ((starts_with_ci(s, p, " is") &&
+	      (at(s, p + 3) == ' ' || at(s, p + 3) == ':')) ||
+	     (starts_with_ci(s, p, " was") &&
+	      (at(s, p + 4) == ' ' || at(s, p + 4) == ':')))) {
+		/* prose: "the password is Tr0ub4dor&3" */
+		p += at(s, p + 1) == 'i' || at(s, p + 1) == 'I' ? 3 : 4;
+		if (at(s, p) == ':')
+			p++;
+		while (is_hspace(at(s, p)))
+			p++;
+		a.sep = 'i';
+	}
+	if ((a.sep == '=' && at(s, i + n) == '=' && upper_name(s->t + i, n)) ||
+	    a.sep == '>')
+		a.flag = 1; /* PGPASSWORD=x, <password>x: literals, not code */
 	if (!a.sep)
 		return 0;
 	return value_hit(s, p, &a, m);
@@ -1287,6 +2431,7 @@ static int m_cjk(const struct scan *s, size_t i, struct match *m)
 		a.sep = '=';
 		a.inside = 0;
 		a.code = 0;
+		a.flag = 0;
 		return value_hit(s, p, &a, m);
 	}
 	return 0;
@@ -1303,6 +2448,11 @@ static int match_at(const struct scan *s, size_t i, struct match *m)
 		return 1;
 	if (c == ':' && m_url(s, i, m))
 		return 1;
+	if ((c == 'B' || c == 'b') && !is_ident(before(s, i)) &&
+	    basic_auth(s, i, m))
+		return 1;
+	if (m_cli(s, i, m))
+		return 1;
 	if (m_assign(s, i, m))
 		return 1;
 	if (c >= 0xe4 && c <= 0xe5 && m_cjk(s, i, m))
@@ -1310,86 +2460,612 @@ static int match_at(const struct scan *s, size_t i, struct match *m)
 	return 0;
 }
 
-typedef void (*hit_fn)(void *ctx, const struct secret_hit *hit);
+/* ------------------------------------------------------ normalised views */
 
-/* The pass: report every hit, in order, to fn; return how many. */
-static size_t scan_all(const char *text, size_t len, hit_fn fn, void *ctx)
+/*
+ * The scan runs over the text as written and over views of it that undo
+ * what hides a credential from the matchers: NFKC folding to ASCII
+ * (full-width letters, mathematical alphanumerics, ligatures, NBSP), format
+ * and default-ignorable characters dropped (zero-width space, joiners, soft
+ * hyphen, BOM), %XX sequences decoded, wrapped lines joined (a token split
+ * over two lines), and plausible base64 decoded. A view keeps, for each of
+ * its bytes, the byte range of the original text it came from, so a hit in
+ * a view is reported (and masked) as the original bytes that hold it.
+ *
+ * Bounds: at most VIEW_DEPTH layers deep (base64 of URL-encoded text of
+ * ...); each view is at most the size of the one it comes from (base64
+ * decodes to 3/4), so the work stays linear in the input. Texts over
+ * VIEW_MAX bytes get the scan as written only.
+ */
+#define VIEW_DEPTH 4
+#define VIEW_MAX ((size_t)64 << 20)
+#define B64_MIN 16 /* shortest base64 run worth decoding */
+#define JOIN_MIN 6 /* token bytes on each side of a line break to join it */
+
+struct view {
+	unsigned char *t; /* NULL for the original text itself */
+	size_t len;
+	uint32_t *lo, *hi; /* original range of byte i: [lo[i], hi[i]) */
+};
+
+/* The hits of every view, in original coordinates, before merging. */
+struct hits {
+	struct secret_hit *v;
+	size_t n, cap;
+	struct secret_hit inl[16];
+	int err; /* out of memory: the scan is incomplete */
+};
+
+static void hits_add(struct hits *h, int kind, size_t start, size_t end)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap * 2;
+		struct secret_hit *v;
+
+		if (h->v == h->inl) {
+			v = util_calloc(cap, sizeof(*v));
+			if (v)
+				memcpy(v, h->inl, sizeof(h->inl));
+		} else {
+			v = util_realloc(h->v, cap * sizeof(*v));
+		}
+		if (!v) {
+			h->err = 1;
+			return;
+		}
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->n].kind = kind_names[kind];
+	h->v[h->n].start = start;
+	h->v[h->n].end = end;
+	h->v[h->n].line = h->n; /* insertion order until merged */
+	h->n++;
+}
+
+/* Original range of view bytes [a, b). */
+static void view_range(const struct view *w, size_t a, size_t b, size_t *lo,
+		       size_t *hi)
+{
+	if (!w->t) {
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	*lo = w->lo[a];
+	*hi = w->hi[b - 1];
+}
+
+/* One pass of the matchers over a view (only token formats if tokens). */
+static void scan_view(const struct view *w, const unsigned char *text,
+		      int tokens, struct hits *h)
 {
 	struct scan s;
 	struct match m;
-	size_t i = 0, count = 0, line = 1, counted = 0;
+	size_t i = 0;
 
-	if (!text)
-		return 0;
-	s.t = (const unsigned char *)text;
-	s.len = len;
-	while (i < len) {
-		struct secret_hit hit;
+	s.t = w->t ? w->t : text;
+	s.len = w->len;
+	while (i < s.len) {
+		size_t lo, hi;
+		int hit = tokens ? match_token(&s, i, &m) : match_at(&s, i, &m);
 
-		if (!match_at(&s, i, &m)) {
+		if (!hit) {
 			i++;
 			continue;
 		}
-		if (NEVER(m.start < i || m.end <= m.start || m.end > len)) {
+		if (NEVER(m.start < i || m.end <= m.start || m.end > s.len)) {
 			i++;
 			continue;
 		}
-		for (; counted < m.start; counted++)
-			if (s.t[counted] == '\n')
-				line++;
-		hit.kind = kind_names[m.kind];
-		hit.start = m.start;
-		hit.end = m.end;
-		hit.line = line;
-		fn(ctx, &hit);
-		count++;
+		view_range(w, m.start, m.end, &lo, &hi);
+		if (hi > lo)
+			hits_add(h, m.kind, lo, hi);
 		i = m.end;
 	}
-	return count;
 }
 
-/* Collects hits into the caller's array for secret_scan(). */
-struct collect {
-	struct secret_hit *hits;
-	size_t max, n;
+/* A view being built from a parent view. */
+struct builder {
+	struct view v;
+	size_t cap;
+	int err;
 };
 
-static void collect_hit(void *ctx, const struct secret_hit *hit)
+static int builder_init(struct builder *b, size_t cap)
 {
-	struct collect *c = ctx;
-
-	if (c->hits && c->n < c->max)
-		c->hits[c->n] = *hit;
-	c->n++;
+	memset(b, 0, sizeof(*b));
+	b->cap = cap ? cap : 1;
+	b->v.t = cairn_malloc(b->cap + 1);
+	b->v.lo = util_calloc(b->cap, sizeof(uint32_t));
+	b->v.hi = util_calloc(b->cap, sizeof(uint32_t));
+	if (!b->v.t || !b->v.lo || !b->v.hi) {
+		cairn_free(b->v.t);
+		cairn_free(b->v.lo);
+		cairn_free(b->v.hi);
+		memset(b, 0, sizeof(*b));
+		return -1;
+	}
+	return 0;
 }
 
-/* See secret.h. Allocates nothing; the hits go to the caller's array. */
+static void view_free(struct view *w)
+{
+	cairn_free(w->t);
+	cairn_free(w->lo);
+	cairn_free(w->hi);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Append byte c that stands for parent bytes [a, b). */
+static void builder_put(struct builder *b, const struct view *parent,
+			int c, size_t a, size_t e)
+{
+	size_t lo, hi;
+
+	if (NEVER(b->v.len >= b->cap)) {
+		b->err = 1;
+		return;
+	}
+	view_range(parent, a, e, &lo, &hi);
+	b->v.t[b->v.len] = (unsigned char)c;
+	b->v.lo[b->v.len] = (uint32_t)lo;
+	b->v.hi[b->v.len] = (uint32_t)hi;
+	b->v.len++;
+}
+
+static int hex_val(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A %XX sequence at i that decodes to a printable byte (or a UTF-8 one). */
+static int pct_at(const unsigned char *t, size_t len, size_t i)
+{
+	int hi, lo, c;
+
+	if (t[i] != '%' || i + 2 >= len)
+		return -1;
+	hi = hex_val(t[i + 1]);
+	lo = hex_val(t[i + 2]);
+	if (hi < 0 || lo < 0)
+		return -1;
+	c = hi * 16 + lo;
+	return c >= 0x20 || c == '\t' || c == '\n' ? c : -1;
+}
+
+/*
+ * Code point cp folded by NFKC to ASCII into out (at most 8 bytes): the
+ * count, 0 when cp is dropped (a format or default-ignorable character), -1
+ * when it stays as written.
+ */
+static int fold_cp(int32_t cp, unsigned char *out)
+{
+	utf8proc_int32_t d[8];
+	utf8proc_ssize_t n, k;
+	int last = 0;
+
+	if (utf8proc_category(cp) == UTF8PROC_CATEGORY_CF ||
+	    utf8proc_get_property(cp)->ignorable)
+		return 0;
+	n = utf8proc_decompose_char(cp, d, 8,
+				    UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT, &last);
+	if (n <= 0 || n > 8)
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (d[k] < 0x20 || d[k] >= 0x7f)
+			return -1;
+		out[k] = (unsigned char)d[k];
+	}
+	return (int)n;
+}
+
+/*
+ * The NFKC / format-character / %XX view of parent, or -1 with nothing
+ * built when it would be the same text (or out of memory: b->err).
+ */
+static int view_normalise(const struct view *parent, const unsigned char *text,
+			  struct builder *b)
+{
+	const unsigned char *t = parent->t ? parent->t : text;
+	size_t len = parent->len, i;
+	int changed = 0;
+
+	memset(b, 0, sizeof(*b));
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return -1; /* the mutant: no normalised view */
+#endif
+	for (i = 0; i < len && !changed; i++)
+		if (t[i] >= 0x80 || pct_at(t, len, i) >= 0)
+			changed = 1;
+	if (!changed)
+		return -1;
+	if (builder_init(b, len) < 0) {
+		b->err = 1;
+		return -1;
+	}
+	changed = 0;
+	for (i = 0; i < len;) {
+		int c = pct_at(t, len, i);
+
+		if (c >= 0) {
+			builder_put(b, parent, c, i, i + 3);
+			i += 3;
+			changed = 1;
+		} else if (t[i] >= 0x80) {
+			utf8proc_int32_t cp;
+			utf8proc_ssize_t n = utf8proc_iterate(t + i,
+							      (utf8proc_ssize_t)(len - i), &cp);
+			unsigned char out[8];
+			int k, f;
+
+			if (n <= 0) {
+				builder_put(b, parent, t[i], i, i + 1);
+				i++;
+				continue;
+			}
+			f = fold_cp(cp, out);
+			if (f < 0) {
+				for (k = 0; k < n; k++)
+					builder_put(b, parent, t[i + k], i + k,
+						    i + k + 1);
+			} else {
+				/* never longer than the bytes it replaces */
+				if (f > n)
+					f = (int)n;
+				for (k = 0; k < f; k++)
+					builder_put(b, parent, out[k], i,
+						    i + (size_t)n);
+				changed = 1;
+			}
+			i += (size_t)n;
+		} else {
+			builder_put(b, parent, t[i], i, i + 1);
+			i++;
+		}
+	}
+	if (!changed || b->err) {
+		view_free(&b->v);
+		return -1;
+	}
+	return 0;
+}
+
+/* A byte that may be part of a token or of base64. */
+static int is_tokc(int c)
+{
+	return is_b64all(c) || c == '.';
+}
+
+/*
+ * The view of parent with wrapped lines joined: a line break (and the
+ * indentation after it) between two runs of at least JOIN_MIN token bytes,
+ * the one before it token-like (a digit, one of _ - + / =, or a capital
+ * after a small letter: not a word of prose), is removed. -1 when there is
+ * no such break.
+ */
+static int view_join(const struct view *parent, const unsigned char *text,
+		     struct builder *b)
+{
+	const unsigned char *t = parent->t ? parent->t : text;
+	size_t len = parent->len, i, run = 0;
+	int any = 0, pass, mark = 0;
+
+	memset(b, 0, sizeof(*b));
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return -1; /* the mutant: no joined view */
+#endif
+	for (pass = 0; pass < 2; pass++) {
+		run = 0;
+		mark = 0;
+		for (i = 0; i < len;) {
+			size_t k = i, after = 0, e;
+
+			if (t[i] == '\r' || t[i] == '\n') {
+				if (t[k] == '\r')
+					k++;
+				if (k < len && t[k] == '\n')
+					k++;
+				while (k < len && (t[k] == ' ' || t[k] == '\t'))
+					k++;
+				for (e = k; e < len && is_tokc(t[e]) &&
+					    after < JOIN_MIN; e++)
+					after++;
+				if (k > i && run >= JOIN_MIN && mark &&
+				    after >= JOIN_MIN) {
+					any = 1;
+					i = k; /* the break is dropped */
+					continue;
+				}
+			}
+			if (!is_tokc(t[i])) {
+				run = 0;
+				mark = 0;
+			} else {
+				/* a token, not a word: a digit, a _ - + / =,
+				 * or a capital after a small letter */
+				if ((!is_alpha(t[i]) && t[i] != '.') ||
+				    (run && is_upper(t[i]) && is_lower(t[i - 1])))
+					mark = 1;
+				run++;
+			}
+			if (pass == 1)
+				builder_put(b, parent, t[i], i, i + 1);
+			i++;
+		}
+		if (!any)
+			return -1;
+		if (pass == 0 && builder_init(b, len) < 0) {
+			b->err = 1;
+			return -1;
+		}
+	}
+	if (b->err) {
+		view_free(&b->v);
+		return -1;
+	}
+	return 0;
+}
+
+static int b64_val(int c)
+{
+	if (is_upper(c))
+		return c - 'A';
+	if (is_lower(c))
+		return c - 'a' + 26;
+	if (is_digit(c))
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* Is [b, b+n) text: printable ASCII, blanks, newlines, valid UTF-8? */
+static int plausible_text(const unsigned char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		int c = b[i];
+
+		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ||
+		    c == '\r') {
+			i++;
+			continue;
+		}
+		if (c >= 0x80) {
+			utf8proc_int32_t cp;
+			utf8proc_ssize_t k = utf8proc_iterate(
+				b + i, (utf8proc_ssize_t)(n - i), &cp);
+
+			if (k <= 0 || cp < 0xa0)
+				return 0;
+			i += (size_t)k;
+			continue;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Decode the base64 run [a, e) of view parent into b when it is plausible
+ * base64 of text: one alphabet (standard or URL-safe), a length base64 can
+ * have, and text when decoded. Every decoded byte stands for the whole run.
+ */
+static int view_base64(const struct view *parent, const unsigned char *t,
+		       size_t a, size_t e, struct builder *b)
+{
+	size_t n = e - a, i, out = 0;
+	int std = 0, url = 0;
+	unsigned acc = 0, bits = 0;
+
+	memset(b, 0, sizeof(*b));
+	while (n > 0 && t[a + n - 1] == '=')
+		n--;
+	if (n < B64_MIN || n % 4 == 1)
+		return -1;
+	for (i = a; i < a + n; i++) {
+		if (t[i] == '+' || t[i] == '/')
+			std = 1;
+		else if (t[i] == '-' || t[i] == '_')
+			url = 1;
+		else if (b64_val(t[i]) < 0)
+			return -1;
+	}
+	if (std && url)
+		return -1;
+	if (builder_init(b, n * 3 / 4 + 1) < 0) {
+		b->err = 1;
+		return -1;
+	}
+	for (i = a; i < a + n; i++) {
+		acc = (acc << 6) | (unsigned)b64_val(t[i]);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			b->v.t[out++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (out < 8 || !plausible_text(b->v.t, out)) {
+		view_free(&b->v);
+		return -1;
+	}
+	b->v.len = 0;
+	for (i = 0; i < out; i++)
+		builder_put(b, parent, b->v.t[i], a, e);
+	return 0;
+}
+
+static void layers(const struct view *w, const unsigned char *text,
+		   int depth, struct hits *h);
+
+/* Every plausible base64 run of view w, decoded and scanned. */
+static void decode_runs(const struct view *w, const unsigned char *text,
+			int depth, struct hits *h)
+{
+	const unsigned char *t = w->t ? w->t : text;
+	size_t i = 0, len = w->len;
+
+#ifdef CAIRN_MUTATE_NO_SECRET_NORMALISE
+	return; /* the mutant: no decoded view */
+#endif
+	while (i < len && !h->err) {
+		size_t a, e;
+		struct builder b;
+
+		if (b64_val(t[i]) < 0) {
+			i++;
+			continue;
+		}
+		a = i;
+		while (i < len && b64_val(t[i]) >= 0)
+			i++;
+		while (i < len && t[i] == '=' && i - a < ((size_t)1 << 30))
+			i++;
+		e = i;
+		if (e - a < B64_MIN || (a > 0 && t[a - 1] == '%'))
+			continue;
+		if (view_base64(w, t, a, e, &b) < 0) {
+			if (b.err)
+				h->err = 1;
+			continue;
+		}
+		scan_view(&b.v, text, 0, h);
+		layers(&b.v, text, depth + 1, h);
+		view_free(&b.v);
+	}
+}
+
+/* The views below w: normalised, joined, decoded; each one scanned. */
+static void layers(const struct view *w, const unsigned char *text,
+		   int depth, struct hits *h)
+{
+	struct builder b;
+
+	if (depth >= VIEW_DEPTH || h->err)
+		return;
+	if (view_normalise(w, text, &b) == 0) {
+		scan_view(&b.v, text, 0, h);
+		layers(&b.v, text, depth + 1, h);
+		view_free(&b.v);
+		return;
+	}
+	if (b.err) {
+		h->err = 1;
+		return;
+	}
+	if (view_join(w, text, &b) == 0) {
+		scan_view(&b.v, text, 1, h);
+		decode_runs(&b.v, text, depth, h);
+		view_free(&b.v);
+		return;
+	}
+	if (b.err) {
+		h->err = 1;
+		return;
+	}
+	decode_runs(w, text, depth, h);
+}
+
+static int hit_cmp(const void *pa, const void *pb)
+{
+	const struct secret_hit *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/*
+ * Every hit of text: the scan as written, then the views. Overlapping hits
+ * merge into one (the kind of the first); lines are set. h->err on out of
+ * memory.
+ */
+static void scan_text(const char *text, size_t len, struct hits *h)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	struct view raw;
+	size_t i, out = 0, line = 1, counted = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->v = h->inl;
+	h->cap = ARRAY_SIZE(h->inl);
+	if (!text)
+		return;
+	memset(&raw, 0, sizeof(raw));
+	raw.len = len;
+	scan_view(&raw, t, 0, h);
+	if (len <= VIEW_MAX)
+		layers(&raw, t, 0, h);
+	if (h->n > 1)
+		qsort(h->v, h->n, sizeof(*h->v), hit_cmp);
+	for (i = 0; i < h->n; i++) {
+		if (out > 0 && h->v[i].start < h->v[out - 1].end) {
+			if (h->v[i].end > h->v[out - 1].end)
+				h->v[out - 1].end = h->v[i].end;
+			continue;
+		}
+		h->v[out++] = h->v[i];
+	}
+	h->n = out;
+	for (i = 0; i < h->n; i++) {
+		for (; counted < h->v[i].start; counted++)
+			if (t[counted] == '\n')
+				line++;
+		h->v[i].line = line;
+	}
+}
+
+static void hits_release(struct hits *h)
+{
+	if (h->v != h->inl)
+		cairn_free(h->v);
+	h->v = NULL;
+}
+
+/* What secret_scan() reports when it could not finish: the whole text. */
+static const char unscanned_kind[] = "unscanned-out-of-memory";
+
+/* See secret.h. */
+int secret_unscanned(const struct secret_hit *hit)
+{
+	return hit && hit->kind == unscanned_kind;
+}
+
+/* See secret.h. */
 size_t secret_scan(const char *text, size_t len, struct secret_hit *hits,
 		   size_t max)
 {
-	struct collect c;
+	struct hits h;
+	size_t i, n;
 
-	c.hits = hits;
-	c.max = max;
-	c.n = 0;
-	scan_all(text, len, collect_hit, &c);
-	return c.n;
-}
-
-/* Builds the redacted copy for secret_redact(). */
-struct redact {
-	const char *text;
-	size_t last; /* end of the text already copied */
-	struct sbuf sb;
-};
-
-static void redact_hit(void *ctx, const struct secret_hit *hit)
-{
-	struct redact *r = ctx;
-
-	sbuf_add(&r->sb, r->text + r->last, hit->start - r->last);
-	sbuf_addf(&r->sb, "[REDACTED:%s]", hit->kind);
-	r->last = hit->end;
+	scan_text(text, len, &h);
+	if (h.err) {
+		/* fail closed: a text that could not be scanned is refused */
+		hits_release(&h);
+		if (hits && max > 0) {
+			hits[0].kind = unscanned_kind;
+			hits[0].start = 0;
+			hits[0].end = len;
+			hits[0].line = 1;
+		}
+		return 1;
+	}
+	for (i = 0; hits && i < h.n && i < max; i++)
+		hits[i] = h.v[i];
+	n = h.n;
+	hits_release(&h);
+	return n;
 }
 
 /*
@@ -1398,8 +3074,10 @@ static void redact_hit(void *ctx, const struct secret_hit *hit)
  */
 char *secret_redact(const char *text, size_t len, size_t *outlen)
 {
-	struct redact r;
+	struct hits h;
+	struct sbuf sb;
 	char *out = NULL;
+	size_t i, last = 0;
 
 	if (outlen)
 		*outlen = 0;
@@ -1407,16 +3085,24 @@ char *secret_redact(const char *text, size_t len, size_t *outlen)
 		text = "";
 		len = 0;
 	}
-	r.text = text;
-	r.last = 0;
-	sbuf_init(&r.sb, 0);
-	scan_all(text, len, redact_hit, &r);
-	sbuf_add(&r.sb, text + r.last, len - r.last);
-	if (r.sb.err)
+	scan_text(text, len, &h);
+	if (h.err) {
+		hits_release(&h);
+		return NULL;
+	}
+	sbuf_init(&sb, 0);
+	for (i = 0; i < h.n; i++) {
+		sbuf_add(&sb, text + last, h.v[i].start - last);
+		sbuf_addf(&sb, "[REDACTED:%s]", h.v[i].kind);
+		last = h.v[i].end;
+	}
+	sbuf_add(&sb, text + last, len - last);
+	hits_release(&h);
+	if (sb.err)
 		goto out;
-	out = sbuf_detach(&r.sb, outlen);
+	out = sbuf_detach(&sb, outlen);
 out:
-	sbuf_release(&r.sb);
+	sbuf_release(&sb);
 	return out;
 }
 

@@ -2,9 +2,12 @@
  * secret.h -- the secret filter: finds credentials in text before it is
  * stored, so that secrets never enter memory.
  *
- * Layer: bottom, beside util. Pure functions over a byte range: no SQLite,
- * no I/O, no logging. The scanner itself allocates nothing; only
- * secret_redact() allocates (one output buffer, O(len)).
+ * Layer: bottom, beside util; uses utf8proc. Pure functions over a byte
+ * range: no SQLite, no I/O, no logging. The scan runs over the text as
+ * written and over normalised views of it (NFKC, zero-width characters
+ * dropped, wrapped lines joined, base64 and %XX decoded), which it
+ * allocates only when the text has something to normalise; memory and
+ * time stay linear in len.
  *
  * Must never: log, print or copy the secret bytes anywhere except the
  * redacted copy (where they are replaced), or abort on any input (invalid
@@ -30,7 +33,10 @@ struct secret_hit {
 /*
  * Scan len bytes of text. Returns the number of hits (0 = clean) and fills
  * up to max of them into hits (which may be NULL when max is 0), in order of
- * position; hits never overlap. Allocates nothing; time is linear in len.
+ * position; hits never overlap. A hit found in a normalised view is the
+ * range of the original bytes it came from (a whole base64 run, a token
+ * with the zero-width characters inside it). Out of memory fails closed:
+ * one hit of kind "unscanned-out-of-memory" over the whole text.
  */
 size_t secret_scan(const char *text, size_t len, struct secret_hit *hits,
 		   size_t max);
@@ -38,7 +44,8 @@ size_t secret_scan(const char *text, size_t len, struct secret_hit *hits,
 /*
  * A copy of text with each hit replaced by "[REDACTED:<kind>]", always
  * NUL-terminated; its length goes to *outlen when outlen is not NULL.
- * Caller frees with cairn_free(). NULL on out of memory.
+ * Caller frees with cairn_free(). NULL on out of memory (also when the
+ * scan itself ran out).
  */
 char *secret_redact(const char *text, size_t len, size_t *outlen);
 
@@ -50,6 +57,12 @@ char *secret_redact(const char *text, size_t len, size_t *outlen);
  */
 void secret_describe(const struct secret_hit *hit, const char *what,
 		     char *buf, size_t size);
+
+/*
+ * Is hit the fail-closed one secret_scan() gives when it ran out of memory
+ * (so a caller reports CAIRN_NOMEM rather than a secret)?
+ */
+int secret_unscanned(const struct secret_hit *hit);
 
 /* Name of the i-th kind (0-based) in the table; NULL past the last. */
 const char *secret_kind_name(size_t i);

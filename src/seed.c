@@ -643,6 +643,10 @@ static int read_file(struct run *r, size_t fi)
 		goto out;
 	}
 	if (secret_scan(t, k, &hit, 1) > 0) {
+		if (secret_unscanned(&hit)) {
+			rc = CAIRN_NOMEM;
+			goto out;
+		}
 		seed_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
 			"refusing to store a secret: %s (remove it from the "
 			"file; seed never stores secrets)",

@@ -1233,6 +1233,8 @@ static int filter_secret(struct cairn_db *db, const char *field, const char *s,
 	*masked = NULL;
 	if (!s || secret_scan(s, strlen(s), &hit, 1) == 0)
 		return CAIRN_OK;
+	if (secret_unscanned(&hit))
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	if (!(flags & CAIRN_WRITE_REDACT)) {
 		secret_describe(&hit, field, msg, sizeof(msg));
 		return store_error(db, CAIRN_SECRET, "%s", msg);
@@ -1307,6 +1309,9 @@ static int clean_fields(struct cairn_db *db, const cairn_record *r,
 			if (rc)
 				return rc;
 			if (pv[i] && secret_scan(pv[i], strlen(pv[i]), &hit, 1)) {
+				if (secret_unscanned(&hit))
+					return store_error(db, CAIRN_NOMEM,
+							   "out of memory");
 				secret_describe(&hit, pn[i], msg, sizeof(msg));
 				return store_error(db, CAIRN_SECRET, "%s", msg);
 			}

@@ -1,0 +1,81 @@
+# EVIDENCE-OF: issue 16 -- every write path refuses the credentials a mature
+# scanner knows, disguised or not; --redact stores [REDACTED:<kind>]
+$ cairn init >/dev/null
+$ cairn write 'DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=U89K1D5a0HECbLMQsNcCGctd76LCNUH1lS/2wLfKkaVE+tNMO66iv9b4+b8p6k/csDZVefZO9jDOmlpFbYfogY==;EndpointSuffix=core.windows.net'
+? 1
+e~ refusing to store a secret: azure-storage-key on line 1
+$ cairn write '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'
+? 1
+e~ refusing to store a secret: sendgrid-api-key on line 1
+$ cairn write 'twilio key SK23a1e2f1a53bc9c276e6007ac6180c14'
+? 1
+e~ refusing to store a secret: twilio-api-key on line 1
+$ cairn write 'HF 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'
+? 1
+e~ refusing to store a secret: huggingface-token on line 1
+$ cairn write 'pypi-AgEIcHlwaS5vcmcclVKmtexpDSA3lxl7kettuA1fToZ0HpXyT4V3cSykBX0hB0RfZScs1EPvZhW'
+? 1
+e~ refusing to store a secret: pypi-token on line 1
+$ cairn write 'bearer ya29.fZ5esavyL0dgpaqOkM5s2K0ksfMHM4OjHWN9cpoQZI5LBIb8azk1tCR0nIbOvV1LUBuzfkJacmIynp__'
+? 1
+e~ refusing to store a secret: google-oauth-token on line 1
+$ cairn write 'curl -u admin:Xk29fjQ8zLp3 https://api.example.com'
+? 1
+e~ refusing to store a secret: cli-password on line 1
+$ cairn write 'ssh -o '"'"'ProxyCommand=sshpass -p hunter2 ssh -W %h:%p bastion'"'"' db'
+? 1
+e~ refusing to store a secret: cli-password on line 1
+$ cairn write 'password: correct horse battery staple'
+? 1
+e~ refusing to store a secret: passphrase on line 1
+# disguised: base64, split over two lines, zero-width and full-width characters, URL-encoded
+$ cairn write 'config YXdzX2FjY2Vzc19rZXlfaWQ9QUtJQVdCQUVRMEhWMDRZUE1US08='
+? 1
+e~ aws-access-key-id
+$ cairn write "$(printf 'token ghp_QllyV9w9ejbPnW\nj7WZOAfSq8806s4BvSYuY8' )"
+? 1
+e~ github-token on line 1
+$ cairn write "$(printf 'key AKIAWBAEQ\u200b0HV04YPMTKO')"
+? 1
+e~ aws-access-key-id
+$ cairn write 'key AＫIＡWＢAＥQ０HＶ0４YＰMＴKＯ'
+? 1
+e~ aws-access-key-id
+$ cairn write 'db postgres%3A%2F%2Fadmin%3AS3cretPass9%40db.example.com%2Fapp'
+? 1
+e~ password-in-url
+# look-alikes pass: a commit, a UUID, a digest, a prefix in prose, a placeholder header
+$ cairn write 'ghp_ prefixes mark GitHub tokens; commit 3f2a1c9e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39, request 123e4567-e89b-12d3-a456-426614174000, sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, header Authorization: Bearer <token>, password=changeme' --json | jq -r .status
+> accepted
+# --redact stores the masked text, naming the kind
+$ cairn write --redact 'deploy with 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 today' --json | jq -r .id | xargs cairn get --json | jq -r .body
+> deploy with [REDACTED:sendgrid-api-key] today
+$ cairn write --redact 'key YXdzX2FjY2Vzc19rZXlfaWQ9QUtJQVdCQUVRMEhWMDRZUE1US08=' --json | jq -r .id | xargs cairn get --json | jq -r .body
+> key [REDACTED:aws-access-key-id]
+# revise is a write path
+$ id=$(cairn write 'the deploy token lives in the vault' --json | jq -r .id); cairn revise "$id" --body 'the deploy token is dop_v1_c6a7e00b0edd2477051587bf1f47afdba79d0d06d40640367c80e1a9aa771948'
+? 1
+e~ digitalocean-token
+# import
+$ printf '%s\n' '{"kind":"fact","body":"mail via 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"}' > in.jsonl; cairn import in.jsonl
+? 1
+e~ line 1: import: .*sendgrid-api-key
+# MCP memory_write
+$ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"fact","body":"HF token 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"}}}' | cairn mcp | jq -r 'select(.id == 2) | .result.content[0].text'
+~ refusing to store a secret: huggingface-token
+# ingest
+$ printf '%s\n' '{"time":"2025-05-26T09:01:00+02:00","speaker":"alice","text":"use curl -u admin:Xk29fjQ8zLp3 for the api","session":"s-1"}' > t.jsonl; cairn ingest t.jsonl
+? 1
+e~ t\.jsonl:1: refusing to store a secret: cli-password
+# seed
+$ mkdir -p docs/adr && printf '# ADR 1: Mail\n\n## Decision\n\nWe send mail with key 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.\n' > docs/adr/0001-mail.md && cairn seed
+? 1
+e~ sendgrid-api-key
+$ rm -rf docs
+# reflect --llm-cmd gets the transcript masked
+$ printf '%s\n' '{"speaker":"user","text":"We deploy with token SK23a1e2f1a53bc9c276e6007ac6180c14 always.","session":"p"}' > plan.jsonl; cairn reflect --dry-run --llm-cmd 'cat > llm-in.txt' plan.jsonl >/dev/null 2>&1; grep -c 'REDACTED:twilio-api-key' llm-in.txt; grep -c 'SK23a1e2f1a53bc9c276e6007ac6180c14' llm-in.txt || true
+> 1
+> 0
+# nothing of any refused secret is anywhere in .cairn
+$ grep -rl -e 'tGEwbEFonsIX0eZ776Hehd' -e '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' -e 'Xk29fjQ8zLp3' -e 'dop_v1_c6a7e00b0edd2477051587bf1f47afdba79d0d06d40640367c80e1a9aa771948' .cairn; echo done
+> done
