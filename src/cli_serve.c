@@ -474,8 +474,60 @@ static enum MHD_Result api_candidates(struct serve *s,
 		cli_record_json(&sb, v[i], 1);
 		sbuf_addc(&sb, '}');
 	}
-	sbuf_addf(&sb, "],\"limit\":%d}", SERVE_LIST_LIMIT);
+	sbuf_addf(&sb, "],\"limit\":%d", SERVE_LIST_LIMIT);
 	cairn_record_list_free(v, n);
+	/* the forgets an agent proposed, which wait for a human too */
+	{
+		cairn_forget *fv = NULL;
+		size_t nf = 0;
+
+		rc = cairn_forget_list(s->db, &fv, &nf);
+		if (rc) {
+			sbuf_release(&sb);
+			return reply_db(s, c, rc);
+		}
+		sbuf_adds(&sb, ",\"forgets\":[");
+		for (i = 0; i < nf; i++) {
+			sbuf_adds(&sb, i ? ",{\"record\":" : "{\"record\":");
+			cli_record_json(&sb, fv[i].rec, 1);
+			sbuf_adds(&sb, ",\"proposed\":");
+			json_add_strz(&sb, fv[i].time);
+			sbuf_adds(&sb, ",\"session\":");
+			json_add_strz(&sb, fv[i].session);
+			sbuf_adds(&sb, ",\"tool\":");
+			json_add_strz(&sb, fv[i].tool);
+			sbuf_addc(&sb, '}');
+		}
+		sbuf_adds(&sb, "]}");
+		cairn_forget_list_free(fv, nf);
+	}
+	return reply_json(c, 200, &sb);
+}
+
+/*
+ * POST /api/forget {"id","apply":true|false}: a pending forget applied
+ * (the record becomes retired) or dropped (it stays as it is), as
+ * `cairn approve ID` / `cairn reject ID` do with a pending forget's id.
+ */
+static enum MHD_Result api_forget(struct serve *s, struct MHD_Connection *c,
+				  const struct json *j)
+{
+	struct sbuf sb = SBUF_INIT;
+	const char *id = json_get_str(j, "id");
+	const struct json *a = json_get(j, "apply");
+	int rc, apply;
+
+	if (!id || !*id || !a || (a->type != JSON_TRUE && a->type != JSON_FALSE))
+		return reply_error(c, 400, "invalid", "give the record's \"id\" "
+				   "and \"apply\": true (retire it) or false "
+				   "(keep it)");
+	apply = a->type == JSON_TRUE;
+	rc = cairn_forget_resolve(s->db, id, apply);
+	if (rc)
+		return reply_db(s, c, rc);
+	sbuf_adds(&sb, "{\"id\":");
+	json_add_strz(&sb, id);
+	sbuf_addf(&sb, ",\"forget\":\"%s\"}", apply ? "applied" : "dropped");
 	return reply_json(c, 200, &sb);
 }
 
@@ -1017,6 +1069,8 @@ static enum MHD_Result route_post(struct serve *s, struct MHD_Connection *c,
 		ret = api_edit_approve(s, c, j);
 	else if (strcmp(url, "/api/approve-supersede") == 0)
 		ret = api_approve_supersede(s, c, j);
+	else if (strcmp(url, "/api/forget") == 0)
+		ret = api_forget(s, c, j);
 	else
 		ret = reply_error(c, 404, "not_found", "no API call '%s' for "
 				  "POST", url);

@@ -1533,16 +1533,17 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
 			long long ndocs)
 {
 	int bit[RECALL_MAX_TERMS];
-	size_t i, j, k = 0;
+	size_t i, j;
 
 	memset(p, 0, sizeof(*p));
+	/* a hit's mask is kept by question term (pool_fetch): bit i is term
+	 * i, whichever schema's phrase matched it */
 	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
 		bit[i] = -1;
-		if (t->v[i].df > 0 && k < 64) {
-			bit[i] = (int)k;
-			p->idf_bit[k] = answer_idf(t->v[i].df, ndocs);
+		if (t->v[i].df > 0 && i < 64) {
+			bit[i] = (int)i;
+			p->idf_bit[i] = answer_idf(t->v[i].df, ndocs);
 		}
-		k += t->v[i].df > 0;
 	}
 	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
 		const struct qterm *q = &t->v[i];

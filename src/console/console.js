@@ -15,6 +15,8 @@ const I18N = {
     no_candidates: 'No candidates waiting.', approve: 'Approve', reject: 'Reject', edit: 'Edit',
     save_approve: 'Save and approve', cancel: 'Cancel', approve_supersede: 'Approve, replacing this',
     may_replace: 'May replace', group: 'Same command shape', approve_all: 'Approve all', reject_all: 'Reject all',
+    forgets: 'Pending forgets: an agent asked to retire these', retire: 'Retire', keep: 'Keep',
+    proposed: 'proposed', retired: 'retired', kept: 'kept',
     approved: 'approved', rejected: 'rejected', kind: 'kind', status: 'status', scope: 'scope', origin: 'origin',
     proof: 'proof', source: 'provenance', confidence: 'confidence', key: 'key', created: 'created', updated: 'updated',
     revision: 'revision', last_seen: 'last seen', search: 'Search', question: 'question or words',
@@ -37,6 +39,8 @@ const I18N = {
     no_candidates: '没有待审批的候选。', approve: '批准', reject: '拒绝', edit: '编辑',
     save_approve: '保存并批准', cancel: '取消', approve_supersede: '批准并取代此条',
     may_replace: '可能取代', group: '相同命令形态', approve_all: '全部批准', reject_all: '全部拒绝',
+    forgets: '待确认的删除：智能体请求退役这些记录', retire: '退役', keep: '保留',
+    proposed: '提出于', retired: '已退役', kept: '已保留',
     approved: '已批准', rejected: '已拒绝', kind: '类型', status: '状态', scope: '范围', origin: '来源',
     proof: '证明', source: '出处', confidence: '置信度', key: '键', created: '创建', updated: '更新',
     revision: '修订', last_seen: '最近返回', search: '搜索', question: '问题或关键词',
@@ -227,9 +231,24 @@ async function viewCandidates(main) {
   }
   for (const c of list) if (!grouped.has(c.record.id)) main.append(candidateCard(c));
   state.after = () => fillSuggestions(list, state.gen);
-  /* anything else the API lists beside the candidates (e.g. proposals) is shown as records */
+  /* pending forgets (SPEC 4.5): retire applies the agent's request, keep drops it */
+  const forgets = j.forgets || [];
+  if (forgets.length) {
+    main.append(el('h2', null, t('forgets') + ' (' + forgets.length + ')'),
+      forgets.map(f => { const r = f.record; return el('article', { class: 'card forget', 'data-id': r.id, tabindex: '-1' },
+        el('h3', null, title(r)), meta(r),
+        el('p', { class: 'muted' }, t('proposed') + ' ' + (f.proposed || '') + (f.session ? ' · session ' + f.session : '')),
+        el('pre', { class: 'body' }, r.body || ''),
+        el('div', { class: 'actions' },
+          el('button', { type: 'button', class: 'danger', 'data-act': 'forget-apply',
+            onclick: () => act('/api/forget', { id: r.id, apply: true }, r.id + ' ' + t('retired')) }, t('retire')),
+          el('button', { type: 'button', 'data-act': 'forget-keep',
+            onclick: () => act('/api/forget', { id: r.id, apply: false }, r.id + ' ' + t('kept')) }, t('keep')),
+          recordLink(r))); }));
+  }
+  /* anything else the API lists beside the candidates is shown as records */
   for (const [k, v] of Object.entries(j)) {
-    if (k === 'candidates' || !Array.isArray(v) || !v.length) continue;
+    if (k === 'candidates' || k === 'forgets' || !Array.isArray(v) || !v.length) continue;
     main.append(el('h2', null, k.replace(/_/g, ' ') + ' (' + v.length + ')'),
       v.map(x => { const r = x.record || x; return el('article', { class: 'card' }, el('h3', null, title(r)), meta(r),
         el('pre', { class: 'body' }, r.body || ''), recordLink(r)); }));
