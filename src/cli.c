@@ -908,7 +908,8 @@ static const char stats_help[] =
 	"ignored, and how many a running 'cairn mcp' answered (served).\n"
 	"Plain --json also counts the receipts still in the spool\n"
 	"(receipts_spooled: hook prompts, moved into the store by a later\n"
-	"write).\n";
+	"write). With team remotes (cairn remote), a last line counts the\n"
+	"local changes each has not got yet (--json: \"unsynced\").\n";
 
 static int cmd_stats(int argc, char **argv)
 {

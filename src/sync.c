@@ -1533,6 +1533,10 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			break;
 		nt = pq.ntuples(res);
 		more = nt == SYNC_BATCH;
+		if (nt == 0) {
+			pq.clear(res); /* nothing new: no local write at all */
+			break;
+		}
 		rc = store_tx_begin(db);
 		for (i = 0; rc == CAIRN_OK && i < nt; i++) {
 			struct srec s, loc;
