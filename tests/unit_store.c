@@ -225,10 +225,12 @@ static void test_forward_migration(void)
 	cairn_db_close(db);
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
-	/* back to what a schema-2 store had: no key index, no vector table */
+	/* back to what a schema-2 store had: no key index, no vector table,
+	 * no drift references (v6), no sync state (v7) */
 	CHECK(sqlite3_exec(raw,
 			   "DROP TRIGGER vectors_ad; DROP TRIGGER vectors_au;"
 			   "DROP TRIGGER vectors_al; DROP TABLE vectors;"
+			   "DROP TABLE refs; DROP TABLE sync_state;"
 			   "DROP INDEX records_key; DELETE FROM meta WHERE k = '"
 			   STORE_META_REVISION "'; PRAGMA user_version=2",
 			   NULL, NULL, NULL) == SQLITE_OK);
@@ -248,13 +250,15 @@ static void test_forward_migration(void)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(raw, "SELECT count(*) FROM sqlite_master WHERE "
-				    "name IN ('records_key', 'vectors')",
+				    "name IN ('records_key', 'vectors', 'refs', "
+				    "'sync_state')",
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		has_index = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	CHECK_INT(version, STORE_SCHEMA_VERSION);
-	CHECK_INT(has_index, 2); /* the key index (v3) and the vector table (v4) */
+	/* the key index (v3), the vector table (v4), refs (v6), sync_state (v7) */
+	CHECK_INT(has_index, 4);
 	/* the revision's row (v5) */
 	has_index = 0;
 	if (sqlite3_prepare_v2(raw, "SELECT count(*) FROM meta WHERE k = '"
