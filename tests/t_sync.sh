@@ -202,8 +202,24 @@ check "4 processes syncing at once all succeed: $(cat "$tmp"/w?.out)" [ "$allok"
 check "the server has all 100, none twice" \
 	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "100|100" ]
 for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
-check "four workspaces converge" [ "$(state w1)" = "$(state w2)" ] && [ "$(state w2)" = "$(state w3)" ] && [ "$(state w3)" = "$(state w4)" ]
-check "each holds all 100" [ "$(state w4 | wc -l)" = 100 ]
+# 4 processes syncing one workspace at once: no false conflict, no double
+for i in $(seq 1 10); do c w1 write --kind note --title "w1 late $i" --body "written on w1 before four syncs, $i" >/dev/null; done
+pids=""
+for i in 1 2 3 4; do
+	c w1 sync > "$tmp/same$i.out" 2>&1 &
+	pids="$pids $!"
+done
+allok=1
+for p in $pids; do wait "$p" || allok=0; done
+check "4 syncs of one workspace at once all succeed" [ "$allok" = 1 ]
+check "and report no conflict: $(cat "$tmp"/same?.out)" bash -c "! grep -q -e '^conflict:' -e 'conflicts [1-9]' '$tmp'/same?.out"
+check "the server has the 10 new ones once each" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "110|110" ]
+check "and w1 has nothing unsynced" grep -q "unsynced  team=0" <<< "$(c w1 stats)"
+for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
+same4() { [ "$(state w1)" = "$(state w2)" ] && [ "$(state w2)" = "$(state w3)" ] && [ "$(state w3)" = "$(state w4)" ]; }
+check "four workspaces converge" same4
+check "each holds all 110" [ "$(state w4 | wc -l)" = 110 ]
 
 # ------------------------------------------- kill -9 during a sync, retry
 ws k1
