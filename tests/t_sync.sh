@@ -280,6 +280,36 @@ c a sync >/dev/null
 c b sync >/dev/null
 check "server back: the offline record arrives" grep -q "Offline" <<< "$(state b)"
 
+# ------------------------------- roles, grants and RLS of docs/TEAM.md
+# the three ```sql blocks of docs/TEAM.md, run as written
+block() { awk -v n="$1" '/^```sql$/ {k++; on = (k == n); next} /^```$/ {on = 0} on' docs/TEAM.md; }
+asrole() { local r=$1 d=$2; shift 2; "$PGBIN/psql" -h "$pg" -p "$port" -U "$r" -d "$d" -qAt -v ON_ERROR_STOP=1 "$@"; }
+block 1 | asrole "$su" postgres >/dev/null 2>"$tmp/b1.err"
+check "docs/TEAM.md block 1 runs: $(cat "$tmp/b1.err")" [ ! -s "$tmp/b1.err" ]
+asrole "$su" postgres -c "CREATE ROLE mallory LOGIN IN ROLE cairn_team" >/dev/null
+for r in cairn_owner alice mallory; do
+	ws "r_$r"
+	c "r_$r" remote add team "host=$pg port=$port user=$r dbname=memory" --space github.com/acme/app >/dev/null
+done
+out=$(c r_cairn_owner sync 2>&1)
+check "the owner's first sync creates the schema: $out" grep -q "^synced" <<< "$out"
+block 2 | asrole cairn_owner memory >/dev/null 2>"$tmp/b2.err"
+block 3 | asrole cairn_owner memory >/dev/null 2>>"$tmp/b2.err"
+check "docs/TEAM.md blocks 2 and 3 run: $(cat "$tmp/b2.err")" [ ! -s "$tmp/b2.err" ]
+c r_alice write --kind decision --title "Team DB" --body "alice decided on the memory database" >/dev/null
+c r_alice write --scope global --kind fact --title "Alice's shell" --body "alice uses zsh" >/dev/null
+out=$(c r_alice sync 2>&1)
+check "a member syncs her team space and her own: $out" grep -q "pushed 2" <<< "$out"
+check "her global record is in user:alice, stamped by the server" \
+	[ "$(asrole cairn_owner memory -c "SELECT space, author FROM cairn.records WHERE title = 'Alice''s shell'")" = "user:alice|alice" ]
+out=$(c r_mallory sync 2>&1)
+check "a role that is not a member sees nothing of the space: $out" grep -q "pulled 0" <<< "$out"
+c r_mallory write --kind rule --title "Sneak" --body "mallory tries to write into acme" >/dev/null
+out=$(c r_mallory sync 2>&1)
+check "and cannot write into it; sync says why: $out" grep -q "row-level security" <<< "$out"
+check "the space still holds only alice's record" \
+	[ "$(asrole cairn_owner memory -c "SELECT count(*) FROM cairn.records WHERE space = 'github.com/acme/app'")" = 1 ]
+
 # -------------------------------------------- passwords, TLS, schema
 ws p
 printf '127.0.0.1:%s:cairn:pwuser:wrong\n' "$port" > "$tmp/pgpass"
