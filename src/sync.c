@@ -845,13 +845,19 @@ static int state_set(struct cairn_db *db, const char *schema,
 		     const char *server, const char *id, long long ver,
 		     const char *fp)
 {
-	char sql[200];
+	char sql[320];
 	sqlite3_stmt *st = NULL;
 	int src;
 
+	/*
+	 * Never backwards: of two syncs of one store at once, the one that
+	 * saw the older server version must not overwrite the newer's state.
+	 */
 	snprintf(sql, sizeof(sql),
-		 "INSERT OR REPLACE INTO %s.sync_state (server, record_id, "
-		 "ver, state) VALUES (?1, ?2, ?3, ?4)",
+		 "INSERT INTO %s.sync_state (server, record_id, ver, state) "
+		 "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (server, record_id) DO "
+		 "UPDATE SET ver = excluded.ver, state = excluded.state WHERE "
+		 "excluded.ver >= sync_state.ver",
 		 schema);
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src == SQLITE_OK) {
