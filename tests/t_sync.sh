@@ -14,7 +14,7 @@
 # tests/t_sync.sh CAIRN_BINARY
 set -u
 bin=$(readlink -f "$1")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 here=$(pwd)
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 passed=0
