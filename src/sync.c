@@ -1027,11 +1027,13 @@ static int pulled_ok(const struct srec *s, const char *scope, char *why,
 {
 	static const int text[] = { F_ID, F_KEY, F_PKEY, F_TITLE, F_BODY,
 				    F_PROOF, F_SESSION, F_TOOL, F_TIME,
-				    F_SUPERSEDES, F_SUPBY };
+				    F_SUPERSEDES, F_SUPBY, F_CREATED,
+				    F_UPDATED, F_HASH };
 	static const char *const names[] = { "id", "key", "pending key",
 					     "title", "body", "proof",
 					     "session", "tool", "time",
-					     "supersedes", "superseded by" };
+					     "supersedes", "superseded by",
+					     "created", "updated", "hash" };
 	struct secret_hit hit;
 	size_t i;
 
@@ -1065,6 +1067,10 @@ static int pulled_ok(const struct srec *s, const char *scope, char *why,
 		/* tests/mutate: the server is trusted with secrets */
 		(void)hit;
 #endif
+	}
+	if (atoll(s->f[F_REV]) < 1) {
+		snprintf(why, size, "its revision is not a positive number");
+		return 1;
 	}
 	if (strlen(s->f[F_ID]) > 128 ||
 	    (s->f[F_KEY] && strlen(s->f[F_KEY]) > STORE_MAX_KEY)) {
