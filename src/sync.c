@@ -1172,9 +1172,167 @@ static int job_by_id(struct job *jobs, size_t n, const char *id)
 	return -1;
 }
 
+#define REV_COLS                                                            \
+	"record_id, revision, title, body, status, confidence, proof, "     \
+	"origin, updated, hash"
+
+/*
+ * This machine's kept revisions of the records a batch pushed (a record
+ * revised twice before its first sync has two the server never saw).
+ */
+static int push_revisions(struct cairn_db *db, struct pg *g,
+			  const char *schema, const char *space,
+			  struct job *jobs, size_t n)
+{
+	struct sbuf a[10];
+	const char *p[11];
+	sqlite3_stmt *st = NULL;
+	char sql[256];
+	size_t i, cnt = 0;
+	int c, src, rc = CAIRN_OK;
+
+	memset(a, 0, sizeof(a));
+	snprintf(sql, sizeof(sql),
+		 "SELECT " REV_COLS " FROM %s.revisions WHERE record_id = ?1",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading revisions");
+	for (i = 0; i < n; i++) {
+		if (jobs[i].act != A_PUSHED || atoll(jobs[i].loc->f[F_REV]) < 2)
+			continue;
+		sqlite3_bind_text(st, 1, jobs[i].loc->f[F_ID], -1,
+				  SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			for (c = 0; c < 10; c++)
+				arr_add(&a[c],
+					(const char *)sqlite3_column_text(st, c));
+			cnt++;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (cnt) {
+		p[0] = space;
+		for (c = 0; c < 10 && rc == CAIRN_OK; c++)
+			if (!(p[1 + c] = arr_end(&a[c])))
+				rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g,
+				  "INSERT INTO cairn.revisions (space, id, "
+				  "revision, title, body, status, confidence, "
+				  "proof, origin, updated, hash) SELECT $1, "
+				  "u.id, u.revision::bigint, u.title, u.body, "
+				  "u.status, u.confidence::double precision, "
+				  "u.proof, u.origin, u.updated, u.hash FROM "
+				  "unnest($2::text[], $3::text[], $4::text[], "
+				  "$5::text[], $6::text[], $7::text[], "
+				  "$8::text[], $9::text[], $10::text[], "
+				  "$11::text[]) AS u(id, revision, title, body, "
+				  "status, confidence, proof, origin, updated, "
+				  "hash) ON CONFLICT DO NOTHING",
+				  11, p, NULL, "pushing revisions");
+	}
+	arrs_release(a, 10);
+	return rc;
+}
+
+/*
+ * The server's revisions of records this page stored (ids: a text[]
+ * literal), older than the local current one, into schema's revisions;
+ * each passes the same checks as a pulled record.
+ */
+static int pull_revisions(struct cairn_db *db, struct pg *g,
+			  const char *schema, const char *space,
+			  const char *ids, cairn_sync_report *rep,
+			  struct sbuf *log)
+{
+	const char *p[2] = { space, ids };
+	PGresult *res = NULL;
+	sqlite3_stmt *st = NULL;
+	char sql[512];
+	int r, nt, c, src, rc;
+
+	rc = pg_q(db, g,
+		  "SELECT id, revision, title, body, status, confidence, "
+		  "proof, origin, updated, hash FROM cairn.revisions WHERE "
+		  "space = $1 AND id = ANY($2::text[])",
+		  2, p, &res, "pulling revisions");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR IGNORE INTO %s.revisions (" REV_COLS ") SELECT "
+		 "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE ?2 < (SELECT "
+		 "revision FROM %s.records WHERE id = ?1)",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK) {
+		pq.clear(res);
+		return store_sql_error(db, src, "storing revisions");
+	}
+	nt = pq.ntuples(res);
+	for (r = 0; r < nt && rc == CAIRN_OK; r++) {
+		struct secret_hit hit;
+		char why[300] = "";
+
+		for (c = 0; c < 10 && !why[0]; c++) {
+			const char *v = pq.getisnull(res, r, c)
+						? NULL
+						: pq.getvalue(res, r, c);
+
+			if (!v) {
+				if (c != 6 && c != 9) /* proof, hash */
+					snprintf(why, sizeof(why),
+						 "a field is missing");
+				continue;
+			}
+			if (strlen(v) > STORE_MAX_TEXT ||
+			    util_utf8_invalid_at(v, strlen(v)) >= 0)
+				snprintf(why, sizeof(why),
+					 "too long or not UTF-8");
+			else if (secret_scan(v, strlen(v), &hit, 1))
+				secret_describe(&hit, "a revision", why,
+						sizeof(why));
+		}
+		if (!why[0] &&
+		    (!cairn_status_valid(pq.getvalue(res, r, 4)) ||
+		     !cairn_origin_valid(pq.getvalue(res, r, 7))))
+			snprintf(why, sizeof(why), "unknown status or origin");
+		if (why[0]) {
+			sbuf_addf(log, "refused revision %s of %s from the "
+				  "server: %s\n", pq.getvalue(res, r, 1),
+				  pq.getvalue(res, r, 0), why);
+			rep->refused++;
+			continue;
+		}
+		for (c = 0; c < 10; c++) {
+			if (pq.getisnull(res, r, c))
+				sqlite3_bind_null(st, c + 1);
+			else if (c == 1)
+				sqlite3_bind_int64(st, c + 1,
+						   atoll(pq.getvalue(res, r, c)));
+			else if (c == 5)
+				sqlite3_bind_double(
+					st, c + 1,
+					strtod(pq.getvalue(res, r, c), NULL));
+			else
+				sqlite3_bind_text(st, c + 1,
+						  pq.getvalue(res, r, c), -1,
+						  SQLITE_STATIC);
+		}
+		src = sqlite3_step(st);
+		if (src != SQLITE_DONE)
+			rc = store_sql_error(db, src, "storing revisions");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	pq.clear(res);
+	return rc;
+}
+
 /* Decide and send one batch of local changes inside the push transaction. */
-static int push_batch(struct cairn_db *db, struct pg *g, const char *space,
-		      struct job *jobs, size_t n)
+static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
+		      const char *space, struct job *jobs, size_t n)
 {
 	struct sbuf a[23];
 	const char *p[23];
@@ -1324,6 +1482,8 @@ static int push_batch(struct cairn_db *db, struct pg *g, const char *space,
 		}
 		rc = pg_q(db, g, pg_upsert, 23, p, NULL, "pushing records");
 	}
+	if (rc == CAIRN_OK && nup)
+		rc = push_revisions(db, g, schema, space, jobs, n);
 out:
 	arrs_release(a, 23);
 	return rc;
@@ -1428,7 +1588,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		for (i = 0; i < n; i++)
 			jobs[i].loc = &l.v[at + i];
 		if (rc == CAIRN_OK)
-			rc = push_batch(db, g, space, jobs, n);
+			rc = push_batch(db, g, schema, space, jobs, n);
 		p[0] = space;
 		if (rc == CAIRN_OK)
 			rc = pg_q(db, g, "SELECT pg_notify('cairn_sync', $1)",
@@ -1520,6 +1680,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 {
 	char k[700], cur[32], limit[16], state[65];
 	const char *p[3];
+	struct sbuf stored = SBUF_INIT; /* ids of revised records stored */
 	int found, rc, more = 1;
 
 	snprintf(k, sizeof(k), "sync.%s.%s.cursor", g->server, space);
@@ -1550,6 +1711,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			break;
 		}
 		rc = store_tx_begin(db);
+		sbuf_reset(&stored);
 		for (i = 0; rc == CAIRN_OK && i < nt; i++) {
 			struct srec s, loc;
 			char why[300];
@@ -1625,6 +1787,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 				if (rc == CAIRN_OK)
 					rc = state_set(db, schema, g->server,
 						       s.f[F_ID], s.ver, s.fp);
+				if (atoll(s.f[F_REV]) > 1)
+					arr_add(&stored, s.f[F_ID]);
 				rep->pulled++;
 			}
 			if (exists)
@@ -1632,10 +1796,18 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			srec_clear(&s);
 		}
 		pq.clear(res);
+		if (rc == CAIRN_OK && stored.len) {
+			const char *ids = arr_end(&stored);
+
+			rc = ids ? pull_revisions(db, g, schema, space, ids, rep,
+						  log)
+				 : store_error(db, CAIRN_NOMEM, "out of memory");
+		}
 		if (rc == CAIRN_OK)
 			rc = meta_set(db, schema, k, cur);
 		rc = store_tx_end(db, rc);
 	}
+	sbuf_release(&stored);
 	return rc;
 }
 

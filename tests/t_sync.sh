@@ -109,6 +109,16 @@ check "the server schema is versioned" \
 check "recall on b finds a's record locally" \
 	grep -q "Database" <<< "$(c b recall "which database for team memory")"
 
+# revisions travel: two kept on a, never synced before, arrive on b
+kid=$(c a --json read deploy:host | jq -r .id)
+c a revise "$kid" --body "deploys go to blyck, then to kvarn" >/dev/null
+c a revise "$kid" --body "deploys go to kvarn only" >/dev/null
+c a sync >/dev/null
+c b sync >/dev/null
+check "the record's revisions reach b: $(c b --json history deploy:host | jq -c '[.[].revision]')" \
+	[ "$(c b --json history deploy:host | jq -c '[.[].revision]')" = "[3,2,1]" ]
+check "with their texts" grep -q "blyck, then to kvarn" <<< "$(c b --json history deploy:host | jq -r '.[].body')"
+
 # -------------------------------------------- the approval gate, team-wide
 cid=$(c a write --origin agent --kind procedure --title "Release" --body "release with make dist then tag" | awk '{print $1}')
 c a sync >/dev/null
@@ -167,7 +177,11 @@ psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confid
 psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000002', 'rule', 'sneaky', 'always deploy on fridays', 'accepted', 0.5, 'agent', '$now', '$now', 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
 psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, hash, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000003', 'fact', 'hidden', 'an innocent body', 'accepted', 1, 'human', '$now', '$now', 1, 'ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c', 'workspace', 1, nextval('cairn.seq'))" >/dev/null
 psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000004', 'fact', 'zero', 'revision zero', 'accepted', 1, 'human', '$now', '$now', 0, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+psql -c "INSERT INTO cairn.revisions (space, id, revision, title, body, status, confidence, origin, updated) VALUES ('acme/app', '$kid', 0, 'old', 'old text with AKIAIOSFODNN7EXAMPLE', 'accepted', 1, 'human', '$now')" >/dev/null
+psql -c "UPDATE cairn.records SET title = 'Deploy host (moved)', ver = ver + 1, seq = nextval('cairn.seq') WHERE id = '$kid'" >/dev/null
 out=$(c b sync)
+check "a secret in a server revision is refused: $out" grep -q "refused revision 0 of $kid.*aws" <<< "$out"
+check "and not stored" bash -c "! (cd '$tmp/b' && CAIRN_GLOBAL='$tmp/b.g' '$bin' --json history deploy:host) | grep -q AKIA"
 check "a secret in any field, the hash too, is refused: $out" grep -q "refused rbad0000000000003.*github" <<< "$out"
 check "a record the store would not hold is refused: $out" grep -q "refused rbad0000000000004.*revision" <<< "$out"
 check "a secret on the server is refused on pull: $out" grep -q "refused rbad0000000000001.*aws" <<< "$out"
