@@ -229,7 +229,28 @@ static void print_report(const cairn_sync_report *r, int rc, cairn_db *db)
 		} else {
 			sbuf_adds(&sb, "null");
 		}
-		sbuf_addc(&sb, '}');
+		/* what happened, one string per event (conflicts, refusals) */
+		sbuf_adds(&sb, ",\"log\":[");
+		for (p = r->log ? r->log : ""; *p;) {
+			const char *e = strchr(p, '\n');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			size_t k;
+
+			if (p != r->log)
+				sbuf_addc(&sb, ',');
+			sbuf_addc(&sb, '"');
+			for (k = 0; k < len; k++) {
+				unsigned char ch = (unsigned char)p[k];
+
+				if (ch == '"' || ch == '\\')
+					sbuf_addc(&sb, '\\');
+				if (ch >= 0x20)
+					sbuf_addc(&sb, (char)ch);
+			}
+			sbuf_addc(&sb, '"');
+			p += len + (e ? 1 : 0);
+		}
+		sbuf_adds(&sb, "]}");
 		printf("%s\n", sb.err ? "{}" : sbuf_str(&sb));
 		sbuf_release(&sb);
 	} else {

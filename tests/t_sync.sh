@@ -148,8 +148,9 @@ did=$(c a --json list --kind decision | jq -r '.[0].id')
 c a revise "$did" --body "We use PostgreSQL 15, managed, for team memory" >/dev/null
 c b revise "$did" --body "We use PostgreSQL 16 for team memory (b's view)" >/dev/null
 c a sync >/dev/null
-out=$(c b sync)
-check "b's push conflicts and says so: $out" grep -q "conflicts 1" <<< "$out"
+out=$(c b --json sync)
+jqok() { jq -e "$1" <<< "$2" >/dev/null; }
+check "b's push conflicts and says so: $out" jqok '.conflicts == 1 and ([.log[] | select(startswith("conflict: '"$did"'"))] | length) == 1' "$out"
 check "b keeps the server's text" grep -q "managed" <<< "$(c b get "$did")"
 check "b's text became a candidate on b" \
 	grep -q "b's view" <<< "$(c b --json list --status candidate | jq -r '.[].body')"
