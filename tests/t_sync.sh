@@ -51,6 +51,7 @@ su=$(cat "$pg/data/PG_VERSION" >/dev/null; stat -c %U "$pg/data")
 URL="host=$pg port=$port user=$su dbname=cairn"
 psql() { "$PGBIN/psql" -h "$pg" -p "$port" -U "$su" -d cairn -qAt -v ON_ERROR_STOP=1 "$@"; }
 
+jqok() { jq -e "$1" <<< "$2" >/dev/null; } # jqok FILTER JSON
 # ws NAME: a workspace with its own global store (one "machine" each)
 ws() {
 	mkdir -p "$tmp/$1"
@@ -95,6 +96,8 @@ c a write --kind fact --key deploy:host --title "Deploy host" --body "deploys go
 c b write --kind rule --title "Review" --body "every change is reviewed by one other person" >/dev/null
 out=$(c a stats)
 check "stats shows what is unsynced: $out" grep -q "unsynced  team=2" <<< "$out"
+check "stats --json counts it per remote" jqok '.unsynced.team == 2' "$(c a --json stats)"
+check "remote list --json names the space" jqok '.[0].name == "team" and .[0].space == "acme/app"' "$(c a --json remote list)"
 out=$(c a sync)
 check "a pushes 2: $out" grep -q "pushed 2, pulled 0" <<< "$out"
 check "then nothing is unsynced" grep -q "unsynced  team=0" <<< "$(c a stats)"
@@ -149,7 +152,6 @@ c a revise "$did" --body "We use PostgreSQL 15, managed, for team memory" >/dev/
 c b revise "$did" --body "We use PostgreSQL 16 for team memory (b's view)" >/dev/null
 c a sync >/dev/null
 out=$(c b --json sync)
-jqok() { jq -e "$1" <<< "$2" >/dev/null; }
 check "b's push conflicts and says so: $out" jqok '.conflicts == 1 and ([.log[] | select(startswith("conflict: '"$did"'"))] | length) == 1' "$out"
 check "b keeps the server's text" grep -q "managed" <<< "$(c b get "$did")"
 check "b's text became a candidate on b" \
