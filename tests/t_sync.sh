@@ -162,6 +162,17 @@ check "and travels to a as a candidate" \
 check "a and b converge after the conflict" [ "$(state a)" = "$(state b)" ]
 check "the server kept the overwritten revision" \
 	[ "$(psql -c "SELECT count(*) FROM cairn.revisions WHERE id = '$did'")" -ge 1 ]
+# a status-only conflict: approved on a, rejected on b; the first push stands
+sid=$(c a write --origin agent --kind fact --title "Cache" --body "the build cache lives in /var/cache/ci" | awk '{print $1}')
+c a sync >/dev/null
+c b sync >/dev/null
+c a approve "$sid" >/dev/null
+c b reject "$sid" >/dev/null
+c a sync >/dev/null
+out=$(c b sync)
+check "a status conflict keeps the server's status and says so: $out" \
+	grep -q "conflict: $sid is accepted on the server.*rejected here; kept the server's" <<< "$out"
+check "b now has it accepted, like a" grep -q "accepted" <<< "$(c b get "$sid")"
 # the same key made on two machines: the second becomes its candidate
 c a write --kind fact --key ci:runner --title "CI" --body "CI runs on runner one" >/dev/null
 c b write --kind fact --key ci:runner --title "CI" --body "CI runs on runner two" >/dev/null
