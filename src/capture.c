@@ -1451,6 +1451,171 @@ static void add_cand(struct walk *wk, const char *kind, const char *key_in,
 	wk->st->proposed++;
 }
 
+/*
+ * A capture key's command shape: the key without its last component
+ * ("capability:db:postgres:db1.internal" -> "capability:db:postgres"),
+ * into out; 0 when the key has fewer than three components (nothing
+ * varies but the kind).
+ */
+static int key_shape(const char *key, char *out, size_t size)
+{
+	const char *last = strrchr(key, ':'), *first = strchr(key, ':');
+
+	if (!last || last == first || (size_t)(last - key) >= size)
+		return 0;
+	memcpy(out, key, (size_t)(last - key));
+	out[last - key] = '\0';
+	return 1;
+}
+
+/* The program of a capture candidate's first proof ("$ psql -h ..." ->
+ * "psql") into out; "" when there is none. */
+static void cand_program(const struct cand *c, char *out, size_t size)
+{
+	const char *p = sbuf_str(&c->proof);
+	size_t n;
+
+	out[0] = '\0';
+	if (strncmp(p, "$ ", 2) != 0)
+		return;
+	p += 2;
+	n = strcspn(p, " \t\n");
+	if (n < size) {
+		memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+/* Do c and d have the same command shape: capture, kind, session, the
+ * key's shape (shape, of c) and the program? */
+static int same_shape(const struct cand *c, const struct cand *d,
+		      const char *shape, const char *prog)
+{
+	char other[256], dprog[64];
+
+	if (strcmp(d->origin, "capture") != 0 || strcmp(d->kind, c->kind) != 0 ||
+	    !util_streq(d->session, c->session) ||
+	    !key_shape(d->key, other, sizeof(other)) || strcmp(other, shape) != 0)
+		return 0;
+	cand_program(d, dprog, sizeof(dprog));
+	return strcmp(dprog, prog) == 0;
+}
+
+/*
+ * One session's commands of one shape, e.g. a psql per host, are one
+ * fact for a human to approve, not one candidate each (issue 16: a
+ * SessionEnd gave 110 candidates, one per host). CAPTURE_GROUP_MIN or more
+ * capture candidates of a session with the same kind, key shape and
+ * program (same_shape) become one
+ * candidate, key SHAPE:group, listing what varied (the last key component)
+ * and keeping the first proofs; then at most CAPTURE_MAX_PER_SESSION
+ * capture candidates per session are kept (st->dropped counts the rest).
+ * Statement rules and reflection (origin reflection) are left as they are.
+ */
+static void group_cands(struct walk *wk)
+{
+	size_t i, j, k, n;
+
+#ifdef CAIRN_MUTATE_NO_CAPTURE_GROUP
+	return; /* tests/mutate: every candidate kept, no cap */
+#endif
+
+	for (i = 0; i < wk->nc && !wk->nomem; i++) {
+		struct cand *c = &wk->c[i];
+		struct sbuf names = SBUF_INIT, title = SBUF_INIT, body = SBUF_INIT;
+		char shape[256], prog[64];
+		char *key;
+
+		if (strcmp(c->origin, "capture") != 0 ||
+		    !key_shape(c->key, shape, sizeof(shape)) ||
+		    strstr(c->key, ":group") == c->key + strlen(shape))
+			continue;
+		cand_program(c, prog, sizeof(prog));
+		for (n = 0, j = i; j < wk->nc; j++)
+			n += same_shape(c, &wk->c[j], shape, prog);
+		if (n < CAPTURE_GROUP_MIN)
+			continue;
+		/* fold the others into c, in order */
+		for (k = 0, j = i; j < wk->nc; j++) {
+			struct cand *d = &wk->c[j];
+
+			if (!same_shape(c, d, shape, prog))
+				continue;
+			if (k < CAPTURE_GROUP_LIST)
+				sbuf_addf(&names, "%s%s", k ? ", " : "",
+					  d->key + strlen(shape) + 1);
+			if (d != c && c->nproofs < CAPTURE_MAX_PROOFS) {
+				sbuf_adds(&c->proof, "\n\n");
+				sbuf_adds(&c->proof, sbuf_str(&d->proof));
+				c->nproofs++;
+			}
+			k++;
+			if (d != c) {
+				cand_free(d);
+				memset(d, 0, sizeof(*d)); /* key NULL: removed below */
+			}
+		}
+		if (k > CAPTURE_GROUP_LIST)
+			sbuf_addf(&names, " and %zu more", k - CAPTURE_GROUP_LIST);
+		sbuf_addf(&title, "%s, and %zu more of the same command shape",
+			  c->title, k - 1);
+		sbuf_addf(&body, "%zu commands of the same shape succeeded in "
+			  "one session, for: %s. The first:\n\n%s", k,
+			  sbuf_str(&names), c->body);
+		{
+			struct sbuf kb = SBUF_INIT;
+
+			sbuf_addf(&kb, "%s:group", shape);
+			key = kb.err ? NULL : sbuf_detach(&kb, NULL);
+			sbuf_release(&kb);
+		}
+		if (!key || title.err || body.err || names.err || c->proof.err) {
+			cairn_free(key);
+			wk->nomem = 1;
+		} else {
+			cairn_free(c->key);
+			cairn_free(c->title);
+			cairn_free(c->body);
+			c->key = key;
+			c->title = sbuf_detach(&title, NULL);
+			c->body = sbuf_detach(&body, NULL);
+		}
+		sbuf_release(&names);
+		sbuf_release(&title);
+		sbuf_release(&body);
+		wk->st->grouped += k;
+		wk->st->proposed -= k - 1;
+		/* close the gaps the folded ones left */
+		for (k = j = 0; j < wk->nc; j++)
+			if (wk->c[j].key)
+				wk->c[k++] = wk->c[j];
+		wk->nc = k;
+	}
+	/* the cap per session */
+	for (i = 0; i < wk->nc; i++) {
+		struct cand *c = &wk->c[i];
+
+		if (!c->key || strcmp(c->origin, "capture") != 0)
+			continue;
+		for (n = 0, j = 0; j < i; j++)
+			n += wk->c[j].key && !strcmp(wk->c[j].origin, "capture") &&
+			     util_streq(wk->c[j].session, c->session);
+		if (n >= CAPTURE_MAX_PER_SESSION) {
+			cand_free(c);
+			memset(c, 0, sizeof(*c));
+		}
+	}
+	for (k = j = 0; j < wk->nc; j++) {
+		if (wk->c[j].key) {
+			wk->c[k++] = wk->c[j];
+		} else {
+			wk->st->dropped++;
+			wk->st->proposed--;
+		}
+	}
+	wk->nc = k;
+}
+
 /* Redact s in place (a new allocation when a secret was found). */
 static char *redacted(struct walk *wk, const char *s, size_t len)
 {
@@ -2408,6 +2573,11 @@ int capture_transcript(cairn_db *db, const char *path,
 			rc = CAIRN_NOMEM;
 			goto out;
 		}
+	}
+	group_cands(wk);
+	if (wk->nomem) {
+		rc = CAIRN_NOMEM;
+		goto out;
 	}
 	/* write (or, dry run, look up) every candidate, one batch */
 	if (db && !o->dry_run) {

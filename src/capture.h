@@ -32,6 +32,9 @@ extern "C" {
 
 #define CAPTURE_MAX_CANDIDATES 256  /* distinct keys kept per transcript; more are counted and dropped */
 #define CAPTURE_MAX_PROOFS 5        /* proof entries kept per candidate (first ones win) */
+#define CAPTURE_GROUP_MIN 3         /* capture candidates of one command shape folded into one */
+#define CAPTURE_GROUP_LIST 30       /* names a group's body lists (then "and N more") */
+#define CAPTURE_MAX_PER_SESSION 20  /* capture candidates kept per session after grouping */
 #define CAPTURE_EXCERPT_BYTES 400   /* bytes of command output kept in a proof */
 #define CAPTURE_EXCERPT_LINES 6     /* lines of command output kept in a proof */
 #define CAPTURE_MAX_PENDING 512     /* tool calls awaiting their result */
@@ -98,7 +101,8 @@ struct capture_stats {
 	size_t duplicates; /* found again with nothing new: not written */
 	size_t known;      /* keys already accepted, rejected or retired: left alone */
 	size_t redacted;   /* secrets masked in commands, excerpts and quotes */
-	size_t dropped;    /* candidates over CAPTURE_MAX_CANDIDATES */
+	size_t dropped;    /* candidates over CAPTURE_MAX_CANDIDATES or CAPTURE_MAX_PER_SESSION */
+	size_t grouped;    /* candidates folded into a group of one command shape */
 	size_t errors;     /* candidates the store refused (message in err) */
 	size_t llm_lines;  /* lines from --llm-cmd accepted */
 	size_t llm_bad;    /* lines from --llm-cmd rejected by validation */

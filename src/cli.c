@@ -10,6 +10,7 @@
  * one found for the current directory (or named by -C / CAIRN_DIR).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -33,13 +34,26 @@ struct cli cli_state;
 
 /* ----------------------------------------------------------------- helpers */
 
+/* "cairn: " and the message on stderr, controls in it made visible (a
+ * message may quote stored text or an argument). */
+static void fail_message(const char *fmt, va_list ap)
+{
+	struct sbuf msg = SBUF_INIT, out = SBUF_INIT;
+
+	sbuf_vaddf(&msg, fmt, ap);
+	util_add_escaped(&out, sbuf_str(&msg), msg.len, UTIL_ESC_KEEP_NL);
+	fputs("cairn: ", stderr);
+	fputs(sbuf_str(&out), stderr);
+	sbuf_release(&msg);
+	sbuf_release(&out);
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cairn: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fail_message(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_ERR;
@@ -49,12 +63,81 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cairn: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fail_message(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nsee 'cairn %s --help'\n", cmd ? cmd : "");
 	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------- terminal output */
+
+/*
+ * Standard output of the human-facing commands passes through this
+ * filter (issue 16 §4): a stored ESC, OSC, BEL, CR, backspace or C1
+ * control reaches the terminal as "\u001b" and the like, never as a
+ * command to it (a title that clears the screen, rewrites a line, or sets
+ * the window title). Newline and tab pass. Stored text stays as written;
+ * --json output stays valid JSON with the same values (the JSON writer
+ * escapes C0 itself, and a DEL or C1 control inside a string becomes its
+ * JSON escape). Not for `cairn mcp` and `cairn hook`, whose output is a
+ * protocol (the hook block makes its controls visible itself).
+ */
+struct tty_filter {
+	int fd;              /* where the bytes go */
+	unsigned char carry; /* a lead byte 0xC2 held back (the next write ends the sequence) */
+	int has_carry;
+};
+
+static ssize_t tty_write(void *cookie, const char *buf, size_t size)
+{
+	struct tty_filter *tf = cookie;
+	struct sbuf in = SBUF_INIT, out = SBUF_INIT;
+	size_t n = size;
+	int rc;
+
+	if (tf->has_carry)
+		sbuf_addc(&in, (char)tf->carry);
+	sbuf_add(&in, buf, size);
+	tf->has_carry = 0;
+	n = in.len;
+	if (n > 0 && (unsigned char)sbuf_str(&in)[n - 1] == 0xC2) {
+		tf->carry = 0xC2; /* a C1 control may follow */
+		tf->has_carry = 1;
+		n--;
+	}
+	util_add_escaped(&out, sbuf_str(&in), n, UTIL_ESC_KEEP_NL);
+	rc = in.err || out.err ? -1
+			       : util_write_all(tf->fd, sbuf_str(&out), out.len);
+	sbuf_release(&in);
+	sbuf_release(&out);
+	return rc ? -1 : (ssize_t)size;
+}
+
+static int tty_close(void *cookie)
+{
+	struct tty_filter *tf = cookie;
+
+	if (tf->has_carry)
+		(void)util_write_all(tf->fd, &tf->carry, 1);
+	tf->has_carry = 0;
+	return 0;
+}
+
+static struct tty_filter tty_out = { STDOUT_FILENO, 0, 0 };
+
+/* Put standard output behind the filter; on failure it stays as it is. */
+static void tty_filter_stdout(void)
+{
+	static const cookie_io_functions_t io = { NULL, tty_write, NULL,
+						  tty_close };
+	FILE *f = fopencookie(&tty_out, "w", io);
+
+	if (!f)
+		return;
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 0);
+	fflush(stdout);
+	stdout = f;
 }
 
 int cli_db_fail(cairn_db *db, int rc)
@@ -322,8 +405,14 @@ static int cmd_init(int argc, char **argv)
 	}
 	cairn_db_close(db);
 	snprintf(gi, sizeof(gi), "%s/.gitignore", dir);
-	if (stat(gi, &st) != 0) {
-		f = fopen(gi, "w");
+	if (lstat(gi, &st) != 0) {
+		/* 0600, and never through a symbolic link */
+		int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				  O_CLOEXEC, 0600);
+
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
 		if (f) {
 			fputs("# the store is local; records/ is meant to be "
 			      "committed\ncairn.db\ncairn.db-*\n"
@@ -663,7 +752,90 @@ static const char candidates_help[] =
 	"usage: cairn candidates [--kind K[,K]] [--limit N] [--json]\n"
 	"\n"
 	"List records waiting for approval (status 'candidate'). Approve with\n"
-	"'cairn approve ID', reject with 'cairn reject ID'.\n";
+	"'cairn approve ID', reject with 'cairn reject ID'.\n"
+	"Then the pending forgets: records an agent asked to retire (MCP\n"
+	"memory_forget of a record it did not write). 'cairn approve ID'\n"
+	"retires the record, 'cairn reject ID' keeps it and drops the request\n"
+	"(--json: the same records with \"pending\": \"forget\" and\n"
+	"\"proposed\": {time, session, tool}).\n";
+
+/* Is kind one of the comma-separated kinds (NULL or "": any)? */
+static int kind_in(const char *kind, const char *kinds)
+{
+	size_t n = strlen(kind);
+	const char *p = kinds;
+
+	if (!kinds || !*kinds)
+		return 1;
+	while ((p = strstr(p, kind)) != NULL) {
+		if ((p == kinds || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* cairn candidates: the pending forgets after the candidates (json: the
+ * array's last elements; v, n: the candidates, printed here too). */
+static int print_candidates(cairn_db *db, const cairn_filter *f,
+			    cairn_record **v, size_t n)
+{
+	struct sbuf sb = SBUF_INIT;
+	cairn_forget *fv = NULL;
+	size_t nf = 0, i, shown = 0;
+	int rc = cairn_forget_list(db, &fv, &nf);
+
+	if (rc)
+		return cli_db_fail(db, rc);
+	if (cli_state.json) {
+		sbuf_addc(&sb, '[');
+		for (i = 0; i < n; i++) {
+			if (i)
+				sbuf_addc(&sb, ',');
+			cli_record_json(&sb, v[i], 1);
+		}
+	} else {
+		print_list(v, n, 0);
+	}
+	for (i = 0; i < nf; i++) {
+		if (!kind_in(fv[i].rec->kind, f->kinds))
+			continue;
+		if (cli_state.json) {
+			if (n + shown)
+				sbuf_addc(&sb, ',');
+			cli_record_json(&sb, fv[i].rec, 1);
+			sb.len--; /* reopen the object */
+			sbuf_adds(&sb, ",\"pending\":\"forget\",\"proposed\":"
+				  "{\"time\":");
+			json_add_strz(&sb, fv[i].time);
+			sbuf_adds(&sb, ",\"session\":");
+			json_add_strz(&sb, fv[i].session);
+			sbuf_adds(&sb, ",\"tool\":");
+			json_add_strz(&sb, fv[i].tool);
+			sbuf_adds(&sb, "}}");
+		} else {
+			if (!shown)
+				printf("%spending forgets (an agent asks to "
+				       "retire these; 'cairn approve ID' "
+				       "retires, 'cairn reject ID' keeps):\n",
+				       n ? "\n" : "");
+			print_record_line(fv[i].rec);
+			printf("%-16s  proposed %s by session %s\n", "",
+			       fv[i].time, *fv[i].session ? fv[i].session
+							  : "(unknown)");
+		}
+		shown++;
+	}
+	if (cli_state.json) {
+		sbuf_addc(&sb, ']');
+		cli_print_json(&sb);
+	} else if (n + shown == 0) {
+		fprintf(stderr, "no candidates waiting\n");
+	}
+	sbuf_release(&sb);
+	cairn_forget_list_free(fv, nf);
+	return EXIT_OK;
+}
 
 static int cmd_list(int argc, char **argv, int candidates)
 {
@@ -717,10 +889,10 @@ static int cmd_list(int argc, char **argv, int candidates)
 	rc = cairn_record_list(db, &f, &v, &n);
 	if (rc)
 		ret = cli_db_fail(db, rc);
+	else if (candidates)
+		ret = print_candidates(db, &f, v, n);
 	else
 		ret = print_list(v, n, cli_state.json);
-	if (!rc && !cli_state.json && n == 0 && candidates)
-		fprintf(stderr, "no candidates waiting\n");
 	cairn_record_list_free(v, n);
 	cairn_db_close(db);
 	return ret;
@@ -735,12 +907,14 @@ static const char approve_help[] =
 	"A candidate proposed for an existing key replaces that record's text\n"
 	"(the old text is kept as a revision). Then it lists the live records\n"
 	"the approved one may replace (as 'cairn write' does; --json:\n"
-	"\"may_replace\"); link one with 'cairn supersede OLD NEW'.\n";
+	"\"may_replace\"); link one with 'cairn supersede OLD NEW'.\n"
+	"The ID of a pending forget ('cairn candidates') retires that record.\n";
 static const char reject_help[] =
 	"usage: cairn reject [--json] ID...\n"
 	"\n"
 	"Reject candidates: each becomes 'rejected' and never enters default\n"
-	"recall.\n";
+	"recall. The ID of a pending forget ('cairn candidates') drops that\n"
+	"request and keeps the record as it is.\n";
 static const char forget_help[] =
 	"usage: cairn forget [--json] ID...\n"
 	"\n"
@@ -774,12 +948,38 @@ static int cmd_status(int argc, char **argv, const char *cmd,
 		int approve = strcmp(to, "accepted") == 0;
 		cairn_suggestion *v = NULL;
 		size_t nv = 0;
+		/* a pending forget: approve applies it, reject drops it */
+		int forget = from && cairn_forget_pending(db, argv[i]);
 
-		rc = cairn_record_set_status(db, argv[i], from, to, 0);
+		if (forget)
+			rc = cairn_forget_resolve(db, argv[i], approve);
+		else
+			rc = cairn_record_set_status(db, argv[i], from, to, 0);
 		if (rc) {
 			ret = cli_db_fail(db, rc);
 			continue;
 		}
+		if (forget) {
+			const char *now = approve ? "retired" : "kept";
+
+			if (cli_state.json) {
+				struct sbuf sb = SBUF_INIT;
+
+				sbuf_adds(&sb, "{\"id\":");
+				json_add_strz(&sb, argv[i]);
+				sbuf_addf(&sb, ",\"forget\":\"%s\"}", approve
+					  ? "applied" : "dropped");
+				cli_print_json(&sb);
+				sbuf_release(&sb);
+			} else {
+				printf("%s -> %s (pending forget %s)\n",
+				       argv[i], now, approve ? "applied"
+							     : "dropped");
+			}
+			continue;
+		}
+		if (!from) /* cairn forget: an agent's request is moot now */
+			(void)cairn_forget_resolve(db, argv[i], 0);
 		if (approve)
 			v = may_replace(db, argv[i], &nv);
 		if (cli_state.json) {
@@ -1387,6 +1587,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	optind = 0;
+	if (strcmp(cmd->name, "mcp") != 0 && strcmp(cmd->name, "hook") != 0)
+		tty_filter_stdout();
 	/* GNU getopt: no permutation past the first non-option is not
 	 * needed; options and operands may mix */
 	return cmd->run(argc - i, argv + i);

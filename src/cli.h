@@ -36,6 +36,8 @@ char *cli_read_stdin_max(size_t limit);
 void cli_print_json(struct sbuf *sb);
 /* Append a record as a JSON object. */
 void cli_record_json(struct sbuf *sb, const cairn_record *r, int with_body);
+/* Append a recall result as `cairn recall --json` prints it (cli_recall.c). */
+void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain);
 /* Print n records as one JSON array (with bodies) and a newline. */
 void cli_print_records_json(cairn_record *const *v, size_t n);
 /* getopt_long wrapper (callers reset optind = 0 before the first call). */
@@ -53,6 +55,32 @@ int cmd_ingest(int argc, char **argv);
 int cmd_session(int argc, char **argv);
 int cmd_reindex(int argc, char **argv);   /* cli_embed.c */
 int cmd_model(int argc, char **argv);     /* cli_embed.c */
+/* cli_model.c: `cairn model pull|list|rm` (-1: not one of them) */
+int cli_model_sub(int argc, char **argv);
+/*
+ * Pull what (a catalogue name or URL) with the progress bar on a terminal
+ * and print what was done (nothing with quiet_ok and --json); the file's
+ * path into path when not NULL. 0, or 1 after printing the error.
+ */
+int cli_model_pull_run(const char *what, const char *sha, const char *name,
+		       int quiet_ok, char *path, size_t pathsize);
+/*
+ * --model M of reindex and setup: 1 when M names a pulled model (its file
+ * into path, its catalogue entry or NULL into *entry), 0 when M is to be
+ * taken as a file path or model id, -1 after printing that a catalogue
+ * model is not pulled yet.
+ */
+int cli_model_resolve(const char *model, char *path, size_t size,
+		      const cairn_model_entry **entry);
+/*
+ * `cairn setup claude-code --model M`: cli_model_setup_check before any
+ * file is written (M is a catalogue embedding model or a URL, DIR has a
+ * store; 0, else 1 or 2 after printing why), cli_model_setup after: pull,
+ * reindex every record (--yes), calibrate (probes, or the cosine floor
+ * from built-in off-topic questions). Exit status.
+ */
+int cli_model_setup_check(const char *dir, const char *model);
+int cli_model_setup(const char *dir, const char *model, const char *probes);
 int cmd_capture(int argc, char **argv);   /* cli_capture.c */
 int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
@@ -67,6 +95,10 @@ int cmd_sync(int argc, char **argv);       /* cli_remote.c */
 void cli_sync_stats(cairn_db *db, int json, struct sbuf *sb);
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
+/* The same summary as a JSON object, for the log in store directory dir. */
+void cli_hook_stats_json(const char *dir, struct sbuf *sb);
+/* `cairn serve`: the review console (cli_serve.c). */
+int cmd_serve(int argc, char **argv);
 
 #define CLI_MORE_COMMANDS                                                  \
 	{ "seed", cmd_seed, "file-backed records from Markdown (ADRs, facts)" }, \
@@ -79,7 +111,7 @@ int cli_hook_stats(int json);
 	{ "receipt", cmd_receipt, "show what a recall returned" },             \
 	{ "calibrate", cmd_calibrate, "measure the no-match floor" },          \
 	{ "reindex", cmd_reindex, "embed records for semantic recall" },      \
-	{ "model", cmd_model, "inspect a GGUF model, embed texts" },        \
+	{ "model", cmd_model, "pull, list, inspect models; embed texts" },  \
 	{ "eval", cmd_eval, "measure recall on a question set" },     \
 	{ "gc", cmd_gc, "age records now (stale, retired)" },                  \
 	{ "supersede", cmd_supersede, "link a record to its replacement" },    \
@@ -88,6 +120,7 @@ int cli_hook_stats(int json);
 	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
 	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" }, \
 	{ "remote", cmd_remote, "team memory: add, list, rm PostgreSQL remotes" }, \
-	{ "sync", cmd_sync, "push and pull records with a team remote" },
+	{ "sync", cmd_sync, "push and pull records with a team remote" }, \
+	{ "serve", cmd_serve, "the review console in a browser (loopback)" },
 
 #endif /* CAIRN_CLI_H */

@@ -58,7 +58,10 @@ static const char capture_help[] =
 	"capability:deploy:s3:BUCKET, capability:ssh:HOST, rule:..., ...), so\n"
 	"it is proposed once: found again, a pending candidate gains proof (up\n"
 	"to 5 entries) and a key already accepted, rejected or retired is left\n"
-	"alone. The proof holds the command, exit status, time, session, the\n"
+	"alone. Three or more successes of one command shape in a session (a\n"
+	"psql per host) are one candidate, key SHAPE:group, listing the hosts;\n"
+	"at most 20 capture candidates per session are kept.\n"
+	"The proof holds the command, exit status, time, session, the\n"
 	"transcript line and the first lines of output. Commands, output and\n"
 	"quotes pass the secret filter first: secrets are masked as\n"
 	"[REDACTED:kind], never stored. Malformed lines are counted and skipped.\n"
@@ -179,11 +182,12 @@ static void stats_json(struct sbuf *sb, const char *path, int ok,
 		  "\"commands\":%zu,\"failed\":%zu,\"statements\":%zu,"
 		  "\"proposed\":%zu,\"added\":%zu,\"updated\":%zu,"
 		  "\"duplicates\":%zu,\"known\":%zu,\"redacted\":%zu,"
-		  "\"dropped\":%zu,\"errors\":%zu,\"llm_lines\":%zu,"
+		  "\"dropped\":%zu,\"grouped\":%zu,\"errors\":%zu,\"llm_lines\":%zu,"
 		  "\"llm_rejected\":%zu,\"truncated\":%s,\"timed_out\":%s}",
 		  ok ? "true" : "false", s->lines, s->malformed, s->commands,
 		  s->failed, s->statements, s->proposed, s->added, s->updated,
-		  s->duplicates, s->known, s->redacted, s->dropped, s->errors,
+		  s->duplicates, s->known, s->redacted, s->dropped, s->grouped,
+		  s->errors,
 		  s->llm_lines, s->llm_bad, s->truncated ? "true" : "false",
 		  s->timed_out ? "true" : "false");
 }
@@ -320,6 +324,11 @@ static int run(const char *name, const char *help, unsigned what, int argc,
 			if (st.redacted)
 				printf(", %zu secret%s masked", st.redacted,
 				       st.redacted == 1 ? "" : "s");
+			if (st.grouped)
+				printf(", %zu grouped by command shape",
+				       st.grouped);
+			if (st.dropped)
+				printf(", %zu over the cap dropped", st.dropped);
 			if (o.llm_cmd)
 				printf(", --llm-cmd: %zu accepted, %zu rejected",
 				       st.llm_lines, st.llm_bad);

@@ -56,6 +56,10 @@ static const char reindex_help[] =
 	"dropped first: never mixed. That needs --yes, or a 'y' at the prompt\n"
 	"on a terminal. --provider none removes the settings and all vectors.\n"
 	"\n"
+	"--model NAME, a model pulled with 'cairn model pull NAME', needs no\n"
+	"--provider: it is the gguf provider with the catalogue's query and\n"
+	"passage instructions (cairn model list). Nothing is downloaded here.\n"
+	"\n"
 	"providers:\n"
 	"  gguf    a BERT-family GGUF file run by cairn (--model FILE.gguf)\n"
 	"  static  averaged word vectors (--model FILE.cairnvec)\n"
@@ -64,7 +68,8 @@ static const char reindex_help[] =
 	"\n"
 	"options:\n"
 	"      --provider P           set the provider (see above)\n"
-	"      --model M              file path (made absolute) or model id\n"
+	"      --model M              file path (made absolute), model id, or\n"
+	"                             NAME of a pulled model\n"
 	"      --url URL              http: base URL\n"
 	"      --api-key-env VAR      http: read the API key from $VAR\n"
 	"      --query-instruction S  prepended to queries (default: the\n"
@@ -82,10 +87,19 @@ static const char reindex_help[] =
 	"exit status: 0 done, 1 error, 2 usage\n";
 
 static const char model_help[] =
-	"usage: cairn model info FILE.gguf [--json]\n"
+	"usage: cairn model pull NAME|URL [--sha256 HEX] [--name NAME] [--json]\n"
+	"       cairn model list [--recommend] [--json]\n"
+	"       cairn model rm NAME\n"
+	"       cairn model info FILE.gguf|NAME [--json]\n"
 	"       cairn model embed [--provider P --model M [--url URL]\n"
 	"                         [--api-key-env VAR]] [--query] [--cosine]\n"
 	"                         [--json] TEXT...\n"
+	"\n"
+	"pull: download a model by its catalogue name (or a URL) into\n"
+	"$XDG_CACHE_HOME/cairn/models, resumable, SHA-256 checked; list: the\n"
+	"catalogue and what is pulled (--recommend: which to pull for this\n"
+	"workspace); rm: remove a pulled model. 'cairn model pull --help' has\n"
+	"the details. Nothing else downloads anything.\n"
 	"\n"
 	"info: what a GGUF file holds: architecture, name, dimensions, layers,\n"
 	"heads, context length, pooling, tokenizer kind and vocabulary size,\n"
@@ -287,6 +301,7 @@ int cmd_reindex(int argc, char **argv)
 	struct prog pr;
 	cairn_db *db = NULL;
 	char *model_abs = NULL, have[1200], want[1200], err[512];
+	char named[4300];
 	const char *model = NULL;
 	long batch = 0;
 	long long dropped = 0, stored = 0;
@@ -338,8 +353,30 @@ int cmd_reindex(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage("reindex", "unexpected argument '%s'",
 				 argv[optind]);
+	if (model && (!nc.provider || strcmp(nc.provider, "gguf") == 0)) {
+		/* a model by name (cairn model pull): the gguf provider with
+		   the catalogue's instructions, unless given */
+		const cairn_model_entry *me = NULL;
+		int r = cli_model_resolve(model, named, sizeof(named), &me);
+
+		if (r < 0)
+			return EXIT_ERR;
+		if (r > 0 && me && strcmp(me->kind, "embedding") != 0)
+			return cli_usage("reindex", "'%s' is a %s, not an "
+					 "embedding model (cairn recall "
+					 "--rerank-model)", model, me->kind);
+		if (r > 0) {
+			nc.provider = "gguf";
+			model = named;
+			if (me && !nc.query_instruction)
+				nc.query_instruction = me->query_instruction;
+			if (me && !nc.passage_instruction)
+				nc.passage_instruction = me->passage_instruction;
+		}
+	}
 	if (setting && !nc.provider)
-		return cli_usage("reindex", "settings need --provider");
+		return cli_usage("reindex", "settings need --provider (or "
+				 "--model NAME of a pulled model)");
 	if (status && setting)
 		return cli_usage("reindex", "--status changes nothing: drop "
 				 "the other options");
@@ -570,7 +607,7 @@ static int model_info(int argc, char **argv)
 	uint32_t vals[5], pool = 0;
 	int found[5], pool_found = 0, etype = 0, c, rc, ret = EXIT_OK, t;
 	const void *data = NULL;
-	char err[512], key[256];
+	char err[512], key[256], named[4300];
 	const char *sha;
 	size_t i;
 
@@ -583,7 +620,17 @@ static int model_info(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		return cli_usage("model info", "give one FILE.gguf");
+		return cli_usage("model info", "give one FILE.gguf or NAME");
+	{
+		/* a pulled model by its name */
+		const cairn_model_entry *me;
+		int r = cli_model_resolve(argv[optind], named, sizeof(named), &me);
+
+		if (r < 0)
+			return EXIT_ERR;
+		if (r > 0)
+			argv[optind] = named;
+	}
 	rc = gguf_open(argv[optind], &g, err, sizeof(err));
 	if (rc)
 		return cli_fail("%s", err);
@@ -813,13 +860,19 @@ int cmd_model(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
-		return argc < 2 ? cli_usage("model", "give a subcommand: info "
-						     "or embed")
+		return argc < 2 ? cli_usage("model", "give a subcommand: pull, "
+						     "list, rm, info or embed")
 				: cli_help(model_help);
 	if (strcmp(argv[1], "info") == 0)
 		return model_info(argc - 1, argv + 1);
 	if (strcmp(argv[1], "embed") == 0)
 		return model_embed(argc - 1, argv + 1);
-	return cli_usage("model", "unknown subcommand '%s' (info, embed)",
-			 argv[1]);
+	{
+		int ret = cli_model_sub(argc, argv); /* cli_model.c */
+
+		if (ret >= 0)
+			return ret;
+	}
+	return cli_usage("model", "unknown subcommand '%s' (pull, list, rm, "
+			 "info, embed)", argv[1]);
 }

@@ -12,17 +12,20 @@
  * the run between two queries, and eval_run() cleans up).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cairn.h"
 #include "cli.h"
 #include "eval.h"
+#include "json.h"
 #include "internal.h"
 
 #define EVAL_PROGRESS_QUERIES 50 /* a progress line every this many queries */
@@ -31,7 +34,8 @@
 static const char eval_help[] =
 	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
 	"                      [--no-floor] [--seed] [--hook [--budget N]]\n"
-	"                      [--misses FILE] [--quiet]\n"
+	"                      [--misses FILE] [--queries FILE] [--sweep]\n"
+	"                      [--quiet]\n"
 	"\n"
 	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
 	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
@@ -80,6 +84,12 @@ static const char eval_help[] =
 	"              accepted or unverified, or superseded by another); a\n"
 	"              chunk counts before de-duplication, the hook's block\n"
 	"              too. Must be 0; the line names the store's such records\n"
+	"  AUROC       the answerability score (recall --explain: the share of\n"
+	"              the question's informative IDF mass its best hit\n"
+	"              matches) of answerable above no-answer queries: the\n"
+	"              chance a random answerable one scores higher (ties\n"
+	"              half); per category, its answerable queries against\n"
+	"              every no-answer one. JSON: answer_auroc\n"
 	"\n"
 	"options:\n"
 	"      --json          one JSON object: recall@1 recall@3 recall@5\n"
@@ -88,7 +98,9 @@ static const char eval_help[] =
 	"                      no_answer_nothing_injected stale_hit_rate\n"
 	"                      stale_hits, by_category (the same keys per\n"
 	"                      category), dataset corpus queries stale_records\n"
-	"                      floor redacted elapsed_s (seeded: seed\n"
+	"                      floor cos_floor (hybrid; else null)\n"
+	"                      cos_floor_calibrated (stores) redacted\n"
+	"                      elapsed_s (seeded: seed\n"
 	"                      {files records seconds}); 4 decimals;\n"
 	"                      a rate with no answerable query is null\n"
 	"      --split NAME    only queries whose \"split\" field is NAME or, in\n"
@@ -107,7 +119,18 @@ static const char eval_help[] =
 	"      --misses FILE   write one JSON line per answerable query whose\n"
 	"                      answer is not in the top 3: id, text, category,\n"
 	"                      answers, rank (0: not returned), returned ids\n"
+	"      --queries FILE  write one JSON line per query (all of them): the\n"
+	"                      --misses fields and answer, lexical, unseen\n"
+	"      --sweep         run without the floor, then print R@3 and the\n"
+	"                      shares of answerable and no-answer queries left\n"
+	"                      empty at every floor 0.00 .. 1.00, applied as\n"
+	"                      recall applies it (JSON: answer_auroc, sweep);\n"
+	"                      scripts/sweep-chart draws them (docs/sweep.png)\n"
 	"      --quiet         no progress on stderr\n"
+	"      --record        also append the --json object, with \"recorded\"\n"
+	"                      (the time, ISO-8601 UTC), as one line to the\n"
+	"                      workspace's .cairn/eval.jsonl, the history that\n"
+	"                      'cairn serve' charts (the store is not opened)\n"
 	"\n"
 	"exit status: 0 evaluated (whatever the scores), 1 error (missing file,\n"
 	"malformed line: named as file:line), 2 usage\n";
@@ -256,9 +279,29 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		       "calibrated)\n",
 		       r->floor, r->floor_min, r->floor_max, r->calibrated,
 		       r->stores);
+	if (r->floor_known)
+		printf("         a question is answered when its best hit's "
+		       "answerability is above it; each hit above %.2f\n",
+		       r->floor < CAIRN_DEFAULT_FLOOR ? r->floor
+						      : CAIRN_DEFAULT_FLOOR);
+	if (eval_auroc(r, NULL) >= 0)
+		printf("AUROC    %.3f answerability, answerable vs no-answer\n",
+		       eval_auroc(r, NULL));
 	if (r->embed_identity[0])
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);
+	if (r->cos_known && r->cos_floor_min == r->cos_floor_max)
+		printf("cosine   floor %.2f (%s); a hit goes only when both "
+		       "floors drop it\n", r->cos_floor,
+		       r->cos_calibrated ? "calibrated from probes.jsonl"
+		       : r->cos_floor > 0 ? "not calibrated for this model"
+					  : "0: not calibrated (no probes): no "
+					    "dense hit is dropped");
+	else if (r->cos_known)
+		printf("cosine   floor mean %.3f, %.2f..%.2f over stores (%d of "
+		       "%d calibrated)\n",
+		       r->cos_floor, r->cos_floor_min, r->cos_floor_max,
+		       r->cos_calibrated, r->cos_known);
 	if (r->seeded)
 		printf("seed     %zu files -> %zu records in %.3f s (%.0f "
 		       "records/s, no git)\n",
@@ -297,7 +340,7 @@ static void print_table(const struct eval_report *r, const char *dataset)
 
 /* Write the --misses file: answerable queries with no answer in the top 3. */
 static int write_misses(const struct eval_report *r, const char *path,
-			size_t *count)
+			size_t *count, int all)
 {
 	struct sbuf sb = SBUF_INIT;
 	FILE *f = NULL;
@@ -313,8 +356,8 @@ static int write_misses(const struct eval_report *r, const char *path,
 	for (i = 0; i < r->nq; i++) {
 		const struct eval_qresult *q = &r->q[i];
 
-		if (q->nanswers == 0 ||
-		    (q->score.rank >= 1 && q->score.rank <= EVAL_MISS_K))
+		if (!all && (q->nanswers == 0 || (q->score.rank >= 1 &&
+						  q->score.rank <= EVAL_MISS_K)))
 			continue;
 		sbuf_reset(&sb);
 		eval_qresult_json(&sb, q);
@@ -337,18 +380,111 @@ out:
 	return ret;
 }
 
+/*
+ * --record: the report as one JSON line with "recorded" (the time) at the
+ * end of the workspace's .cairn/eval.jsonl (cli_serve.c charts it). One
+ * write(2) of the whole line with O_APPEND, so concurrent runs do not
+ * interleave their lines.
+ */
+static int record_run(const struct eval_report *r, const char *name)
+{
+	struct sbuf sb = SBUF_INIT;
+	char *dir = NULL, path[4200], ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int fd = -1, ret = 0;
+
+	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
+		return cli_fail("eval --record: not in a cairn workspace (the "
+				"runs are kept in its .cairn/eval.jsonl)");
+	snprintf(path, sizeof(path), "%s/eval.jsonl", dir);
+	cairn_free(dir);
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	eval_report_json(&sb, r, name);
+	if (!sb.err && sb.len && sb.buf[sb.len - 1] == '}') {
+		sb.len--;
+		sbuf_addf(&sb, ",\"recorded\":\"%s\"}\n", ts);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (sb.err || fd < 0 ||
+	    write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+		ret = cli_fail("eval --record: cannot append to '%s': %s",
+			       path, sb.err ? cairn_errstr(sb.err)
+					    : strerror(errno));
+	if (fd >= 0 && close(fd) != 0 && ret == 0)
+		ret = cli_fail("eval --record: cannot write '%s': %s", path,
+			       strerror(errno));
+	sbuf_release(&sb);
+	return ret;
+}
+
+#define SWEEP_POINTS 101 /* floors 0.00, 0.01, ... 1.00 */
+
+/*
+ * --sweep: R@3, answerable and no-answer queries left empty at each floor
+ * (the answerability's operating points), as a table or JSON.
+ */
+static int print_sweep(const struct eval_report *r, const char *name)
+{
+	struct eval_point pts[SWEEP_POINTS];
+	struct sbuf sb = SBUF_INIT;
+	double auc = eval_auroc(r, NULL);
+	size_t i;
+	int ret = 0;
+
+	if (eval_sweep(r, pts, SWEEP_POINTS) != 0)
+		return cli_fail("eval: --sweep needs a run without the floor");
+	if (cli_state.json) {
+		sbuf_adds(&sb, "{\"dataset\":");
+		json_add_strz(&sb, name);
+		sbuf_adds(&sb, ",\"answer_auroc\":");
+		if (auc < 0)
+			sbuf_adds(&sb, "null");
+		else
+			eval_add_num4(&sb, auc);
+		sbuf_adds(&sb, ",\"sweep\":[");
+		for (i = 0; i < SWEEP_POINTS; i++) {
+			sbuf_adds(&sb, i ? ",{\"floor\":" : "{\"floor\":");
+			eval_add_num4(&sb, pts[i].floor);
+			sbuf_adds(&sb, ",\"recall@3\":");
+			eval_add_num4(&sb, pts[i].r3);
+			sbuf_adds(&sb, ",\"no_answer_empty\":");
+			eval_add_num4(&sb, pts[i].no_answer_empty);
+			sbuf_adds(&sb, ",\"answerable_empty\":");
+			eval_add_num4(&sb, pts[i].answerable_empty);
+			sbuf_addc(&sb, '}');
+		}
+		sbuf_adds(&sb, "]}");
+		cli_print_json(&sb);
+		ret = sb.err != 0;
+		sbuf_release(&sb);
+		return ret;
+	}
+	printf("%s: answerability sweep (AUROC %s%.3f)\n", name,
+	       auc < 0 ? "n/a " : "", auc < 0 ? 0.0 : auc);
+	printf("floor   R@3     answerable empty   no-answer empty\n");
+	for (i = 0; i < SWEEP_POINTS; i++)
+		printf("%.2f    %.3f   %.3f              %.3f\n", pts[i].floor,
+		       pts[i].r3, pts[i].answerable_empty,
+		       pts[i].no_answer_empty);
+	return 0;
+}
+
 /* `cairn eval DIR [options]` (see eval_help). */
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
-	       O_MISSES, O_SEED, O_HOOK, O_BUDGET };
+	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD, O_QUERIES,
+	       O_SWEEP };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
 		{ "no-floor", 0, 0, O_NO_FLOOR },   { "k", 1, 0, O_K },
 		{ "misses", 1, 0, O_MISSES },	    { "seed", 0, 0, O_SEED },
 		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
-		{ "help", 0, 0, 'h' },
+		{ "record", 0, 0, O_RECORD },	    { "help", 0, 0, 'h' },
+		{ "queries", 1, 0, O_QUERIES },	    { "sweep", 0, 0, O_SWEEP },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
@@ -356,11 +492,12 @@ int cmd_eval(int argc, char **argv)
 	struct progress prog;
 	struct sigaction sa, old_int, old_term;
 	struct sbuf sb = SBUF_INIT;
-	const char *misses = NULL;
+	const char *misses = NULL, *queries = NULL;
+	int sweep = 0;
 	char err[STORE_ERRMSG_CLI], name[256], *end;
 	long k;
 	size_t nmiss = 0;
-	int c, rc, ret = 0;
+	int c, rc, ret = 0, record = 0;
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&prog, 0, sizeof(prog));
@@ -386,7 +523,10 @@ int cmd_eval(int argc, char **argv)
 			opts.k = (int)k;
 			break;
 		case O_MISSES: misses = optarg; break;
+		case O_QUERIES: queries = optarg; break;
+		case O_SWEEP: sweep = 1; break;
 		case O_HOOK: opts.hook = 1; break;
+		case O_RECORD: record = 1; break;
 		case O_BUDGET:
 			errno = 0;
 			k = strtol(optarg, &end, 10);
@@ -411,6 +551,11 @@ int cmd_eval(int argc, char **argv)
 				 "other: the hook always applies the floor");
 	if (opts.split && !*opts.split)
 		return cli_usage("eval", "--split needs a non-empty NAME");
+	if (sweep && opts.hook)
+		return cli_usage("eval", "--sweep and --hook exclude each "
+				 "other: the sweep measures recall's floor");
+	if (sweep)
+		opts.no_floor = 1; /* every hit kept; the floors are applied after */
 	prog.tty = isatty(2);
 	opts.progress = show_progress;
 	opts.user = &prog;
@@ -438,9 +583,23 @@ int cmd_eval(int argc, char **argv)
 			r->seeded ? "seeded file" : "corpus row",
 			opts.per_group ? " of their group" : "");
 	if (misses) {
-		ret = write_misses(r, misses, &nmiss);
+		ret = write_misses(r, misses, &nmiss, 0);
 		if (ret)
 			goto out;
+	}
+	if (record && (ret = record_run(r, name)) != 0)
+		goto out;
+
+	if (queries) {
+		size_t nq = 0;
+
+		ret = write_misses(r, queries, &nq, 1);
+		if (ret)
+			goto out;
+	}
+	if (sweep) {
+		ret = print_sweep(r, name);
+		goto out;
 	}
 	if (cli_state.json) {
 		eval_report_json(&sb, r, name);

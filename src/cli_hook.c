@@ -42,6 +42,8 @@
 static int log_fd = -1;        /* .cairn/hook.log, opened early */
 static double t_start;         /* monotonic ms at start */
 static const char *log_event = "unknown"; /* event name for the log */
+static int sock_refused;       /* hook.sock was not a socket of ours */
+static int log_down;           /* 1: the embedding provider failed (lexical) */
 
 /* One log line. Only async-signal-safe calls: used by the alarm handler. */
 static void log_line(const char *outcome, const char *extra)
@@ -77,11 +79,18 @@ static void open_log(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/hook.log", dir);
-	if (stat(path, &st) == 0 && st.st_size > HOOK_LOG_MAX) {
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > HOOK_LOG_MAX) {
 		snprintf(old, sizeof(old), "%s.1", path);
 		(void)rename(path, old);
 	}
-	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	/* a symbolic link (a cloned repository could ship one) is refused,
+	 * never appended to: said on stderr, the only place left */
+	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+				    O_NOFOLLOW, 0600);
+	if (log_fd < 0 && errno == ELOOP)
+		fprintf(stderr, "cairn: not logging to '%s': it is a symbolic "
+			"link (refused)\n", path);
 }
 
 static const char hook_help[] =
@@ -194,9 +203,12 @@ static void emit(const char *out, size_t len, size_t found, size_t injected,
 		fwrite(out, 1, len, stdout);
 		fflush(stdout);
 	}
-	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s",
+	snprintf(extra, sizeof(extra), "found=%zu injected=%zu chars=%zu%s%s%s%s%s",
 		 found, injected, chars, receipt && *receipt ? " receipt=" : "",
-		 receipt ? receipt : "", served ? " via=mcp" : "");
+		 receipt ? receipt : "", served ? " via=mcp" : "",
+		 sock_refused ? " hook.sock=refused (a symbolic link or not "
+				"our socket)" : "",
+		 log_down ? " embed=down(lexical)" : "");
 	log_line(len > 0 ? "injected" : "empty", extra);
 }
 
@@ -225,7 +237,12 @@ static int ask_server(const char *dir, const char *event, const char *prompt,
 		json_add_strz(&req, prompt);
 	}
 	sbuf_addf(&req, ",\"budget\":%zu,\"k\":%d}", o->budget, o->k);
-	if (req.err || hook_server_ask(dir, req.buf, req.len, wait, &reply))
+	if (req.err)
+		goto done;
+	rc = hook_server_ask(dir, req.buf, req.len, wait, &reply);
+	sock_refused = rc == -2;
+	rc = -1;
+	if (!reply)
 		goto done;
 	if (json_parse(reply, strlen(reply), &j, NULL, 0) != CAIRN_OK ||
 	    j->type != JSON_OBJECT || !(out = json_get_str(j, "out")))
@@ -353,12 +370,20 @@ int cmd_hook(int argc, char **argv)
 		log_line(rc ? "error" : "captured", extra);
 		goto out; /* Stop and SessionEnd print nothing */
 	}
+	if (deadline > 0) {
+		/* a provider that is down must leave time for the words:
+		   half of what is left for embedding the prompt */
+		long left = deadline - (long)(util_now_ms() - t_start);
+
+		o.embed_budget_ms = left > 2 ? (int)(left / 2) : 1;
+	}
 	rc = hook_answer(db, event, prompt, &o, &outj, &res, &chars);
 	if (rc) {
 		log_clean(extra, sizeof(extra), cairn_errmsg(db));
 		log_line("error", extra);
 		goto out;
 	}
+	log_down = res.embed_down;
 	emit(outj.buf, outj.len, res.found, res.injected, chars, res.receipt,
 	     0);
 out:
@@ -380,22 +405,37 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
-int cli_hook_stats(int json)
+static const char *const hook_outcomes[] = { "injected", "empty", "captured",
+					     "timeout", "error", "ignored" };
+
+/* What the hook log says: calls, latency, outcomes (hook_outcomes). */
+struct hook_summary {
+	size_t calls;     /* lines read */
+	size_t counts[6]; /* per hook_outcomes[] */
+	size_t served;    /* answered by a running cairn mcp (via=mcp) */
+	double p50, p90, max; /* latency, ms */
+	int refused;          /* 1: the log is a symbolic link, not read */
+};
+
+static void hook_summarize(const char *path, struct hook_summary *s)
 {
-	static const char *const outcomes[] = { "injected", "empty", "captured",
-						"timeout", "error", "ignored" };
-	size_t counts[6] = { 0 }, n = 0, cap = 0, i, served = 0;
-	double *lat = NULL, p50 = 0, p90 = 0, max = 0;
-	char path[4200], *line = NULL, *dir = NULL;
-	size_t lcap = 0;
+	size_t n = 0, cap = 0, lcap = 0;
+	double *lat = NULL;
+	char *line = NULL;
 	FILE *f;
 
-	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
-		return cli_fail("not in a cairn workspace");
-	snprintf(path, sizeof(path), "%s/hook.log", dir);
-	cairn_free(dir);
-	f = fopen(path, "r");
+	memset(s, 0, sizeof(*s));
+	{
+		/* never through a link under .cairn (a cloned repository
+		 * could ship one): cli_hook_stats says so */
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
+		if (fd < 0 && errno == ELOOP)
+			s->refused = 1;
+	}
 	while (f && n < HOOK_LOG_LINES && getline(&line, &lcap, f) > 0) {
 		char *fields[5], *p = line;
 		int k;
@@ -409,9 +449,9 @@ int cli_hook_stats(int json)
 		if (!fields[3])
 			continue;
 		for (k = 0; k < 6; k++)
-			if (fields[2] && strcmp(fields[2], outcomes[k]) == 0)
-				counts[k]++;
-		served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
+			if (fields[2] && strcmp(fields[2], hook_outcomes[k]) == 0)
+				s->counts[k]++;
+		s->served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
 		if (n == cap) {
 			double *nv = util_realloc(lat, (cap ? 2 * cap : 256) *
 							       sizeof(*nv));
@@ -428,30 +468,65 @@ int cli_hook_stats(int json)
 		fclose(f);
 	if (n > 0) {
 		qsort(lat, n, sizeof(*lat), dbl_cmp);
-		p50 = lat[(n - 1) / 2];
-		p90 = lat[(size_t)ceil(0.9 * (double)n) - 1];
-		max = lat[n - 1];
+		s->p50 = lat[(n - 1) / 2];
+		s->p90 = lat[(size_t)ceil(0.9 * (double)n) - 1];
+		s->max = lat[n - 1];
 	}
+	s->calls = n;
 	cairn_free(lat);
+}
+
+void cli_hook_stats_json(const char *dir, struct sbuf *sb)
+{
+	struct hook_summary s;
+	char path[4200];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/hook.log", dir);
+	hook_summarize(path, &s);
+	sbuf_addf(sb, "{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
+		  "\"max_ms\":%.1f", s.calls, s.p50, s.p90, s.max);
+	for (i = 0; i < 6; i++)
+		sbuf_addf(sb, ",\"%s\":%zu", hook_outcomes[i], s.counts[i]);
+	sbuf_addf(sb, ",\"served\":%zu}", s.served);
+}
+
+/* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
+int cli_hook_stats(int json)
+{
+	struct hook_summary s;
+	char path[4200], *dir = NULL;
+	size_t i;
+
+	if (cairn_workspace_find(NULL, &dir) != CAIRN_OK)
+		return cli_fail("not in a cairn workspace");
+	snprintf(path, sizeof(path), "%s/hook.log", dir);
+	hook_summarize(path, &s);
+	if (s.refused) {
+		cairn_free(dir);
+		return cli_fail("not reading '%s': it is a symbolic link (refused)",
+				path);
+	}
 	if (json) {
-		printf("{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
-		       "\"max_ms\":%.1f",
-		       n, p50, p90, max);
-		for (i = 0; i < 6; i++)
-			printf(",\"%s\":%zu", outcomes[i], counts[i]);
-		printf(",\"served\":%zu}\n", served);
+		struct sbuf sb = SBUF_INIT;
+
+		cli_hook_stats_json(dir, &sb);
+		cairn_free(dir);
+		cli_print_json(&sb);
+		sbuf_release(&sb);
 		return 0;
 	}
-	if (n == 0) {
+	cairn_free(dir);
+	if (s.calls == 0) {
 		printf("no hook calls logged in %s\n", path);
 		return 0;
 	}
-	printf("hook calls: %zu (log %s)\n", n, path);
-	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", p50, p90,
-	       max);
+	printf("hook calls: %zu (log %s)\n", s.calls, path);
+	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", s.p50,
+	       s.p90, s.max);
 	printf("outcomes:  ");
 	for (i = 0; i < 6; i++)
-		printf(" %s=%zu", outcomes[i], counts[i]);
-	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", served);
+		printf(" %s=%zu", hook_outcomes[i], s.counts[i]);
+	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", s.served);
 	return 0;
 }

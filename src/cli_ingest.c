@@ -30,7 +30,8 @@
 /* ------------------------------------------------------------------ ingest */
 
 static const char ingest_help[] =
-	"usage: cairn ingest [--redact] [--session ID] [--json] FILE...\n"
+	"usage: cairn ingest [--redact] [--include-tools] [--session ID] [--json]\n"
+	"                    FILE...\n"
 	"\n"
 	"Turn transcripts (JSON Lines) into 'event' records, one per turn, with\n"
 	"the time, session id and speaker, so that 'cairn recall --kind event'\n"
@@ -40,14 +41,21 @@ static const char ingest_help[] =
 	"  Claude Code session transcripts (~/.claude/projects/*/*.jsonl):\n"
 	"    user and assistant text become events (speaker user/assistant);\n"
 	"    each tool call becomes a one-line event 'Name: command or file'\n"
-	"    and each failed tool call 'error: first line' (speaker tool);\n"
-	"    thinking, successful tool output, summary, system and meta\n"
-	"    lines and subagent (sidechain) lines are skipped.\n"
+	"    (speaker tool); with --include-tools each failed tool call also\n"
+	"    'error: first line'; thinking, successful tool output, summary,\n"
+	"    system and meta lines and subagent (sidechain) lines are skipped.\n"
 	"  Generic lines: {\"time\":\"2024-05-01T10:02:00Z\",\"speaker\":\"alice\",\n"
 	"    \"text\":\"...\",\"session\":\"s1\"}; \"id\" is optional, \"time\" may\n"
 	"    be ISO-8601 or seconds since the epoch, and a line without\n"
 	"    \"session\" belongs to --session (default: the file name\n"
 	"    without its extension).\n"
+	"\n"
+	"Tool output is not the user's or the assistant's words, and a fetched\n"
+	"page or a command's output can hold text written to steer an agent:\n"
+	"without --include-tools it is left out (failed tool calls' output,\n"
+	"user lines carrying a tool result, and generic lines whose speaker is\n"
+	"tool, tools, tool_result, tool-result, function, function_call_output,\n"
+	"observation, web, browser, fetch or search).\n"
 	"\n"
 	"Events are stored as origin 'human', status 'unverified' (a record of\n"
 	"what was said, not a claim: default recall finds them), kind 'event',\n"
@@ -63,6 +71,7 @@ static const char ingest_help[] =
 	"options:\n"
 	"      --redact       store secrets masked as [REDACTED:kind] instead\n"
 	"                     of refusing their lines\n"
+	"      --include-tools  keep tool output too (see above)\n"
 	"      --session ID   session of generic lines that name none\n"
 	"      --json         one JSON object: per-file counts and totals\n"
 	"\n"
@@ -103,17 +112,18 @@ static void file_json(struct sbuf *sb, const char *path,
 	sbuf_adds(sb, "{\"path\":");
 	json_add_strz(sb, path);
 	sbuf_addf(sb, ",\"ok\":%s,\"lines\":%zu,\"events\":%zu,\"added\":%zu,"
-		  "\"unchanged\":%zu,\"skipped\":%zu,\"refused\":%zu,"
-		  "\"errors\":%zu}",
+		  "\"unchanged\":%zu,\"skipped\":%zu,\"tool_output\":%zu,"
+		  "\"refused\":%zu,\"errors\":%zu}",
 		  ok ? "true" : "false", r->lines, r->events, r->added,
-		  r->unchanged, r->skipped, r->refused, r->errors);
+		  r->unchanged, r->skipped, r->tools, r->refused, r->errors);
 }
 
 /* `cairn ingest FILE...` (cli.h). */
 int cmd_ingest(int argc, char **argv)
 {
-	enum { O_REDACT = 256, O_SESSION, O_JSON };
+	enum { O_REDACT = 256, O_SESSION, O_JSON, O_TOOLS };
 	static const struct option lo[] = { { "redact", 0, 0, O_REDACT },
+					    { "include-tools", 0, 0, O_TOOLS },
 					    { "session", 1, 0, O_SESSION },
 					    { "json", 0, 0, O_JSON },
 					    { "help", 0, 0, 'h' },
@@ -129,6 +139,7 @@ int cmd_ingest(int argc, char **argv)
 		switch (c) {
 		case O_REDACT: o.flags |= CAIRN_WRITE_REDACT; break;
 		case O_SESSION: o.session = optarg; break;
+		case O_TOOLS: o.include_tools = 1; break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h': return cli_help(ingest_help);
 		default: return cli_usage("ingest", "unknown option");
@@ -167,6 +178,10 @@ int cmd_ingest(int argc, char **argv)
 			       rep.lines == 1 ? "" : "s");
 			if (rep.skipped)
 				printf(", %zu skipped", rep.skipped);
+			if (rep.tools)
+				printf(", %zu tool output%s left out "
+				       "(--include-tools)", rep.tools,
+				       rep.tools == 1 ? "" : "s");
 			if (rep.refused)
 				printf(", %zu refused", rep.refused);
 			if (rep.errors)

@@ -32,9 +32,11 @@ static const char recall_help[] =
 	"\n"
 	"Find the records that answer QUESTION: BM25 over titles and bodies\n"
 	"(Chinese segmented with jieba's dictionary, Traditional folded to\n"
-	"Simplified, English stemmed), weighted by kind and status, with a\n"
-	"no-match floor: when no record matches enough of the question, the\n"
-	"answer is empty. Only 'accepted' and 'unverified' records are searched\n"
+	"Simplified, English stemmed), kind and status weights breaking ties,\n"
+	"with a no-match floor on the answerability -- the share of the\n"
+	"question's informative words (by IDF; a Chinese word by what its\n"
+	"English glosses can match) the best record matches: when no record\n"
+	"matches enough of the question, the answer is empty. Only 'accepted' and 'unverified' records are searched\n"
 	"unless --status says otherwise. Every recall writes a receipt (see\n"
 	"'cairn receipt') and marks the returned records as seen.\n"
 	"\n"
@@ -49,7 +51,9 @@ static const char recall_help[] =
 	"  --kind K[,K]      only these kinds (repeatable)\n"
 	"  --status S[,S]    only these statuses (repeatable; 'all' for every one)\n"
 	"  --explain         show each hit's BM25 rank and raw score, matched\n"
-	"                    terms, lexical signal, floor decision and weight;\n"
+	"                    terms, lexical signal, answerability (matched and\n"
+	"                    question IDF mass, the part the store never\n"
+	"                    says), floor decision and weight;\n"
 	"                    with vectors also dense rank and cosine, RRF\n"
 	"                    contribution, pin, relevance, decay, final score\n"
 	"  --no-floor        also return hits at or below the floor\n"
@@ -61,7 +65,7 @@ static const char recall_help[] =
 	"                    rerank.model). A configured model reranks every\n"
 	"                    recall; off when none is\n"
 	"  --no-rerank       do not rerank, even with a configured model\n"
-	"  --json            one JSON object: hits, floor, receipt id\n"
+	"  --json            one JSON object: hits, floor, answer, receipt id\n"
 	"\n"
 	"exit status: 0 (also when nothing matched), 1 error, 2 usage\n";
 
@@ -116,7 +120,7 @@ static void print_hit_human(size_t i, const cairn_hit *h, int explain)
 	sbuf_release(&src);
 }
 
-static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
+void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 {
 	size_t i;
 
@@ -129,6 +133,10 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	json_add_strz(sb, res->terms);
 	sbuf_adds(sb, ",\"idf_mass\":");
 	json_add_num(sb, res->idf_mass);
+	sbuf_adds(sb, ",\"answer\":");
+	json_add_num(sb, round(res->answer * 1e4) / 1e4);
+	sbuf_adds(sb, ",\"answer_unseen\":");
+	json_add_num(sb, round(res->answer_unseen * 1e4) / 1e4);
 	sbuf_addf(sb, ",\"hybrid\":%s", res->hybrid ? "true" : "false");
 	if (res->hybrid) {
 		sbuf_adds(sb, ",\"cos_floor\":");
@@ -164,6 +172,8 @@ static void result_json(struct sbuf *sb, const cairn_result *res, int explain)
 		json_add_num(sb, h->relevance);
 		sbuf_adds(sb, ",\"lexical\":");
 		json_add_num(sb, h->lexical);
+		sbuf_adds(sb, ",\"answer\":");
+		json_add_num(sb, round(h->answer * 1e4) / 1e4);
 		sbuf_adds(sb, ",\"bm25\":");
 		json_add_num(sb, h->bm25);
 		sbuf_addf(sb, ",\"bm25_rank\":%d,\"weight\":", h->bm25_rank);
@@ -279,7 +289,7 @@ int cmd_recall(int argc, char **argv)
 	if (cli_state.json) {
 		struct sbuf sb = SBUF_INIT;
 
-		result_json(&sb, res, o.explain);
+		cli_result_json(&sb, res, o.explain);
 		cli_print_json(&sb);
 		sbuf_release(&sb);
 		goto out;
@@ -327,6 +337,11 @@ int cmd_recall(int argc, char **argv)
 		       res->floor_calibrated ? "calibrated"
 					     : "default, not calibrated",
 		       res->dropped, res->dropped == 1 ? "" : "s");
+	if (o.explain)
+		printf("answerability: %.4f, the best hit's share of the "
+		       "question's informative IDF mass (%.4f of it never said "
+		       "in the store); answered when above the floor\n",
+		       res->answer, res->answer_unseen);
 	if (o.explain && res->reranked)
 		printf("rerank: %s scored the top %zu in %.1f ms (model load "
 		       "%.1f ms); fused 1:1 by reciprocal rank with the order "
@@ -422,19 +437,27 @@ int cmd_receipt(int argc, char **argv)
 /* --------------------------------------------------------------- calibrate */
 
 static const char calibrate_help[] =
-	"usage: cairn calibrate --probes FILE [--json]\n"
+	"usage: cairn calibrate [--probes FILE] [--json]\n"
 	"\n"
 	"Measure the no-match floor from questions this store cannot answer.\n"
 	"FILE holds one question per line: JSON Lines with a \"text\" field (as\n"
-	"in probes.jsonl of the evaluation sets) or plain text. The floor is\n"
-	"the highest lexical signal any probe reaches, rounded up to 0.01; it\n"
-	"is stored with the tokenizer identity it was measured for (a floor\n"
-	"measured for another tokenizer is not used). When an embedding model\n"
-	"is configured and records have vectors, the cosine floor is measured\n"
-	"too: the highest cosine any probe reaches with any record, rounded up\n"
-	"to 0.01, stored with the vector identity (model, revision, dimensions,\n"
-	"pooling, instructions); recall uses it only with that identity. Re-run\n"
-	"it after large changes to the store or a change of model.\n";
+	"in probes.jsonl of the evaluation sets) or plain text; without it,\n"
+	"built-in off-topic questions in English and Chinese are used. Each\n"
+	"probe's answerability is the share of its informative words its best\n"
+	"hit matches (see cairn recall --explain). The floor is the median\n"
+	"probe answerability, rounded up to 0.01 and never below the default\n"
+	"0.12 -- not the highest probe, so that one probe sharing most of its\n"
+	"words with the store does not silence every real question; the probes\n"
+	"above the floor are listed (recall still answers those). It is stored\n"
+	"with the tokenizer identity it was measured for (a floor measured for\n"
+	"another tokenizer is not used). When an embedding model is configured\n"
+	"and records have vectors, the cosine floor is measured too: the\n"
+	"highest cosine any probe reaches with any record, rounded up to 0.01,\n"
+	"stored with the vector identity (model, revision, dimensions, pooling,\n"
+	"instructions); recall uses it only with that identity, and drops a\n"
+	"hit only when both its cosine and its answerability are at or below\n"
+	"their floors. Re-run it after large changes to the store or a change\n"
+	"of model.\n";
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -462,12 +485,28 @@ int cmd_calibrate(int argc, char **argv)
 		else
 			return cli_usage("calibrate", "unknown option");
 	}
-	if (!path || optind < argc)
-		return cli_usage("calibrate", "expected --probes FILE");
-	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (!f)
+	if (optind < argc)
+		return cli_usage("calibrate", "unexpected argument '%s'",
+				 argv[optind]);
+	if (!path) {
+		const char *const *dp = cairn_default_probes(&n);
+
+		probes = util_calloc(n, sizeof(*probes));
+		if (!probes)
+			return cli_fail("out of memory");
+		for (i = 0; i < n; i++) {
+			probes[i] = util_strdup(dp[i]);
+			if (!probes[i]) {
+				n = i;
+				ret = cli_fail("out of memory");
+				goto out;
+			}
+		}
+	}
+	f = !path ? NULL : strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (path && !f)
 		return cli_fail("cannot read '%s'", path);
-	while ((len = getline(&line, &lcap, f)) >= 0) {
+	while (f && (len = getline(&line, &lcap, f)) >= 0) {
 		struct json *j = NULL;
 		const char *text = line;
 
@@ -527,13 +566,41 @@ int cmd_calibrate(int argc, char **argv)
 		goto out;
 	}
 	if (cli_state.json) {
-		printf("{\"floor\":%.2f,\"probes\":%zu", cal.lexical_floor, n);
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addf(&sb, "{\"floor\":%.2f,\"probes\":%zu,"
+			  "\"builtin\":%s,\"probe_max\":%.4f,"
+			  "\"let_through\":%zu,\"shown\":[",
+			  cal.lexical_floor, n, path ? "false" : "true",
+			  cal.probe_max, cal.through);
+		for (i = 0; i < cal.shown; i++) {
+			sbuf_addf(&sb, "%s{\"answer\":%.4f,\"text\":",
+				  i ? "," : "", cal.through_answer[i]);
+			json_add_strz(&sb, probes[cal.through_idx[i]]);
+			sbuf_addc(&sb, '}');
+		}
+		sbuf_addc(&sb, ']');
 		if (cal.has_cosine)
-			printf(",\"cosine_floor\":%.2f", cal.cosine_floor);
-		printf("}\n");
+			sbuf_addf(&sb, ",\"cosine_floor\":%.2f",
+				  cal.cosine_floor);
+		sbuf_addc(&sb, '}');
+		cli_print_json(&sb);
+		sbuf_release(&sb);
 	} else {
-		printf("lexical floor %.2f from %zu probe questions\n",
-		       cal.lexical_floor, n);
+		printf("floor %.2f from %zu %sprobe questions (median "
+		       "answerability; highest %.2f)\n",
+		       cal.lexical_floor, n, path ? "" : "built-in ",
+		       cal.probe_max);
+		if (cal.through)
+			printf("let through: %zu probe%s above the floor "
+			       "(recall answers them):\n",
+			       cal.through, cal.through == 1 ? "" : "s");
+		for (i = 0; i < cal.shown; i++)
+			printf("  %.2f  %s\n", cal.through_answer[i],
+			       probes[cal.through_idx[i]]);
+		if (cal.through > cal.shown)
+			printf("  ... and %zu more\n",
+			       cal.through - cal.shown);
 		if (cal.has_cosine)
 			printf("cosine floor %.2f for the configured vector "
 			       "identity\n",

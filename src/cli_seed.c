@@ -23,30 +23,36 @@
 #define BAR_WIDTH 30          /* characters of the progress bar */
 
 static const char seed_help[] =
-	"usage: cairn seed [--dry-run] [--json] [-v] [--no-git] [PATH...]\n"
+	"usage: cairn seed [--dry-run] [--strict] [--json] [-v] [--no-git] [PATH...]\n"
 	"\n"
 	"Make file-backed records from Markdown: ADRs, decision records,\n"
-	"notes and facts files. Each PATH is a folder (walked for *.md and\n"
-	"*.markdown, skipping README/index pages, templates, hidden folders\n"
-	"and symlinks) or a file, inside the workspace. Without PATH the\n"
-	"default folders are seeded, those that exist of:\n"
-	"  docs/decisions docs/adr doc/adr docs/architecture/decisions\n"
-	"  .cairn/records\n"
-	"($CAIRN_SEED_PATHS, colon-separated and relative to the workspace\n"
-	"root, replaces this list).\n"
+	"notes and facts files. Each PATH is a folder (walked for *.md,\n"
+	"*.markdown and *.mdx, skipping index pages, templates, hidden folders\n"
+	"and symlinks) or a file, inside the workspace. Without PATH these are\n"
+	"seeded: the folders adr-tools (.adr-dir) and log4brains\n"
+	"(.log4brains.yml) are configured with, the default folders that\n"
+	"exist (docs/decisions docs/adr doc/adr docs/architecture/decisions\n"
+	".cairn/records docs/architecture/adr architecture-decision-record\n"
+	"adr decisions ...; docs/SEED.md lists them all), and files anywhere\n"
+	"in the workspace that look like decision records (a numbered title\n"
+	"with Status/Context/Decision sections, or MADR's). $CAIRN_SEED_PATHS\n"
+	"(colon-separated, relative to the workspace root) replaces all that.\n"
 	"\n"
 	"Front matter (YAML between '---' lines) may give kind, key, status,\n"
 	"supersedes, date, id, title and 'format: facts'. Without it the\n"
 	"folder gives the kind (docs/decisions: decision; the adr folders:\n"
-	"adr; .cairn/records: note) and an ADR's '## Status' section gives the\n"
-	"status:\n"
-	"  Accepted, Approved      -> accepted\n"
-	"  Proposed                -> unverified\n"
-	"  Rejected                -> accepted, body starts \"Outcome: rejected.\"\n"
-	"  Deprecated              -> historical\n"
-	"  Superseded by X         -> superseded, linked to X's record\n"
-	"  \"Accepted or Rejected\"  -> unverified (the template's placeholder)\n"
-	"Any other status is an error naming file:line; nothing is coerced.\n"
+	"adr; .cairn/records: note) and an ADR's '## Status' section or\n"
+	"'Status:' line gives the status, through the table of docs/SEED.md\n"
+	"(emoji, markup and a comment after the word are ignored):\n"
+	"  Accepted, Approved, Decided, Final   -> accepted\n"
+	"  Proposed, Draft, Pending, On hold    -> unverified\n"
+	"  Rejected, Declined                   -> accepted, \"Outcome: rejected.\"\n"
+	"  Deprecated, Obsolete                 -> historical\n"
+	"  Superseded by X                      -> superseded, linked to X\n"
+	"  \"Accepted or Rejected\", \"[Draft/Final]\" -> unverified (a placeholder)\n"
+	"A status no rule maps is an error naming file:line; nothing is\n"
+	"coerced. Dates: YYYY-MM-DD, 05/02/2018 (a warning when day and month\n"
+	"could swap), December 1, 2021, in front matter or a 'Date:' line.\n"
 	"A facts file ('format: facts', or a name ending in .facts.md) makes\n"
 	"one record per list item: '- [false, key=K] text'.\n"
 	"\n"
@@ -58,17 +64,22 @@ static const char seed_help[] =
 	"them: unchanged records are not touched, changed ones are updated\n"
 	"with the old revision kept, records whose file or section is gone are\n"
 	"retired. File-backed records are read-only: edit the file and seed\n"
-	"again. All of it is one transaction: on any error nothing is written.\n"
+	"again. All of it is one transaction. A file with an error is reported\n"
+	"and skipped (its records stay as they were), the others are seeded\n"
+	"and the exit status is 1; with --strict nothing is written.\n"
 	"docs/SEED.md has the details.\n"
 	"\n"
 	"options:\n"
-	"  -n, --dry-run   print the plan (new, changed, unchanged, retired)\n"
-	"                  and write nothing\n"
+	"  -n, --dry-run   print the plan: per file what was found, mapped or\n"
+	"                  skipped and why, per record new, changed, unchanged\n"
+	"                  or retired; write nothing\n"
+	"      --strict    any file's error writes nothing (all or nothing)\n"
 	"  -v, --verbose   list every record, not only the summary\n"
 	"      --no-git    do not ask git for commits\n"
 	"      --json      one JSON object: counts, items, errors, warnings\n"
 	"\n"
-	"exit status: 0 seeded (or planned), 1 error (nothing written), 2 usage\n";
+	"exit status: 0 seeded (or planned), 1 a file had an error (the others\n"
+	"seeded; with --strict nothing written) or nothing was found, 2 usage\n";
 
 static const char *action_name(int a)
 {
@@ -129,14 +140,49 @@ static void report_json(const cairn_seed_report *rep, int ok)
 	sbuf_addf(&sb,
 		  "{\"ok\":%s,\"dry_run\":%s,\"files\":%zu,\"records\":%zu,"
 		  "\"new\":%zu,\"changed\":%zu,\"unchanged\":%zu,"
-		  "\"retired\":%zu,\"errors\":",
+		  "\"retired\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":",
 		  ok ? "true" : "false", rep->dry_run ? "true" : "false",
 		  rep->files, rep->records, rep->n_new, rep->n_changed,
-		  rep->n_unchanged, rep->n_retired);
+		  rep->n_unchanged, rep->n_retired, rep->n_failed,
+		  rep->n_skipped);
 	messages_json(&sb, rep->messages, ": error: ");
 	sbuf_adds(&sb, ",\"warnings\":");
 	messages_json(&sb, rep->messages, ": warning: ");
-	sbuf_adds(&sb, ",\"items\":[");
+	sbuf_adds(&sb, ",\"sources\":[");
+	for (i = 0; i < rep->n_sources; i++) {
+		const cairn_seed_source *s = &rep->sources[i];
+
+		if (i)
+			sbuf_addc(&sb, ',');
+		sbuf_adds(&sb, "{\"path\":");
+		json_add_strz(&sb, s->path);
+		sbuf_adds(&sb, ",\"kind\":");
+		json_add_strz(&sb, s->kind);
+		sbuf_adds(&sb, ",\"status_text\":");
+		json_add_strz(&sb, s->status_text);
+		sbuf_adds(&sb, ",\"status\":");
+		json_add_strz(&sb, s->status);
+		sbuf_adds(&sb, ",\"rule\":");
+		json_add_strz(&sb, s->rule);
+		sbuf_adds(&sb, ",\"time\":");
+		json_add_strz(&sb, s->time);
+		sbuf_adds(&sb, ",\"supersedes\":");
+		json_add_strz(&sb, s->supersedes);
+		sbuf_adds(&sb, ",\"superseded_by\":");
+		json_add_strz(&sb, s->superseded_by);
+		sbuf_adds(&sb, ",\"skipped\":");
+		if (s->skipped)
+			json_add_strz(&sb, s->skipped);
+		else
+			sbuf_adds(&sb, "null");
+		sbuf_adds(&sb, ",\"error\":");
+		if (s->error)
+			json_add_strz(&sb, s->error);
+		else
+			sbuf_adds(&sb, "null");
+		sbuf_addf(&sb, ",\"records\":%zu}", s->records);
+	}
+	sbuf_adds(&sb, "],\"items\":[");
 	for (i = 0; i < rep->n_items; i++) {
 		const cairn_seed_item *it = &rep->items[i];
 
@@ -165,6 +211,38 @@ static void report_json(const cairn_seed_report *rep, int ok)
 	sbuf_adds(&sb, "]}");
 	cli_print_json(&sb);
 	sbuf_release(&sb);
+}
+
+/* One line per file: what was found and mapped, or why it was skipped. */
+static void report_sources(const cairn_seed_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->n_sources; i++) {
+		const cairn_seed_source *s = &rep->sources[i];
+
+		if (s->error) {
+			printf("file  %s  error: %s\n", s->path, s->error);
+			continue;
+		}
+		if (s->skipped) {
+			printf("file  %s  skipped: %s\n", s->path, s->skipped);
+			continue;
+		}
+		printf("file  %s  %s", s->path, s->kind);
+		if (*s->status_text)
+			printf("  status '%s' -> %s (%s)", s->status_text,
+			       s->status, s->rule);
+		else
+			printf("  no status -> %s", s->status);
+		printf("  date %s", *s->time ? s->time : "none");
+		if (*s->supersedes)
+			printf("  supersedes %s", s->supersedes);
+		if (*s->superseded_by)
+			printf("  superseded by %s", s->superseded_by);
+		printf("  %zu record%s\n", s->records,
+		       s->records == 1 ? "" : "s");
+	}
 }
 
 static void report_items(const cairn_seed_report *rep)
@@ -198,10 +276,11 @@ static size_t env_paths(char *buf, const char **v, size_t max)
 
 int cmd_seed(int argc, char **argv)
 {
-	enum { O_NO_GIT = 256, O_JSON };
+	enum { O_NO_GIT = 256, O_JSON, O_STRICT };
 	static const struct option lo[] = {
 		{ "dry-run", 0, 0, 'n' }, { "verbose", 0, 0, 'v' },
 		{ "no-git", 0, 0, O_NO_GIT }, { "json", 0, 0, O_JSON },
+		{ "strict", 0, 0, O_STRICT },
 		{ "help", 0, 0, 'h' },    { 0, 0, 0, 0 }
 	};
 	const char *envv[SEED_MAX_ENV_PATHS];
@@ -220,6 +299,7 @@ int cmd_seed(int argc, char **argv)
 		case 'n': opts.dry_run = 1; break;
 		case 'v': verbose = 1; break;
 		case O_NO_GIT: opts.no_git = 1; break;
+		case O_STRICT: opts.strict = 1; break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h': return cli_help(seed_help);
 		default: return cli_usage("seed", "unknown option");
@@ -279,10 +359,12 @@ int cmd_seed(int argc, char **argv)
 		}
 	}
 	if (cli_state.json) {
-		report_json(&rep, rc == CAIRN_OK);
+		report_json(&rep, rc == CAIRN_OK && rep.n_errors == 0);
 		if (rc != CAIRN_OK) {
 			if (rep.n_errors == 0)
 				cli_db_fail(db, rc);
+			ret = EXIT_ERR;
+		} else if (rep.n_errors > 0 || rep.searched) {
 			ret = EXIT_ERR;
 		}
 		goto out;
@@ -297,13 +379,28 @@ int cmd_seed(int argc, char **argv)
 			ret = cli_db_fail(db, rc);
 		goto out;
 	}
-	if (opts.dry_run || verbose)
+	if (opts.dry_run || verbose) {
+		report_sources(&rep);
 		report_items(&rep);
+	}
+	if (rep.searched && rep.n_items == 0) {
+		ret = cli_fail("no decision records found: looked in %s; name "
+			       "the folder that holds them: cairn seed PATH",
+			       rep.searched);
+		goto out;
+	}
 	printf("%s%zu files, %zu records: %zu new, %zu changed, %zu "
 	       "unchanged, %zu retired\n",
 	       opts.dry_run ? "plan (dry run, nothing written): " : "seeded ",
-	       rep.files, rep.records, rep.n_new, rep.n_changed,
+	       rep.files - rep.n_failed, rep.records, rep.n_new, rep.n_changed,
 	       rep.n_unchanged, rep.n_retired);
+	if (rep.n_errors > 0)
+		ret = cli_fail("%zu file%s with errors %s skipped (%s records "
+			       "kept as they were): fix %s and seed again",
+			       rep.n_failed, rep.n_failed == 1 ? "" : "s",
+			       rep.n_failed == 1 ? "was" : "were",
+			       rep.n_failed == 1 ? "its" : "their",
+			       rep.n_failed == 1 ? "it" : "them");
 out:
 	cairn_seed_report_release(&rep);
 	for (i = 0; i < np; i++)

@@ -96,7 +96,8 @@ static const char skill_text[] =
 	"- `memory_write`: propose a lasting fact, rule, decision, procedure "
 	"or capability.\n"
 	"- `memory_candidates`: the proposals waiting for a human.\n"
-	"- `memory_forget`: retire a record that is no longer true.\n"
+	"- `memory_forget`: ask to retire a record that is no longer true, by "
+	"its full id or its key.\n"
 	"\n"
 	"An empty result from `memory_recall` means that the memory holds no "
 	"answer.\n"
@@ -108,6 +109,8 @@ static const char skill_text[] =
 	"A human approves a candidate with `cairn approve ID` or rejects it "
 	"with `cairn reject ID`.\n"
 	"No tool can approve a record.\n"
+	"A forget of a record you did not write waits for a human too: "
+	"`cairn approve ID` retires the record, `cairn reject ID` keeps it.\n"
 	"\n"
 	"## When a record's source moved on\n"
 	"\n"
@@ -130,6 +133,7 @@ static const char skill_text[] =
 
 static const char setup_help[] =
 	"usage: cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]\n"
+	"                               [--model NAME [--probes FILE]]\n"
 	"\n"
 	"Install cairn into a Claude Code project (DIR, default: the current\n"
 	"directory):\n"
@@ -157,6 +161,13 @@ static const char setup_help[] =
 	"  --cairn PATH  the cairn command written into the entries (default\n"
 	"                \"cairn\", found on PATH); letters, digits and\n"
 	"                / . _ + - only\n"
+	"  --model NAME  semantic recall in the same step: pull NAME (cairn\n"
+	"                model list; or a URL), reindex every record with it\n"
+	"                (vectors of another model are dropped), calibrate\n"
+	"                its cosine floor; needs a store ('cairn init')\n"
+	"  --probes FILE with --model: calibrate with these questions the\n"
+	"                store cannot answer (as cairn calibrate); default:\n"
+	"                the cosine floor from built-in off-topic questions\n"
 	"\n"
 	"exit status: 0 done (or nothing to do), 1 error (nothing written\n"
 	"when a file could not be parsed), 2 usage\n";
@@ -503,10 +514,12 @@ static int safe_command(const char *s)
 /* `cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]`. */
 int cmd_setup(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_CAIRN };
+	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES };
 	static const struct option lo[] = { { "dir", 1, 0, O_DIR },
 					    { "dry-run", 0, 0, 'n' },
 					    { "cairn", 1, 0, O_CAIRN },
+					    { "model", 1, 0, O_MODEL },
+					    { "probes", 1, 0, O_PROBES },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	static const char *const rels[3] = {
@@ -514,7 +527,7 @@ int cmd_setup(int argc, char **argv)
 		".claude/skills/cairn-memory/SKILL.md"
 	};
 	struct setup_file *files = NULL;
-	const char *dir = ".", *cairn = "cairn";
+	const char *dir = ".", *cairn = "cairn", *model = NULL, *probes = NULL;
 	char err[SETUP_PATH + 512];
 	struct stat st;
 	int c, i, dry = 0, ret = 0, rc = CAIRN_OK;
@@ -524,6 +537,8 @@ int cmd_setup(int argc, char **argv)
 		switch (c) {
 		case O_DIR: dir = optarg; break;
 		case O_CAIRN: cairn = optarg; break;
+		case O_MODEL: model = optarg; break;
+		case O_PROBES: probes = optarg; break;
 		case 'n': dry = 1; break;
 		case 'h': return cli_help(setup_help);
 		default: return cli_usage("setup", "unknown option");
@@ -542,6 +557,10 @@ int cmd_setup(int argc, char **argv)
 				 "/ . _ + - only");
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_fail("'%s' is not a folder", dir);
+	if (probes && !model)
+		return cli_usage("setup", "--probes goes with --model");
+	if (model && (ret = cli_model_setup_check(dir, model)) != 0)
+		return ret; /* cli_model.c */
 	files = util_calloc(3, sizeof(*files));
 	if (!files)
 		return cli_fail("out of memory");
@@ -616,6 +635,11 @@ int cmd_setup(int argc, char **argv)
 		       "list` then shows it \"Connected\". If you declined\nit, "
 		       "`claude mcp reset-project-choices` there makes Claude Code "
 		       "ask again.\n", dir);
+	if (model && dry)
+		printf("would pull %s, reindex every record with it and "
+		       "calibrate\n", model);
+	else if (model)
+		ret = cli_model_setup(dir, model, probes); /* cli_model.c */
 out:
 	for (i = 0; files && i < 3; i++) {
 		cairn_free(files[i].old);

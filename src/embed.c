@@ -196,6 +196,12 @@ int embed_identity_string(const struct embed_identity *id, char *buf,
 	return rc;
 }
 
+void embed_set_budget(struct embedder *e, long ms)
+{
+	if (e && e->p.budget)
+		e->p.budget(e->p.impl, ms);
+}
+
 int embed_texts(struct embedder *e, int is_query, const char *const *texts,
 		size_t n, float *out, char *err, size_t errsize)
 {

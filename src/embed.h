@@ -27,6 +27,8 @@ struct embed_config {
 	int pooling;              /* -1: from the model */
 	int threads;              /* 0: all cores */
 	int timeout_ms;           /* http: per request; 0: 30000 */
+	int dim;                  /* http: the width when known (the stored vectors'
+				     identity); 0: learned by a probe request at open */
 };
 
 /* Everything that must match for two vectors to be comparable. */
@@ -44,6 +46,12 @@ int embed_open(const struct embed_config *cfg, struct embedder **out,
 	       char *err, size_t errsize);
 void embed_close(struct embedder *e);
 const struct embed_identity *embed_identity(const struct embedder *e);
+/*
+ * Bound the embed_texts() calls from now on to ms milliseconds in all,
+ * retries and waits included (0: no bound again). Past it they fail with
+ * CAIRN_IO. A no-op for providers that do not wait on a network.
+ */
+void embed_set_budget(struct embedder *e, long ms);
 /* One canonical string of the identity (stable; stored and compared). */
 int embed_identity_string(const struct embed_identity *id, char *buf,
 			  size_t size);
@@ -86,6 +94,9 @@ struct embed_provider {
 	int (*embed)(void *impl, const char *const *texts, size_t n, float *out,
 		     char *err, size_t errsize);
 	void (*close)(void *impl);
+	/* optional: bound the next embed() calls to ms milliseconds in all
+	   (0: no bound); a provider that could wait on a network has it */
+	void (*budget)(void *impl, long ms);
 };
 
 int embed_gguf_open(const struct embed_config *cfg, struct embed_provider *p,

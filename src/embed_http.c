@@ -11,7 +11,8 @@
  * (HTTP_BACKOFF_MS, doubling); a timeout, any other 4xx, a reply that is
  * not JSON, or one with the wrong count or width is an error at once. The
  * API key is read from the environment variable the settings name (never
- * stored); the width is learned at open from one short request.
+ * stored); the width is learned at open from one short request, unless
+ * the caller knows it (embed_config.dim: the stored vectors' identity).
  *
  * libcurl is loaded with dlopen() when the first HTTP provider opens, not
  * linked: it pulls in some thirty libraries (TLS, Kerberos, LDAP, ...), and
@@ -107,6 +108,7 @@ struct http_model {
 	char *auth;       /* "Authorization: Bearer …" or NULL */
 	long timeout_ms;
 	int dim;          /* 0 until learned */
+	double deadline;  /* monotonic ms the requests must end by; 0: none */
 };
 
 struct reply {
@@ -164,7 +166,7 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 	struct curl_slist *hdr = NULL;
 	CURL *c = NULL;
 	long status = 0, wait = HTTP_BACKOFF_MS;
-	int attempt, rc = CAIRN_IO;
+	int attempt, tries = 0, rc = CAIRN_IO;
 
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	if (hdr && m->auth) {
@@ -186,7 +188,22 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 	for (attempt = 0; attempt <= HTTP_RETRIES; attempt++) {
 		CURLcode cc;
 		int retry = 0;
+		long tmo = m->timeout_ms;
 
+		if (m->deadline > 0) {
+			/* a budget (recall's): no try past it */
+			double left = m->deadline - util_now_ms();
+
+			if (left < 1) {
+				if (attempt == 0)
+					snprintf(err, errsize, "embedding "
+						 "server '%s': no time left",
+						 m->url);
+				break;
+			}
+			if ((double)tmo > left)
+				tmo = (long)left;
+		}
 		sbuf_reset(&r->body);
 		curl_easy_reset(c);
 		curl_easy_setopt(c, CURLOPT_URL, m->url);
@@ -194,12 +211,13 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 		curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, m->timeout_ms);
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, m->timeout_ms);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, tmo);
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, tmo);
 		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 		curl_easy_setopt(c, CURLOPT_USERAGENT, "cairn/" CAIRN_VERSION);
 		cc = curl_easy_perform(c);
+		tries++;
 		if (cc == CURLE_OK) {
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 			if (status >= 200 && status < 300) {
@@ -216,7 +234,7 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 		} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 			snprintf(err, errsize, "embedding server '%s' did not "
 					       "answer within %ld ms",
-				 m->url, m->timeout_ms);
+				 m->url, tmo);
 			rc = CAIRN_IO;
 			goto out;
 		} else if (cc == CURLE_COULDNT_CONNECT ||
@@ -236,6 +254,8 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 		}
 		if (!retry || attempt == HTTP_RETRIES)
 			break;
+		if (m->deadline > 0 && util_now_ms() + (double)wait >= m->deadline)
+			break; /* the wait would pass the budget */
 		sleep_ms(wait);
 		wait *= 2;
 	}
@@ -243,8 +263,11 @@ static int post(struct http_model *m, const char *body, struct reply *r,
 	{
 		size_t len = strlen(err);
 
-		snprintf(err + len, errsize > len ? errsize - len : 0,
-			 " (after %d tries)", HTTP_RETRIES + 1);
+		if (tries > 0)
+			snprintf(err + len, errsize > len ? errsize - len : 0,
+				 " (after %d tr%s%s)", tries,
+				 tries == 1 ? "y" : "ies",
+				 tries <= HTTP_RETRIES ? ", out of time" : "");
 	}
 	rc = CAIRN_IO;
 out:
@@ -376,6 +399,13 @@ static int http_embed(void *impl, const char *const *texts, size_t n,
 	return rc;
 }
 
+static void http_budget(void *impl, long ms)
+{
+	struct http_model *m = impl;
+
+	m->deadline = ms > 0 ? util_now_ms() + (double)ms : 0;
+}
+
 static void http_close(void *impl)
 {
 	struct http_model *m = impl;
@@ -452,10 +482,16 @@ int embed_http_open(const struct embed_config *cfg, struct embed_provider *p,
 			return CAIRN_NOMEM;
 		}
 	}
-	rc = embed_batch(m, &probe, 1, NULL, &m->dim, err, errsize);
-	if (rc) {
-		http_close(m);
-		return rc;
+	if (cfg->dim > 0 && cfg->dim <= EMBED_MAX_DIM) {
+		/* the stored vectors say how wide: no probe (a hook would pay
+		   for two requests); a reply of another width is an error */
+		m->dim = cfg->dim;
+	} else {
+		rc = embed_batch(m, &probe, 1, NULL, &m->dim, err, errsize);
+		if (rc) {
+			http_close(m);
+			return rc;
+		}
 	}
 	memset(p, 0, sizeof(*p));
 	p->impl = m;
@@ -466,5 +502,6 @@ int embed_http_open(const struct embed_config *cfg, struct embed_provider *p,
 	snprintf(p->name, sizeof(p->name), "%s", cfg->model);
 	p->embed = http_embed;
 	p->close = http_close;
+	p->budget = http_budget;
 	return CAIRN_OK;
 }

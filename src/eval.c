@@ -247,6 +247,8 @@ struct eval_ctx {
 	size_t answered;              /* queries answered so far, over all stores */
 	double floor_sum;             /* sum of the stores' floors */
 	size_t nfloors;               /* stores whose floor is known */
+	double cos_sum;               /* sum of the hybrid stores' cosine floors */
+	int cos_noted;                /* 1: this store's cosine floor is noted */
 	char *err;                    /* the caller's message buffer */
 	size_t errsize;               /* its size */
 };
@@ -865,6 +867,7 @@ static int seed_store(struct eval_ctx *c, cairn_db *db,
 
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
+	so.strict = 1; /* a corpus seeds whole or not at all */
 	so.progress = seed_progress;
 	so.user = c;
 	t0 = (util_now_ms() / 1e3);
@@ -1064,9 +1067,28 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		*floor_seen = res->floor;
 		*have_floor = 1;
 	}
+	if (res->hybrid && !c->cos_noted) {
+		/* the cosine floor gates hybrid hits: report it too (issue 20) */
+		struct eval_report *r = c->r;
+
+		if (r->cos_known == 0 || res->cos_floor < r->cos_floor_min)
+			r->cos_floor_min = res->cos_floor;
+		if (r->cos_known == 0 || res->cos_floor > r->cos_floor_max)
+			r->cos_floor_max = res->cos_floor;
+		r->cos_known++;
+		r->cos_calibrated += res->cos_floor_calibrated ? 1 : 0;
+		c->cos_sum += res->cos_floor;
+		c->cos_noted = 1;
+	}
+	q->answer = res->answer;
+	q->unseen = res->answer_unseen;
+	for (i = 0; i < res->n; i++)
+		if (res->hits[i].lexical > q->lexical)
+			q->lexical = res->hits[i].lexical;
 	if (res->n > 0) {
 		q->returned = util_calloc(res->n, sizeof(char *));
-		if (!q->returned) {
+		q->ret_answer = util_calloc(res->n, sizeof(double));
+		if (!q->returned || !q->ret_answer) {
 			rc = fail(c, CAIRN_NOMEM, "out of memory");
 			goto out;
 		}
@@ -1084,6 +1106,7 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 			if (!id || seen_in(q->returned, q->nreturned, id))
 				continue;
 		}
+		q->ret_answer[q->nreturned] = res->hits[i].answer;
 		q->returned[q->nreturned] = util_strdup(id);
 		if (!q->returned[q->nreturned]) {
 			rc = fail(c, CAIRN_NOMEM, "out of memory");
@@ -1150,6 +1173,7 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 	size_t i;
 	int rc, calibrated = 0, have_floor = 0;
 
+	c->cos_noted = 0;
 	snprintf(root, sizeof(root), "%s/store-%zu", c->tmp, c->r->stores);
 	snprintf(dir, sizeof(dir), "%s", root);
 	c->r->stores++;
@@ -1518,6 +1542,8 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 		c.r->floor_known = 1;
 		c.r->floor = c.floor_sum / (double)c.nfloors;
 	}
+	if (c.r->cos_known > 0)
+		c.r->cos_floor = c.cos_sum / (double)c.r->cos_known;
 	c.r->elapsed_s = (util_now_ms() / 1e3) - t0;
 	*out = c.r;
 	c.r = NULL;
@@ -1548,6 +1574,7 @@ void eval_report_free(struct eval_report *r)
 		for (k = 0; k < q->nreturned; k++)
 			cairn_free(q->returned[k]);
 		cairn_free(q->returned);
+		cairn_free(q->ret_answer);
 		for (k = 0; k < q->ninjected; k++)
 			cairn_free(q->injected[k]);
 		cairn_free(q->injected);
@@ -1557,6 +1584,79 @@ void eval_report_free(struct eval_report *r)
 		cairn_free(r->cats[i].name);
 	cairn_free(r->cats);
 	cairn_free(r);
+}
+
+/* ============================================== answerability: AUROC, sweep */
+
+double eval_auroc(const struct eval_report *r, const char *cat)
+{
+	double wins = 0;
+	size_t i, j, pos = 0, neg = 0;
+
+	for (i = 0; i < r->nq; i++) {
+		const struct eval_qresult *a = &r->q[i];
+
+		if (a->nanswers == 0 ||
+		    (cat && strcmp(a->category, cat) != 0))
+			continue;
+		pos++;
+		for (j = 0; j < r->nq; j++) {
+			const struct eval_qresult *b = &r->q[j];
+
+			if (b->nanswers != 0)
+				continue;
+			wins += a->answer > b->answer	 ? 1.0
+				: a->answer == b->answer ? 0.5
+							 : 0.0;
+		}
+	}
+	for (j = 0; j < r->nq; j++)
+		neg += r->q[j].nanswers == 0;
+	return pos && neg ? wins / ((double)pos * (double)neg) : -1;
+}
+
+int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n)
+{
+	size_t p, i, j;
+
+	if (r->floor_known)
+		return -1;
+	for (p = 0; p < n; p++) {
+		double f = n > 1 ? (double)p / (double)(n - 1) : 0;
+		double hf = f < CAIRN_DEFAULT_FLOOR ? f : CAIRN_DEFAULT_FLOOR;
+		size_t ans = 0, hit3 = 0, na = 0, na_empty = 0, a_empty = 0;
+
+		for (i = 0; i < r->nq; i++) {
+			const struct eval_qresult *q = &r->q[i];
+			size_t kept = 0;
+			int found = 0;
+
+			/* as recall applies a floor: the question, then each hit */
+			for (j = 0; j < q->nreturned && q->answer > f; j++) {
+				if (!(q->ret_answer[j] > hf))
+					continue;
+				kept++;
+				if (kept <= 3 && q->nanswers &&
+				    is_answer(q->returned[j],
+					      (const char *const *)q->answers,
+					      q->nanswers))
+					found = 1;
+			}
+			if (q->nanswers) {
+				ans++;
+				hit3 += found;
+				a_empty += kept == 0;
+			} else {
+				na++;
+				na_empty += kept == 0;
+			}
+		}
+		pts[p].floor = f;
+		pts[p].r3 = ans ? (double)hit3 / (double)ans : 0;
+		pts[p].no_answer_empty = na ? (double)na_empty / (double)na : 0;
+		pts[p].answerable_empty = ans ? (double)a_empty / (double)ans : 0;
+	}
+	return 0;
 }
 
 /* ================================================================== JSON */
@@ -1629,6 +1729,18 @@ static void add_metrics(struct sbuf *sb, const struct eval_metrics *m)
 	sbuf_addf(sb, ",\"stale_hits\":%zu", m->stale_hits);
 }
 
+/* The AUROC of category cat (NULL: all), or null. */
+static void add_auroc(struct sbuf *sb, const struct eval_report *r,
+		      const char *cat)
+{
+	double v = eval_auroc(r, cat);
+
+	if (v < 0)
+		sbuf_adds(sb, "null");
+	else
+		eval_add_num4(sb, v);
+}
+
 /* The report as one JSON object (see eval.h). */
 void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		      const char *dataset)
@@ -1647,6 +1759,16 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		add_metrics(sb, &r->cats[i].m);
 		sbuf_addc(sb, '}');
 	}
+	sbuf_adds(sb, "},\"answer_auroc\":{\"all\":");
+	add_auroc(sb, r, NULL);
+	for (i = 0; i < r->ncats; i++) {
+		if (eval_auroc(r, r->cats[i].name) < 0)
+			continue;
+		sbuf_addc(sb, ',');
+		json_add_strz(sb, r->cats[i].name);
+		sbuf_addc(sb, ':');
+		add_auroc(sb, r, r->cats[i].name);
+	}
 	sbuf_adds(sb, "},\"dataset\":");
 	json_add_strz(sb, dataset);
 	sbuf_addf(sb, ",\"corpus\":%zu,\"queries\":%zu,\"stale_records\":%zu,"
@@ -1656,6 +1778,12 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		eval_add_num4(sb, r->floor);
 	else
 		sbuf_adds(sb, "null");
+	sbuf_adds(sb, ",\"cos_floor\":");
+	if (r->cos_known)
+		eval_add_num4(sb, r->cos_floor);
+	else
+		sbuf_adds(sb, "null");
+	sbuf_addf(sb, ",\"cos_floor_calibrated\":%d", r->cos_calibrated);
 	sbuf_addf(sb, ",\"redacted\":%zu,\"elapsed_s\":", r->redacted);
 	eval_add_num4(sb, r->elapsed_s);
 	if (r->seeded) {
@@ -1694,12 +1822,24 @@ void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
 			sbuf_addc(sb, ',');
 		json_add_strz(sb, q->answers[i]);
 	}
-	sbuf_addf(sb, "],\"rank\":%zu,\"stale\":%zu,\"returned\":[",
+	sbuf_addf(sb, "],\"rank\":%zu,\"stale\":%zu,\"answer\":",
 		  q->score.rank, q->stale);
+	eval_add_num4(sb, q->answer);
+	sbuf_adds(sb, ",\"lexical\":");
+	eval_add_num4(sb, q->lexical);
+	sbuf_adds(sb, ",\"unseen\":");
+	eval_add_num4(sb, q->unseen);
+	sbuf_adds(sb, ",\"returned\":[");
 	for (i = 0; i < q->nreturned; i++) {
 		if (i)
 			sbuf_addc(sb, ',');
 		json_add_strz(sb, q->returned[i]);
+	}
+	sbuf_adds(sb, "],\"returned_answer\":[");
+	for (i = 0; i < q->nreturned && q->ret_answer; i++) {
+		if (i)
+			sbuf_addc(sb, ',');
+		eval_add_num4(sb, q->ret_answer[i]);
 	}
 	sbuf_addc(sb, ']');
 	if (q->hooked) {

@@ -181,6 +181,10 @@ struct eval_qresult {
 	size_t stale;        /* stale records among the hits (eval_record_stale),
 				recall's and the hook block's */
 	struct eval_qscore score; /* zero for a no-answer query */
+	double answer;       /* recall's answerability of the question (result.answer) */
+	double lexical;      /* the highest lexical signal of its hits */
+	double unseen;       /* result.answer_unseen */
+	double *ret_answer;  /* answerability of each returned hit, nreturned entries */
 };
 
 /* Figures for one category value. */
@@ -210,6 +214,11 @@ struct eval_report {
 	double floor;                /* the floor used; per group: the mean over stores */
 	double floor_min;            /* lowest floor over stores */
 	double floor_max;            /* highest floor over stores */
+	int cos_known;               /* stores whose recall was hybrid (a cosine floor applied) */
+	int cos_calibrated;          /* of them, stores whose cosine floor was calibrated */
+	double cos_floor;            /* the cosine floor used; per group: the mean */
+	double cos_floor_min;        /* lowest over those stores */
+	double cos_floor_max;        /* highest over those stores */
 	int k;                       /* hits asked per query */
 	int hooked;                  /* 1: injection figures were measured (eval_opts.hook) */
 	size_t hook_budget;          /* the budget they were rendered with */
@@ -259,6 +268,32 @@ void eval_report_free(struct eval_report *r);
  */
 void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		      const char *dataset);
+
+/*
+ * The AUROC of the answerability score: the chance that an answerable
+ * query of category cat (NULL: every category) scores above a no-answer
+ * query of the whole run (ties count half). Negative when either side has
+ * no query.
+ */
+double eval_auroc(const struct eval_report *r, const char *cat);
+
+/* One operating point of eval_sweep(): the figures with this floor. */
+struct eval_point {
+	double floor;          /* hits whose answerability is at or below it are dropped */
+	double r3;             /* recall@3 over answerable queries */
+	double no_answer_empty; /* share of no-answer queries left empty */
+	double answerable_empty; /* share of answerable queries left empty */
+};
+
+/*
+ * The figures a floor f would give, from a run without the floor
+ * (eval_opts.no_floor: every hit and its answerability kept), applied as
+ * recall applies it: nothing when the question's answerability is at or
+ * below f, else the hits above min(f, CAIRN_DEFAULT_FLOOR), order kept.
+ * n points, floors 0, 1/(n-1), ... 1.
+ * Returns 0, or -1 when the run applied a floor.
+ */
+int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n);
 
 /*
  * Append one JSON line (with its newline) for query q:

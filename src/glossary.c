@@ -181,11 +181,16 @@ static const struct gloss_entry table[] = {
 	{ "链路追踪", "tracing" },
 
 	/* storage, data */
+	{ "平台", "platform" },
 	{ "数据库", "database" },
 	{ "资料库", "database" },
 	{ "据库", "database" },
 	{ "数据", "data" },
 	{ "资料", "data" },
+	{ "记录", "record records" },
+	{ "纪录", "record records" },
+	{ "持久化", "persistent durable persist" },
+	{ "持久", "durable persistent" },
 	{ "数据表", "table" },
 	{ "资料表", "table" },
 	{ "字段", "field column" },

@@ -19,6 +19,7 @@ struct hook_opts {
 	size_t budget;  /* at most this many characters injected (0: HOOK_DEFAULT_BUDGET) */
 	int k;          /* entries for a prompt, 1..HOOK_MAX_K (0: HOOK_DEFAULT_K) */
 	int no_receipt; /* 1: recall writes no receipt and no last_seen (eval) */
+	int embed_budget_ms; /* recall's embed_budget_ms (0: its default) */
 };
 
 struct hook_result {
@@ -26,6 +27,7 @@ struct hook_result {
 	size_t injected;          /* entries that fit the budget */
 	size_t shown[HOOK_MAX_K]; /* prompt: index into the recall's hits of each entry */
 	char receipt[32];         /* the recall's receipt id ("" for a session start or no_receipt) */
+	int embed_down;           /* 1: the embedding provider failed: lexical only */
 };
 
 /*

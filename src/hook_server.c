@@ -36,6 +36,12 @@ void hook_server_open(cairn_db *db, struct hook_server *hs)
 	hs->fd = -1;
 	if (!db->dir || !sock_addr(db->dir, &sa))
 		return;
+	if (lstat(sa.sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		/* a symbolic link or a file in its place: not ours to remove */
+		fprintf(stderr, "cairn: not answering the hook: '%s' is not a "
+			"socket (a symbolic link?); remove it\n", sa.sun_path);
+		return;
+	}
 	for (tries = 0; tries < 2; tries++) {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -205,6 +211,7 @@ int hook_server_ask(const char *dir, const char *req, size_t len,
 		    long wait_ms, char **reply)
 {
 	struct sockaddr_un sa;
+	struct stat st;
 	size_t n = 0;
 	int fd;
 
@@ -212,6 +219,12 @@ int hook_server_ask(const char *dir, const char *req, size_t len,
 	if (wait_ms <= 0 || len > HOOK_SERVER_MAX_REQUEST ||
 	    !sock_addr(dir, &sa))
 		return -1;
+	/* only our own socket: a symbolic link (a cloned repository could
+	 * ship one to another server) or anyone else's socket is refused */
+	if (lstat(sa.sun_path, &st) != 0)
+		return -1;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return -2;
 	/* non-blocking connect: a server whose queue is full is not waited
 	 * for; the request then fits the socket's buffer */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

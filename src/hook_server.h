@@ -74,7 +74,9 @@ void hook_server_unlink(const struct hook_server *hs);
 /*
  * The hook process: ask the server of store directory dir. Returns 0 and
  * *reply (the reply line, caller frees) when one answered; -1 when there
- * is no server to ask or it did not answer within wait_ms (work locally).
+ * is no server to ask or it did not answer within wait_ms (work locally);
+ * -2 when dir/hook.sock is not a socket of this user's (a symbolic link,
+ * a file, someone else's): refused, never connected to.
  */
 int hook_server_ask(const char *dir, const char *req, size_t len,
 		    long wait_ms, char **reply);

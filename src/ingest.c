@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -274,6 +275,7 @@ struct evlist {
 	const char *speaker;    /* the line's speaker (borrowed) */
 	const char *time;       /* normalised time or NULL (borrowed) */
 	const char *uid;        /* uuid / id or NULL (borrowed) */
+	int tool_output;        /* events added now are tool output */
 };
 
 /* Free n events from ingest_parse_line() (ingest.h). */
@@ -321,6 +323,7 @@ static int add_event(struct evlist *el, const char *sp, const char *text,
 		e->time = util_strdup(el->time);
 	if (el->uid)
 		e->uid = util_strdup(el->uid);
+	e->tool_output = el->tool_output;
 	if (!e->session || !e->speaker || !e->text ||
 	    (el->time && !e->time) || (el->uid && !e->uid))
 		return CAIRN_NOMEM;
@@ -381,6 +384,27 @@ static int get_uid(const struct json *j, const char *key, const char **out,
 	return CAIRN_OK;
 }
 
+/*
+ * Speakers of generic lines that are tools or fetched pages, not a person
+ * or the assistant (compared without case): left out without
+ * include_tools.
+ */
+static const char *const tool_speakers[] = {
+	"tool", "tools", "tool_result", "tool-result", "function",
+	"function_call_output", "observation", "web", "browser", "fetch",
+	"search", NULL
+};
+
+static int is_tool_speaker(const char *sp)
+{
+	size_t i;
+
+	for (i = 0; tool_speakers[i]; i++)
+		if (strcasecmp(sp, tool_speakers[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A generic line: {"time","speaker","text","session"[,"id"]}. */
 static int parse_generic(const struct json *j, const char *default_session,
 			 struct evlist *el, char tbuf[32], char *err,
@@ -425,6 +449,7 @@ static int parse_generic(const struct json *j, const char *default_session,
 
 		memcpy(sp, speaker, n);
 		sp[n] = '\0';
+		el->tool_output = is_tool_speaker(sp);
 		return add_event(el, sp, text, strlen(text));
 	}
 }
@@ -482,6 +507,7 @@ static int add_tool_error(struct evlist *el, const struct json *b)
 	const struct json *err = json_get(b, "is_error");
 	const struct json *c = json_get(b, "content"), *x;
 	const char *first = NULL;
+	int rc, was = el->tool_output;
 
 	if (!err || err->type != JSON_TRUE)
 		return CAIRN_OK;
@@ -490,7 +516,11 @@ static int add_tool_error(struct evlist *el, const struct json *b)
 	for (x = c && c->type == JSON_ARRAY ? c->child : NULL; x && !first;
 	     x = x->next)
 		first = json_get_str(x, "text");
-	return add_tool_line(el, "error", first);
+	/* the tool's own output, whatever it says */
+	el->tool_output = 1;
+	rc = add_tool_line(el, "error", first);
+	el->tool_output = was;
+	return rc;
 }
 
 /* Is member key of j the literal true? */
@@ -532,6 +562,8 @@ static int parse_claude(const struct json *j, const char *type,
 	rc = get_uid(j, "uuid", &el->uid, err, errsize);
 	if (rc)
 		return rc;
+	/* a tool's result delivered as a user line: not the user's words */
+	el->tool_output = json_get(j, "toolUseResult") != NULL;
 	if (content->type == JSON_STRING)
 		return add_event(el, type, content->str, content->len);
 	if (content->type != JSON_ARRAY)
@@ -705,6 +737,7 @@ struct ingest_ctx {
 	const char *src_path;      /* the file as stored in records */
 	const char *session;       /* default session of generic lines */
 	unsigned flags;            /* CAIRN_WRITE_REDACT or 0 */
+	int include_tools;         /* keep tool-output events */
 	cairn_ingest_report *rep;  /* counts */
 	struct sbuf msgs;          /* "path:line: message" lines */
 	size_t n_msgs;             /* problem lines seen (listed up to INGEST_MAX_REPORTED) */
@@ -772,6 +805,8 @@ static int prepare_texts(struct ingest_event *ev, size_t n, unsigned flags,
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(ev[i].text);
 
+		if (ev[i].tool_output < 0)
+			continue; /* left out: not stored, not checked */
 		if (secret_scan(ev[i].text, len, &hit, 1) > 0) {
 			char *masked;
 
@@ -831,7 +866,7 @@ static int ingest_line(struct ingest_ctx *cx, const char *line, size_t len,
 {
 	struct ingest_event *ev = NULL;
 	char err[INGEST_MAX_MSG];
-	size_t n = 0, i, added = 0, same = 0;
+	size_t n = 0, i, added = 0, same = 0, left_out = 0;
 	int rc, in_sp = 0;
 
 	rc = ingest_parse_line(line, len, cx->session, &ev, &n, err,
@@ -846,11 +881,19 @@ static int ingest_line(struct ingest_ctx *cx, const char *line, size_t len,
 		rc = store_error(cx->db, rc, "out of memory");
 		goto out;
 	}
-	if (n == 0) {
+	/* tool output stays out of the store unless asked; the others keep
+	 * their place in the line (their ids count it) */
+	for (i = 0; i < n; i++)
+		if (!cx->include_tools && ev[i].tool_output) {
+			ev[i].tool_output = -1; /* left out */
+			left_out++;
+		}
+	cx->rep->tools += left_out;
+	if (n == left_out) {
 		cx->rep->skipped++;
 		goto out;
 	}
-	cx->rep->events += n;
+	cx->rep->events += n - left_out;
 	rc = prepare_texts(ev, n, cx->flags, err, sizeof(err));
 	if (rc == CAIRN_SECRET) {
 		report_line(cx, lineno, err);
@@ -867,6 +910,8 @@ static int ingest_line(struct ingest_ctx *cx, const char *line, size_t len,
 		goto out;
 	in_sp = 1;
 	for (i = 0; i < n; i++) {
+		if (ev[i].tool_output < 0)
+			continue;
 		rc = write_event(cx, &ev[i], lineno, i);
 		if (rc == CAIRN_EXISTS) {
 			same++;
@@ -965,6 +1010,11 @@ int cairn_ingest_file(cairn_db *db, const char *path,
 	cx.session = opts && opts->session && *opts->session ? opts->session
 							      : stem;
 	cx.flags = opts ? opts->flags & CAIRN_WRITE_REDACT : 0;
+#ifndef CAIRN_MUTATE_NO_TOOL_FILTER
+	cx.include_tools = opts ? opts->include_tools : 0;
+#else
+	cx.include_tools = 1; /* tests/mutate: tool output always ingested */
+#endif
 	cx.rep = rep;
 	rc = cairn_begin(db);
 	if (rc)

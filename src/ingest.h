@@ -38,6 +38,10 @@ typedef struct cairn_ingest_opts {
 	const char *session; /* session of generic lines without one; NULL: the file name without .jsonl */
 	void (*progress)(void *user, size_t done, size_t total); /* bytes read of the file; may be NULL */
 	void *user;          /* passed to progress */
+	int include_tools;   /* 1: also tool output (failed tool calls' output,
+			      * tool-result lines, generic tool/web speakers);
+			      * 0: left out, not the user's or the assistant's
+			      * words (stored prompt injection, issue 16) */
 } cairn_ingest_opts;
 
 /* What ingesting one file did. Release with cairn_ingest_report_release(). */
@@ -47,6 +51,7 @@ typedef struct cairn_ingest_report {
 	size_t added;     /* events stored now */
 	size_t unchanged; /* events already stored (same id): not touched */
 	size_t skipped;   /* lines with nothing to keep: summaries, meta, thinking, tool output */
+	size_t tools;     /* tool-output events left out (no include_tools) */
 	size_t refused;   /* lines refused for a secret (none of their events stored) */
 	size_t errors;    /* lines reported and skipped: invalid JSON, too long, bad fields */
 	char *messages;   /* "FILE:LINE: message\n" for every refused or bad line; NULL if none */
@@ -120,6 +125,9 @@ struct ingest_event {
 	char *time;    /* "YYYY-MM-DDTHH:MM:SS.mmmZ" (UTC), or NULL when the line has none */
 	char *text;    /* the text, trimmed, whole (cairn_ingest_file cuts it) */
 	char *uid;     /* the line's uuid or id, or NULL (then its time or line number counts) */
+	int tool_output; /* 1: a tool's output or fetched content, not said by
+			  * the user or the assistant (kept with include_tools;
+			  * -1 once ingest decided to leave it out) */
 };
 
 /*

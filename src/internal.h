@@ -158,4 +158,22 @@ long util_utf8_invalid_at(const char *s, size_t len);
 /* Case-sensitive string equality that tolerates NULL (NULL == NULL). */
 int util_streq(const char *a, const char *b);
 
+enum util_esc_flags {
+	UTIL_ESC_KEEP_NL = 1 << 0,  /* newline passes (tab always does) */
+	UTIL_ESC_LINESEP = 1 << 1,  /* also U+2028, U+2029 and the bidi
+				     * controls U+202A..E, U+2066..9 */
+};
+/*
+ * Append s[0..len) to sb with every C0 control byte but tab (and newline
+ * with UTIL_ESC_KEEP_NL), DEL and every C1 control (U+0080..U+009F)
+ * written visibly as "\uHHHH" (ESC: \u001b). ESC,
+ * OSC, BEL, CR and backspace then reach a terminal (or a model) as text,
+ * never as commands; inside a JSON string the escape means the same
+ * character. Other bytes, invalid UTF-8 included, pass as they are.
+ */
+void util_add_escaped(struct sbuf *sb, const char *s, size_t len,
+		      unsigned flags);
+/* 1 when s[0..len) holds a byte or code point util_add_escaped changes. */
+int util_needs_escape(const char *s, size_t len, unsigned flags);
+
 #endif /* CAIRN_INTERNAL_H */

@@ -189,7 +189,8 @@ static const char write_out[] =
 
 static const char forget_in[] =
 	"{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\","
-	"\"minLength\":1,\"description\":\"record id (or unique prefix)\"},"
+	"\"minLength\":1,\"description\":\"the record's full id (no "
+	"prefix)\"},"
 	"\"key\":{\"type\":\"string\",\"minLength\":1,\"description\":"
 	"\"exact key\"},\"scope\":{\"enum\":[\"workspace\",\"global\"],"
 	"\"description\":\"with key: only this scope\"}},"
@@ -198,8 +199,9 @@ static const char forget_in[] =
 static const char forget_out[] =
 	"{\"type\":\"object\",\"properties\":{\"id\":" S_STR ",\"kind\":"
 	S_STR ",\"key\":" S_NSTR ",\"title\":" S_STR ",\"previous_status\":"
-	S_STR ",\"status\":" S_STR "},\"required\":[\"id\",\"kind\",\"key\","
-	"\"title\",\"previous_status\",\"status\"]}";
+	S_STR ",\"status\":" S_STR ",\"pending\":" S_BOOL ",\"confirm_with\":"
+	S_NSTR "},\"required\":[\"id\",\"kind\",\"key\",\"title\","
+	"\"previous_status\",\"status\",\"pending\",\"confirm_with\"]}";
 
 static const char candidates_in[] =
 	"{\"type\":\"object\",\"properties\":{\"kinds\":{\"type\":\"array\","
@@ -285,23 +287,32 @@ static const char write_desc[] =
 	"may_replace lists live records of the same kind with close text "
 	"that this one may replace; nothing is linked: tell the user, who "
 	"can run 'cairn supersede OLD NEW'. Differs from "
-	"memory_forget (retires a record) and from the reading tools. Side "
+	"memory_forget (asks to retire a record) and from the reading tools. Side "
 	"effects: adds one candidate record, or replaces the text of the "
 	"pending candidate with the same key.";
 
 static const char forget_desc[] =
-	"Retire a record that is wrong or no longer true, by id or key: its "
-	"status becomes retired, so memory_recall and find_precedents no "
-	"longer return it by default; its text and revisions stay in the "
-	"store and a human can restore it ('cairn revise ID --status "
-	"accepted'). Use it once you have established that a record is "
-	"obsolete; when a fact changed rather than ended, prefer memory_write "
-	"with the same key. A file-backed record (seeded from Markdown in the "
-	"repository) is not changed: the answer is an error naming the file "
-	"and line to edit, after which 'cairn seed' updates the store. Give "
-	"exactly one of id and key. Differs from memory_write (proposes "
-	"candidates) and the reading tools. Side effects: changes one "
-	"record's status to retired; nothing is deleted.";
+	"Ask to retire a record that is wrong or no longer true, by its full "
+	"id (no prefix) or its key. A record you did not write yourself (a "
+	"human's rule, a seeded fact, another session's proposal, or your own "
+	"once a human approved it) is not changed: the answer has pending "
+	"true, and a human confirms with 'cairn approve ID' (it is listed by "
+	"'cairn candidates') or drops it with 'cairn reject ID'; until then "
+	"the record stays as it is. Another session's candidate stays for "
+	"the human's review ('cairn reject ID' drops it). Your own pending "
+	"candidate from this session is retired at once (a withdrawn "
+	"proposal). A retired record "
+	"leaves memory_recall and find_precedents by default; its text and "
+	"revisions stay in the store and a human can restore it ('cairn "
+	"revise ID --status accepted'). Use it once you have established "
+	"that a record is obsolete, and tell the user why; when a fact "
+	"changed rather than ended, prefer memory_write with the same key. A "
+	"file-backed record (seeded from Markdown in the repository) is not "
+	"changed: the answer is an error naming the file and line to edit, "
+	"after which 'cairn seed' updates the store. Give exactly one of id "
+	"and key. Differs from memory_write (proposes candidates) and the "
+	"reading tools. Side effects: retires your own candidate, or records "
+	"one pending forget for a human; nothing is deleted.";
 
 static const char candidates_desc[] =
 	"List the candidate records waiting for human approval: what agents, "
@@ -331,7 +342,8 @@ static const char server_instructions[] =
 	"deciding, check find_precedents; when a task may depend on earlier "
 	"knowledge, use memory_recall and then memory_read for full text. "
 	"Propose lasting facts with memory_write: they become candidates that "
-	"a human approves. memory_forget retires an obsolete record.";
+	"a human approves. memory_forget proposes retiring an obsolete record, "
+	"which a human confirms.";
 
 /* ============================================================ arguments */
 
@@ -978,14 +990,29 @@ static int id_for_key(struct mcp_server *s, const char *key,
 			   key);
 }
 
+/*
+ * May this session retire r on its own? Only its own pending candidate (a
+ * proposal it withdraws); any other record, an approved one of its own
+ * included, is a human's to retire (SPEC 4.5), so the forget is a pending
+ * proposal instead.
+ */
+static int own_candidate(const struct mcp_server *s, const cairn_record *r)
+{
+	return strcmp(r->status, "candidate") == 0 &&
+	       strcmp(r->origin, "agent") == 0 && r->src_session &&
+	       strcmp(r->src_session, s->session) == 0;
+}
+
 static int tool_forget(struct mcp_server *s, const struct tool *t,
 		       const struct json *args, struct sbuf *sc,
 		       struct sbuf *msg)
 {
 	const char *key = arg_str(args, "key"), *id = arg_str(args, "id");
+	struct sbuf tool = SBUF_INIT;
 	cairn_record *r = NULL;
 	char edit[STORE_ERRMSG];
-	int rc;
+	const char *now;
+	int rc, pending = 0;
 
 	if (one_of_key_id(t, args, msg))
 		return 1;
@@ -998,6 +1025,19 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 		cairn_free(kid);
 	} else {
 		rc = cairn_record_get(s->db, id, &r);
+		/* a destructive tool takes the full id, never a prefix */
+		if (rc == CAIRN_OK && strcmp(r->id, id) != 0) {
+			sbuf_adds(msg, "not retired: no record has the id ");
+			json_add_strz(msg, id);
+			sbuf_adds(msg, " (memory_forget takes a full id, not "
+				  "a prefix)");
+			cairn_record_free(r);
+			return 1;
+		}
+		if (rc == CAIRN_INVALID)
+			rc = store_error(s->db, CAIRN_NOTFOUND, "no record "
+					 "'%s' (memory_forget takes a full id)",
+					 id);
 	}
 	if (rc)
 		return store_fail(s, msg, "not retired", rc);
@@ -1008,7 +1048,35 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 		cairn_record_free(r);
 		return 1;
 	}
-	rc = cairn_record_set_status(s->db, r->id, NULL, "retired", 0);
+	sbuf_adds(&tool, "mcp memory_forget");
+	if (s->client[0])
+		sbuf_addf(&tool, " (client %s)", s->client);
+	if (strcmp(r->status, "retired") == 0) {
+		rc = CAIRN_OK; /* already retired: nothing to do */
+		now = "retired";
+#ifdef CAIRN_MUTATE_NO_FORGET_GATE
+	} else if (1) {
+		/* tests/mutate: any record is retired at once */
+		rc = cairn_record_set_status(s->db, r->id, NULL, "retired", 0);
+		now = "retired";
+#endif
+	} else if (own_candidate(s, r)) {
+		rc = cairn_record_set_status(s->db, r->id, "candidate",
+					     "retired", 0);
+		now = "retired";
+	} else if (strcmp(r->status, "candidate") == 0) {
+		/* another session's proposal awaits a human anyway: their
+		 * 'cairn reject' is its forget; nothing changes here */
+		rc = CAIRN_OK;
+		now = r->status;
+		pending = 2;
+	} else {
+		rc = cairn_forget_propose(s->db, r->id, s->session,
+					  tool.err ? NULL : tool.buf);
+		now = r->status;
+		pending = 1;
+	}
+	sbuf_release(&tool);
 	if (rc) {
 		rc = store_fail(s, msg, "not retired", rc);
 		cairn_record_free(r);
@@ -1024,7 +1092,15 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 	add_s(sc, r->title);
 	sbuf_adds(sc, ",\"previous_status\":");
 	add_s(sc, r->status);
-	sbuf_adds(sc, ",\"status\":\"retired\"}");
+	sbuf_adds(sc, ",\"status\":");
+	add_s(sc, now);
+	sbuf_addf(sc, ",\"pending\":%s", pending ? "true" : "false");
+	sbuf_adds(sc, ",\"confirm_with\":");
+	if (pending)
+		sbuf_addf(sc, "\"cairn %s %s\"}",
+			  pending == 2 ? "reject" : "approve", r->id);
+	else
+		sbuf_adds(sc, "null}");
 	cairn_record_free(r);
 	return 0;
 }

@@ -167,6 +167,15 @@ double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c)
 	return w;
 }
 
+double rank_tiebreak(double weight)
+{
+#ifndef CAIRN_MUTATE_WEIGHT_FULL
+	return weight > 0 ? pow(weight, RANK_WEIGHT_EXP) : 0;
+#else
+	return weight; /* negative control: the weight multiplies in full */
+#endif
+}
+
 /* ------------------------------------------------------------ step 2: RRF */
 
 void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
@@ -229,7 +238,8 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 
 	for (i = 0; i < n; i++) {
 		struct rank_cand *x = &c[i];
-		double s, f;
+		double lf = cfg->lex_floor, cf = cfg->cos_floor, rl, rcos;
+		int lex_ok, cos_ok;
 
 		x->weight = rank_weight_of(cfg, x);
 		x->dropped = RANK_KEPT;
@@ -238,25 +248,41 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 			x->relevance = 1;
 			continue;
 		}
+		rl = lf < 1 ? clamp01((x->lexical - lf) / (1 - lf)) : 0;
+		lex_ok = x->lexical > lf;
+		x->basis = RANK_BASIS_LEXICAL;
+		x->relevance = rl;
 		if (x->has_vector && !x->pinned) {
-			x->basis = RANK_BASIS_COSINE;
-			s = x->cosine;
-			f = cfg->cos_floor;
-		} else {
-			x->basis = RANK_BASIS_LEXICAL;
-			s = x->lexical;
-			f = cfg->lex_floor;
-		}
-		x->relevance = f < 1 ? clamp01((s - f) / (1 - f)) : 0;
-#ifndef CAIRN_MUTATE_NO_COSINE_FLOOR
-		if (s <= f && !cfg->no_floor) {
-#else
-		if (s <= f && !cfg->no_floor &&
-		    x->basis != RANK_BASIS_COSINE) { /* negative control */
+			/*
+			 * Issue 17: the cosine adds evidence, it does not
+			 * replace BM25's: a hit is dropped only when both its
+			 * cosine and its answerability are at or below their
+			 * floors (a weak model then cannot empty a question
+			 * lexical recall answers).
+			 */
+			rcos = cf < 1 ? clamp01((x->cosine - cf) / (1 - cf)) : 0;
+			cos_ok = x->cosine > cf;
+#ifdef CAIRN_MUTATE_HYBRID_COSINE_ONLY
+			lex_ok = 0; /* negative control: the cosine alone */
+			rl = 0;
 #endif
-			x->dropped = x->basis == RANK_BASIS_COSINE
-					     ? RANK_DROP_COSINE
-					     : RANK_DROP_LEXICAL;
+			if (rcos >= rl || !lex_ok) {
+				x->basis = RANK_BASIS_COSINE;
+				x->relevance = rcos;
+			}
+#ifndef CAIRN_MUTATE_NO_COSINE_FLOOR
+			if (!cos_ok && !lex_ok && !cfg->no_floor) {
+#else
+			(void)cos_ok;
+			if (0) { /* negative control: the cosine floor never drops */
+#endif
+				x->dropped = RANK_DROP_COSINE;
+				dropped++;
+			}
+			continue;
+		}
+		if (!lex_ok && !cfg->no_floor) {
+			x->dropped = RANK_DROP_LEXICAL;
 			dropped++;
 		}
 	}
@@ -324,7 +350,7 @@ void rank_order(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 			best = c[i].rrf;
 	for (i = 0; i < n; i++) {
 		c[i].fused = best > 0 ? c[i].rrf / best : 0;
-		c[i].score = c[i].weight * c[i].decay *
+		c[i].score = rank_tiebreak(c[i].weight) * c[i].decay *
 			     (cfg->order == RANK_ORDER_RELEVANCE ? c[i].relevance
 								 : c[i].fused);
 	}

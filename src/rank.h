@@ -48,7 +48,7 @@ struct rank_cand {
 	/* inputs from the pools */
 	int bm25_rank;       /* 1-based in the BM25 pool; 0: absent */
 	double bm25;         /* raw BM25 (higher is better); 0 when absent */
-	double lexical;      /* lexical signal 0..1 (bm25 / most possible) */
+	double lexical;      /* answerability 0..1 (recall.c score_answer) */
 	int dense_rank;      /* 1-based in the dense pool; 0: absent */
 	double cosine;       /* cosine with the question (when has_vector) */
 	int has_vector;      /* 1: the record has a vector of this identity */
@@ -120,6 +120,16 @@ int rank_config_set(struct rank_config *cfg, const char *name,
 /* weight(kind, status) of one candidate. */
 double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c);
 
+/*
+ * Issue 17: a kind/status weight is a tie-breaker. The score multiplies
+ * by weight^RANK_WEIGHT_EXP (a decision's 2.0: x1.07, a candidate's 0.8:
+ * x0.98), so a weight reorders hits whose relevance is within a few per
+ * cent and never lifts a weak match above a strong one (weight x
+ * bm25/best let any decision with half the best BM25 tie the best note).
+ */
+#define RANK_WEIGHT_EXP 0.1
+double rank_tiebreak(double weight);
+
 /* Step 2: c->rrf = w_bm25/(k + bm25_rank) + w_dense/(k + dense_rank) (absent: 0). */
 void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg);
 
@@ -133,10 +143,13 @@ void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg);
 long rank_pin(struct rank_cand *c, size_t n, const struct rank_config *cfg);
 
 /*
- * Step 4: relevance and weight. Exact key hits: relevance 1. A candidate
- * with a vector (not pinned): relevance = clamp((cos - cos_floor) /
- * (1 - cos_floor), 0, 1), dropped when cos <= cos_floor. Without a vector,
- * or pinned: the same over the lexical signal and lex_floor. Unless
+ * Step 4: relevance and weight. Exact key hits: relevance 1. Lexical
+ * relevance = clamp((lexical - lex_floor) / (1 - lex_floor), 0, 1) over
+ * the answerability (recall.c), cosine relevance the same over cos_floor.
+ * A candidate with a vector (not pinned) is dropped only when both its
+ * cosine and its answerability are at or below their floors (issue 17:
+ * hybrid never discards lexical evidence); its relevance is the larger of
+ * the two. Without a vector, or pinned: the lexical one alone. Unless
  * cfg->no_floor. Returns the number dropped.
  */
 size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg);

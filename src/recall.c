@@ -26,14 +26,17 @@
  *               fewer rows: see aux_rank and struct terms_order), pool of
  *               RECALL_POOL after the status and kind filters.
  *   3. signal:  each hit's lexical signal s = its BM25 over the most the
- *               question could score (see score_signal()); terms absent
- *               from the store count in that maximum, so an off-topic
- *               question scores low even when a common word matches.
- *   4. floor:   s <= floor -> dropped; relevance = clamp((s - floor) /
- *               (1 - floor), 0, 1). The floor is measured by
- *               cairn_calibrate() from questions the store cannot answer,
- *               for this tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
- *   5. score:   weight(kind, status) x (bm25 / best bm25 of the pool),
+ *               question could score (see score_signal()), and its
+ *               answerability a (score_answer()): the share of the
+ *               question's informative IDF mass it matches, each word
+ *               weighed by what can match it (glosses, background idf).
+ *   4. floor:   the question is answered when its best a is above the
+ *               floor; then a hit with a <= min(floor, default) is
+ *               dropped; relevance = clamp((a - that) / (1 - that), 0, 1).
+ *               The floor is measured by cairn_calibrate() from questions
+ *               the store cannot answer (their median), for this
+ *               tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
+ *   5. score:   weight(kind, status)^RANK_WEIGHT_EXP x (bm25 / best bm25),
  *               x (1 + RECALL_DATE_BOOST) for a record that states a date
  *               when the question asks when (answer type; Chinese only);
  *               ties keep BM25 order.
@@ -86,6 +89,7 @@
  * translation is weaker evidence than the word itself.
  */
 #define RECALL_GLOSS_WEIGHT 0.5
+#define RECALL_SAME 4 /* glosses of one word that the question says itself, kept */
 /*
  * A question that asks for a time (asks_when()) prefers records that state
  * a date (states_date()): their score is multiplied by 1 + this. Measured
@@ -95,11 +99,41 @@
 #define RECALL_DATE_BOOST 0.1
 /*
  * Floor used before `cairn calibrate` has measured one for this tokenizer:
- * a hit must reach this much of the most the question could score.
- * NEEDSWORK: measured on ../shared/eval (see bench/results); revisit when
- * more probe sets exist.
+ * a hit must match more than this share of the question's informative
+ * mass (its answerability, score_answer()). Measured on ../shared/eval's
+ * dev sets (docs/RANKING.md): the lowest answerability of an answer in
+ * the top 3 is 0.127 (one LoCoMo question; then 0.206); the two halves
+ * of dev, each taken alone, allow 0.12 and 0.22 without loss, and this
+ * is the lower. A question that shares no informative word with the
+ * store is empty at any floor; calibration raises it from probes.
  */
-#define RECALL_DEFAULT_FLOOR 0.05
+#define RECALL_DEFAULT_FLOOR CAIRN_DEFAULT_FLOOR
+/*
+ * Background pseudo-records for the answerability's idf (score_answer()):
+ * a term's weight there is log((N + B - df + 0.5) / (df + 0.5)), as if the
+ * store held B more records that never say it. In a large store this is
+ * BM25's idf; in a store of two records, whose own idf is ~0 for every
+ * word (a word in one of two records is in "half the store"), it is the
+ * weight of a word that B + 2 ordinary records would rarely say, so the
+ * share of the question a record covers still means something.
+ */
+#define RECALL_BG_DOCS 10.0
+/*
+ * Words of an ordinary record, for a Chinese word's background idf: a
+ * word whose share of jieba's dictionary counts is p turns up in a record
+ * of this many words with a chance of about this x p, so its idf there is
+ * -log(RECALL_BG_WORDS x p). A word the store never says weighs no more
+ * than that in the answerability (score_answer): 需要 or 准备 missing from
+ * an English store says little, 吉他 or 红烧肉 missing says a lot.
+ */
+#define RECALL_BG_WORDS 100.0
+/*
+ * A name the store never says (names_in(): Kafka, GraphQL, RuboCop) weighs
+ * this many times an unseen word in the answerability: a question about
+ * a thing the store has never heard of is about that thing, and a name,
+ * unlike a common word, has no synonym a record could use instead.
+ */
+#define RECALL_UNSEEN_NAME 2.0
 
 /* ------------------------------------------------------------- stop words */
 
@@ -142,6 +176,10 @@ struct qterm {
 	int gloss;     /* 1: an English gloss of a Chinese term */
 	size_t from;   /* gloss: index of the Chinese term it translates */
 	int df_of;     /* df and idf hold for schema df_of - 1 (0: not yet) */
+	double bg_idf; /* background idf (RECALL_BG_WORDS); HUGE_VAL: none */
+	int name;      /* written as a name in the question (names_in()) */
+	size_t same[RECALL_SAME];  /* glosses that are terms of the question already */
+	size_t nsame;
 };
 
 struct terms {
@@ -149,6 +187,9 @@ struct terms {
 	size_t n;          /* count */
 	size_t cap;        /* allocated */
 	int when;          /* the question asks for a time (asks_when()) */
+	struct tok *tk;    /* for background statistics (tok_word_logp) */
+	const char *q;     /* the question as written, for names_in() */
+	size_t qlen;
 };
 
 static void terms_release(struct terms *t)
@@ -198,6 +239,7 @@ static int is_stop_word(const char *s, size_t len)
 }
 
 static int add_term(struct terms *t, const char *token, size_t len);
+static int has_han(const char *s, size_t len);
 
 /*
  * Chinese words that ask for a time, as the tokenizer emits them
@@ -242,14 +284,45 @@ static int states_date(const cairn_record *r)
 	return states_date_in(r->title) || states_date_in(r->body);
 }
 
+/*
+ * Is the question's text [start, end) written as a name: Latin letters
+ * and digits with a capital after the first letter (GraphQL, iOS, ORM),
+ * or a capital word not at the start of a sentence (Kafka)?
+ */
+static int names_in(const struct terms *t, size_t start, size_t end)
+{
+	const char *s = t->q;
+	size_t i, b;
+	int upper_after = 0;
+
+	for (i = start; i < end; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			upper_after |= i > start;
+		else if (!(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9'))
+			return 0;
+	}
+	if (upper_after)
+		return 1;
+	if (!(s[start] >= 'A' && s[start] <= 'Z'))
+		return 0;
+	/* a capital first letter: a name unless it starts a sentence */
+	for (b = start; b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t' ||
+				  s[b - 1] == '\n' || s[b - 1] == '"' ||
+				  s[b - 1] == '(');
+	     b--)
+		;
+	return !(b == 0 || s[b - 1] == '.' || s[b - 1] == '?' ||
+		 s[b - 1] == '!' || s[b - 1] == ':');
+}
+
 static int collect_term(void *user, const char *token, size_t len,
 			size_t start, size_t end, int colocated)
 {
 	struct terms *t = user;
 	size_t i, idx;
 
-	(void)start;
-	(void)end;
 	(void)colocated;
 	if (len == 0)
 		return 0;
@@ -267,6 +340,8 @@ static int collect_term(void *user, const char *token, size_t len,
 		if (rc)
 			return rc;
 	}
+	if (t->q && start < end && end <= t->qlen && names_in(t, start, end))
+		t->v[idx].name = 1;
 	return 0;
 }
 
@@ -288,6 +363,26 @@ static int add_term(struct terms *t, const char *token, size_t len)
 	t->v[t->n].len = len;
 	t->v[t->n].stop = is_stop(token, len);
 	t->v[t->n].weight = 1.0;
+	t->v[t->n].bg_idf = HUGE_VAL;
+	if (t->tk && has_han(token, len)) {
+		double lp = tok_word_logp(t->tk, token, len);
+		size_t a = util_u8len((unsigned char)token[0]);
+
+		/*
+		 * A pair of characters the dictionary does not know is the
+		 * tokenizer's fallback bigram (过用 of 考虑过用): no word, as
+		 * telling as the rarer of its two characters.
+		 */
+		if (lp > 0 && a == 3 && len == 6) {
+			double l1 = tok_word_logp(t->tk, token, 3);
+			double l2 = tok_word_logp(t->tk, token + 3, 3);
+
+			if (l1 <= 0 && l2 <= 0)
+				lp = l1 < l2 ? l1 : l2;
+		}
+		if (lp <= 0)
+			t->v[t->n].bg_idf = -lp - log(RECALL_BG_WORDS);
+	}
 	t->n++;
 	return 0;
 }
@@ -300,6 +395,9 @@ static int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
 	size_t i, j, content = 0;
 	int rc;
 
+	t->tk = tk;
+	t->q = q;
+	t->qlen = strlen(q);
 	rc = tok_run(tk, q, strlen(q), TOK_QUERY, collect_term, t, err,
 		     sizeof(err));
 	if (rc == CAIRN_NOMEM)
@@ -352,9 +450,16 @@ static int collect_gloss_token(void *user, const char *token, size_t len,
 	(void)end;
 	if (colocated || len == 0 || is_stop(token, len))
 		return 0;
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].len == len && memcmp(t->v[i].text, token, len) == 0)
-			return 0;
+	for (i = 0; i < t->n; i++) {
+		struct qterm *w = &t->v[g->from];
+
+		if (t->v[i].len != len || memcmp(t->v[i].text, token, len) != 0)
+			continue;
+		/* "forms-api 的表单": form stands for 表单 in the answerability */
+		if (i != g->from && !t->v[i].gloss && w->nsame < RECALL_SAME)
+			w->same[w->nsame++] = i;
+		return 0;
+	}
 	if (t->n >= 4 * RECALL_MAX_TERMS)
 		return 0;
 	if (add_term(t, token, len))
@@ -711,6 +816,18 @@ static int register_aux(struct cairn_db *db)
 /* ------------------------------------------------------------------ floor */
 
 static const char *floor_key = "lexical_floor";
+/*
+ * What a stored floor was measured on, after the tokenizer identity: a
+ * floor of the old lexical signal (bm25 over the most possible) means
+ * nothing on the answerability's scale, so it is not used.
+ */
+#define RECALL_FLOOR_SCALE " answer/1"
+
+/* The identity a floor is stored with: tokenizer + RECALL_FLOOR_SCALE. */
+static void floor_identity(const char *tok_id, char *out, size_t size)
+{
+	snprintf(out, size, "%s%s", tok_id, RECALL_FLOOR_SCALE);
+}
 
 /* The calibrated floor for this tokenizer identity, or the default. */
 static double load_floor(struct cairn_db *db, const char *identity,
@@ -730,8 +847,11 @@ static double load_floor(struct cairn_db *db, const char *identity,
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 1);
 
-		/* a floor measured for another tokenizer is not used */
-		if (id && strcmp(id, identity) == 0) {
+		char want[1100];
+
+		floor_identity(identity, want, sizeof(want));
+		/* a floor measured for another tokenizer (or scale) is not used */
+		if (id && strcmp(id, want) == 0) {
 			f = sqlite3_column_double(st, 0);
 			*calibrated = 1;
 		}
@@ -743,21 +863,19 @@ static double load_floor(struct cairn_db *db, const char *identity,
 /* ----------------------------------------------------------------- weights */
 
 /*
- * SPEC 5.2: decision/ADR 2.0, verified fact 1.7, candidate 0.8, the rest
- * 1.0. A fact is "verified" when its confidence is 1.0.
- * NEEDSWORK: make the table configurable per store (meta table).
+ * SPEC 5.2's kind/status weights, one table for lexical and hybrid recall
+ * (rank_config: the defaults, then the store's rank.weight.KIND).
  */
-static double kind_weight(const cairn_record *r)
+static double kind_weight(const struct rank_config *cfg,
+			  const cairn_record *r)
 {
-	double w = 1.0;
+	struct rank_cand x;
 
-	if (strcmp(r->kind, "decision") == 0 || strcmp(r->kind, "adr") == 0)
-		w = 2.0;
-	else if (strcmp(r->kind, "fact") == 0 && r->confidence >= 1.0)
-		w = 1.7;
-	if (strcmp(r->status, "candidate") == 0)
-		w *= 0.8;
-	return w;
+	memset(&x, 0, sizeof(x));
+	x.kind = r->kind;
+	x.status = r->status;
+	x.confidence = r->confidence;
+	return rank_weight_of(cfg, &x);
 }
 
 /* ------------------------------------------------------------------ recall */
@@ -768,7 +886,11 @@ struct cand {
 	int rank;            /* 1-based in its schema's pool */
 	double best;         /* best bm25 of its schema's pool */
 	sqlite3_int64 mask;  /* matched terms */
-	double signal;       /* IDF-mass share */
+	double signal;       /* bm25 over the most the question could score */
+	double answer;       /* answerability: share of the question covered */
+	double covered;      /* answerability parts: IDF mass matched, */
+	double mass;         /* ... the question's mass (what can match), */
+	double unseen;       /* ... the part of it the store never says */
 	double relevance;    /* above the floor */
 	double weight;       /* kind/status */
 	double score;        /* final */
@@ -1354,6 +1476,160 @@ static void score_signal(struct cand *c, const struct terms *t)
 		c->signal = 1;
 }
 
+/* A term's weight in the answerability (RECALL_BG_DOCS): never below 0. */
+static double answer_idf(long long df, long long ndocs)
+{
+#ifndef CAIRN_MUTATE_NO_BG_DOCS
+	double n = (double)ndocs + RECALL_BG_DOCS, d = (double)df, v;
+#else
+	double n = (double)ndocs, d = (double)df, v; /* negative control */
+#endif
+
+	if (d > n)
+		n = d;
+	v = log((n - d + 0.5) / (d + 0.5));
+	return v > RECALL_IDF_MIN ? v : RECALL_IDF_MIN;
+}
+
+/*
+ * What score_answer() needs of the question, worked out once per schema
+ * (the question's terms and their df) so that each hit costs a pass over
+ * its words: per word, its mass and how a hit matches it.
+ */
+struct answer_plan {
+	size_t n;                  /* question words (glosses are not words) */
+	struct {
+		double mass;       /* what the word weighs */
+		int bit;           /* its own bit in a hit's mask, or -1 */
+		uint64_t gmask;    /* the bits of its glosses the store says */
+	} u[RECALL_MAX_TERMS];
+	double idf_bit[64];        /* answer_idf of the term of each bit */
+	double mass;               /* sum of the words' masses */
+	double unseen;             /* the part of it the store never says */
+};
+
+/*
+ * The plan of the answerability (issue 17): each question word weighed by
+ * what can match it.
+ *   - a word the store says: its idf (answer_idf); matched or not;
+ *   - a Chinese word the store never says whose glosses it does say
+ *     (add_glosses): the idf of its best gloss the store says, matched by
+ *     the best gloss the hit holds -- not the Chinese word's own idf, which
+ *     no English record could ever match (that normaliser left Chinese
+ *     questions about English records at 0.00 to 0.06);
+ *   - a word the store never says, in no form: the idf of a word in no
+ *     record (a Chinese one no more than its background idf, a name
+ *     twice), never matched (unseen: a question that names what the store
+ *     has never heard of -- Kafka, sourdough, 吉他 -- is mostly unseen).
+ * Call after search_schema() for the schema whose df t holds.
+ */
+static void answer_plan(struct answer_plan *p, const struct terms *t,
+			long long ndocs)
+{
+	int bit[RECALL_MAX_TERMS];
+	size_t i, j, k = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
+		bit[i] = -1;
+		if (t->v[i].df > 0 && k < 64) {
+			bit[i] = (int)k;
+			p->idf_bit[k] = answer_idf(t->v[i].df, ndocs);
+		}
+		k += t->v[i].df > 0;
+	}
+	for (i = 0; i < t->n && i < RECALL_MAX_TERMS; i++) {
+		const struct qterm *q = &t->v[i];
+		double m, gm = 0;
+		uint64_t gmask = 0;
+
+		if (q->gloss)
+			continue; /* counted with the word it translates */
+		if (q->df > 0) {
+			m = answer_idf(q->df, ndocs);
+			p->u[p->n].mass = m;
+			p->u[p->n].bit = bit[i];
+			p->mass += m;
+			p->n++;
+			continue;
+		}
+		for (j = 0; j < t->n && j < RECALL_MAX_TERMS; j++) {
+			const struct qterm *e = &t->v[j];
+			size_t a;
+			int alias = 0;
+
+			for (a = 0; a < q->nsame; a++)
+				alias |= q->same[a] == j;
+			if ((!(e->gloss && e->from == i) && !alias) || bit[j] < 0)
+				continue;
+			gmask |= (uint64_t)1 << bit[j];
+			if (p->idf_bit[bit[j]] > gm)
+				gm = p->idf_bit[bit[j]];
+		}
+		p->u[p->n].bit = -1;
+#ifndef CAIRN_MUTATE_NO_GLOSS_MASS
+		if (gm > 0) {
+			p->u[p->n].mass = gm;
+			p->u[p->n].gmask = gmask;
+			p->mass += gm;
+			p->n++;
+			continue;
+		}
+#else
+		(void)gmask;
+#endif
+		m = answer_idf(0, ndocs);
+#ifndef CAIRN_MUTATE_NO_BACKGROUND
+		if (q->bg_idf < m)
+			m = q->bg_idf > RECALL_IDF_MIN ? q->bg_idf : RECALL_IDF_MIN;
+#endif
+#ifndef CAIRN_MUTATE_NO_NAMES
+		if (q->name)
+			m *= RECALL_UNSEEN_NAME;
+#endif
+		p->u[p->n].mass = m;
+		p->mass += m;
+		p->unseen += m;
+		p->n++;
+	}
+}
+
+/*
+ * The answerability of one hit: the share of the plan's mass its matched
+ * terms cover. Unlike the signal (bm25 over the most the question could
+ * score), term frequency and record length do not count: they order
+ * hits, they do not say whether the question is answered.
+ */
+static void score_answer(struct cand *c, const struct answer_plan *p)
+{
+	uint64_t mask = (uint64_t)c->mask;
+	double got = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		uint64_t g;
+		double best = 0;
+		int b;
+
+		if (p->u[i].bit >= 0) {
+			if (mask & ((uint64_t)1 << p->u[i].bit))
+				got += p->u[i].mass;
+			continue;
+		}
+		g = mask & p->u[i].gmask;
+		for (b = 0; g && b < 64; b++, g >>= 1)
+			if ((g & 1) && p->idf_bit[b] > best)
+				best = p->idf_bit[b];
+		got += best;
+	}
+	c->mass = p->mass;
+	c->covered = got;
+	c->unseen = p->unseen;
+	c->answer = p->mass > 0 ? got / p->mass : 0;
+	if (c->answer > 1)
+		c->answer = 1;
+}
+
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
@@ -1412,6 +1688,8 @@ struct dense {
 	char label[400];                   /* provider/model@revision, for receipts */
 	struct vector_hit *hits;           /* RANK_POOL best, best first */
 	size_t n;
+	int down;                          /* 1: the provider failed (CAIRN_IO):
+					      recall may go on lexical only */
 };
 
 static void dense_release(struct dense *d)
@@ -1436,6 +1714,7 @@ static int dense_pool(struct cairn_db *db, const char *query,
 
 	memset(d, 0, sizeof(*d));
 	rc = vector_embedder(db, &d->e);
+	d->down = rc == CAIRN_IO; /* e.g. an http server down at open */
 	if (rc || !d->e)
 		return rc;
 	id = embed_identity(d->e);
@@ -1452,9 +1731,15 @@ static int dense_pool(struct cairn_db *db, const char *query,
 		return store_error(db, rc, "vector identity too long");
 	snprintf(d->label, sizeof(d->label), "%s/%s@%.12s/%d", id->provider,
 		 id->model, id->revision, id->dim);
+	embed_set_budget(d->e, o->embed_budget_ms < 0 ? 0
+			       : o->embed_budget_ms ? o->embed_budget_ms
+						    : CAIRN_EMBED_BUDGET_MS);
 	rc = embed_texts(d->e, 1, &query, 1, d->q, err, sizeof(err));
-	if (rc)
+	embed_set_budget(d->e, 0);
+	if (rc) {
+		d->down = rc == CAIRN_IO;
 		return store_error(db, rc, "embedding the question: %s", err);
+	}
 	f.kinds = o->kinds && *o->kinds ? o->kinds : NULL;
 #ifndef CAIRN_MUTATE_NO_RECALL_STATUS
 	f.statuses = o->statuses && *o->statuses ? o->statuses : NULL;
@@ -1760,8 +2045,11 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 						    : "not calibrated",
 			  r->relevance);
 	else if (r->basis == RANK_BASIS_LEXICAL)
-		sbuf_addf(&sb, "floor: lexical %.4f > %.2f (%s) -> kept, "
+		sbuf_addf(&sb, "answer: %.4f = matched %.3f / question %.3f "
+			       "of IDF mass (never said in the store: %.3f)\n"
+			       "floor: answer %.4f > %.2f (%s) -> kept, "
 			       "relevance %.4f\n",
+			  c->answer, c->covered, c->mass, c->unseen,
 			  r->lexical, cfg->lex_floor,
 			  res->floor_calibrated ? "calibrated"
 						: "default, not calibrated",
@@ -1776,12 +2064,12 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 		  c->rec->time ? "dated " : "undated",
 		  c->rec->time ? c->rec->time : "");
 	if (cfg->order == RANK_ORDER_RELEVANCE)
-		sbuf_addf(&sb, "score: %.4f = weight x decay x relevance\n",
-			  r->score);
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x relevance\n",
+			  r->score, RANK_WEIGHT_EXP);
 	else
-		sbuf_addf(&sb, "score: %.4f = weight x decay x rrf/best "
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x rrf/best "
 			       "(%.4f, best %.6f)\n",
-			  r->score, r->fused, best_rrf);
+			  r->score, RANK_WEIGHT_EXP, r->fused, best_rrf);
 	if (sb.err) {
 		sbuf_release(&sb);
 		return CAIRN_NOMEM;
@@ -1934,7 +2222,7 @@ static int hybrid_rank(struct cairn_db *db, const char *query,
 		r->exact_key = c->exact_key;
 		r->bm25_rank = c->rank; /* 0: only the dense pool or the key */
 		r->bm25 = c->bm25;
-		r->lexical = c->signal;
+		r->lexical = c->answer;
 		r->dense_rank = c->dense_rank;
 		r->cosine = c->cosine;
 		r->has_vector = c->has_vector;
@@ -1968,7 +2256,8 @@ static int hybrid_rank(struct cairn_db *db, const char *query,
 
 		h->score = r->score;
 		h->relevance = r->relevance;
-		h->lexical = r->lexical;
+		h->lexical = c->signal;
+		h->answer = c->answer;
 		h->bm25 = r->bm25;
 		h->bm25_rank = r->bm25_rank;
 		h->weight = r->weight;
@@ -2027,7 +2316,7 @@ static int age_records(struct cairn_db *db, cairn_gc_result *out)
 /* ----------------------------------------------------------------- public */
 
 static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
-		       int calibrated)
+		       double hit_floor, double best, int calibrated)
 {
 	struct sbuf sb = SBUF_INIT;
 
@@ -2035,13 +2324,18 @@ static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
 		  "bm25: rank %d, raw %.4f (title x%g)\n"
 		  "matched: %s\n"
 		  "lexical: %.4f = bm25 / most the question could score\n"
-		  "floor: %.2f (%s) -> kept, relevance %.4f\n"
+		  "answer: %.4f = matched %.3f / question %.3f of IDF mass "
+		  "(never said in the store: %.3f)\n"
+		  "floor: question %.4f > %.2f (%s), hit %.4f > %.2f -> kept, "
+		  "relevance %.4f\n"
 		  "weight: %.2f (%s, %s)\n"
-		  "score: %.4f = weight x bm25/best (%.4f)\n",
+		  "score: %.4f = weight^%g x bm25/best (%.4f)\n",
 		  c->rank, c->bm25, RECALL_W_TITLE, h->matched, c->signal,
-		  floor, calibrated ? "calibrated" : "default, not calibrated",
-		  c->relevance, c->weight, c->rec->kind, c->rec->status,
-		  c->score, c->best > 0 ? c->bm25 / c->best : 0);
+		  c->answer, c->covered, c->mass, c->unseen, best, floor,
+		  calibrated ? "calibrated" : "default, not calibrated",
+		  c->answer, hit_floor, c->relevance, c->weight, c->rec->kind,
+		  c->rec->status, c->score, RANK_WEIGHT_EXP,
+		  c->best > 0 ? c->bm25 / c->best : 0);
 	if (c->dated)
 		sbuf_addf(&sb, "date: x %.2f (the question asks when; the "
 			       "record states a date)\n",
@@ -2069,7 +2363,9 @@ int cairn_recall(cairn_db *db, const char *query,
 	size_t i, qlen, kept = 0;
 	long bad;
 	int rc = CAIRN_OK, k, calibrated = 0, s, own_read = 0;
-	double floor;
+	double floor, hit_floor;
+	struct rank_config wcfg;
+	struct answer_plan plan;
 
 	*out = NULL;
 	memset(&t, 0, sizeof(t));
@@ -2171,27 +2467,62 @@ int cairn_recall(cairn_db *db, const char *query,
 				   base, &pool);
 		if (rc)
 			goto out;
-		for (i = first; i < pool.n; i++)
+		answer_plan(&plan, &t, ndocs);
+		if (s == 0) /* the question's part the workspace never says */
+			res->answer_unseen = plan.mass > 0 ? plan.unseen /
+								     plan.mass
+							   : 0;
+		for (i = first; i < pool.n; i++) {
 			score_signal(&pool.v[i], &t);
+			score_answer(&pool.v[i], &plan);
+		}
 	}
+	/* the question's answerability: its best hit's, before any floor */
+	for (i = 0; i < pool.n; i++)
+		if (pool.v[i].answer > res->answer)
+			res->answer = pool.v[i].answer;
 	/* with vectors of the configured model: the hybrid pipeline */
 	rc = dense_pool(db, query, opts, &dn);
+	if (rc == CAIRN_IO && dn.down) {
+		/* the provider is down: the words alone, and say so */
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "lexical recall only: %s",
+			 cairn_errmsg(db));
+		cairn_free(res->notice);
+		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
+		res->embed_down = 1;
+		dense_release(&dn);
+		rc = CAIRN_OK;
+	}
 	if (rc)
 		goto out;
+	hit_floor = floor < RECALL_DEFAULT_FLOOR ? floor : RECALL_DEFAULT_FLOOR;
 	if (dn.n > 0) {
+		/* a question below the floor has no lexical evidence to keep */
+		if (res->answer <= floor)
+			for (i = 0; i < pool.n; i++)
+				pool.v[i].answer = 0;
 		rc = hybrid_rank(db, query, opts, &t, &pool, &dn, res,
-				 (size_t)k, floor);
+				 (size_t)k, hit_floor);
 		if (rc)
 			goto out;
 		goto terms;
 	}
-	/* lexical only (no model, or no vectors yet): floor, relevance, weight, score */
+	/*
+	 * lexical only (no model, or no vectors yet): the question is
+	 * answered when its best hit is above the floor; each hit must then
+	 * be above the lower of the floor and the default (a calibrated floor
+	 * decides whether to answer, not which of the answers to show)
+	 */
+	load_rank_config(db, &wcfg);
 	for (i = 0; i < pool.n; i++) {
 		struct cand *c = &pool.v[i];
 
-		c->weight = kind_weight(c->rec);
+		c->weight = kind_weight(&wcfg, c->rec);
 #ifndef CAIRN_MUTATE_NO_FLOOR
-		if (c->signal <= floor && !opts->no_floor) {
+		if ((res->answer <= floor || c->answer <= hit_floor) &&
+		    !opts->no_floor) {
 #else
 		if (0) {
 #endif
@@ -2199,12 +2530,15 @@ int cairn_recall(cairn_db *db, const char *query,
 			res->dropped++;
 			continue;
 		}
-		c->relevance = floor < 1 ? (c->signal - floor) / (1 - floor) : 0;
+		c->relevance = hit_floor < 1 ? (c->answer - hit_floor) /
+						       (1 - hit_floor)
+					     : 0;
 		if (c->relevance < 0)
 			c->relevance = 0;
 		if (c->relevance > 1)
 			c->relevance = 1;
-		c->score = c->weight * (c->best > 0 ? c->bm25 / c->best : 0);
+		c->score = rank_tiebreak(c->weight) *
+			   (c->best > 0 ? c->bm25 / c->best : 0);
 		/* answer type: a question asking when prefers a dated record */
 		c->dated = t.when && states_date(c->rec);
 #ifdef CAIRN_MUTATE_NO_DATE_BOOST
@@ -2235,6 +2569,7 @@ int cairn_recall(cairn_db *db, const char *query,
 		h->score = c->score;
 		h->relevance = c->relevance;
 		h->lexical = c->signal;
+		h->answer = c->answer;
 		h->bm25 = c->bm25;
 		h->bm25_rank = c->rank;
 		h->weight = c->weight;
@@ -2247,7 +2582,8 @@ int cairn_recall(cairn_db *db, const char *query,
 		}
 		if (opts->explain) {
 			c->rec = h->rec; /* borrowed for the text */
-			rc = explain_hit(h, c, floor, calibrated);
+			rc = explain_hit(h, c, floor, hit_floor, res->answer,
+					 calibrated);
 			c->rec = NULL;
 			if (rc) {
 				rc = store_error(db, rc, "out of memory");
@@ -2315,16 +2651,62 @@ static double round_floor(double max)
 	return f >= 1.0 ? 0.99 : f <= 0 ? 0.0 : f;
 }
 
+/*
+ * Generic off-topic probes (cairn_default_probes): what no engineering
+ * store answers, in both languages of the tokenizer.
+ */
+static const char *const default_probes[] = {
+	"How long should sourdough proof in the fridge before baking?",
+	"What tyre pressure should I run on a road bike?",
+	"How do I repot an orchid without damaging the roots?",
+	"Which wine goes well with grilled salmon?",
+	"How many eggs do I need for a sponge cake?",
+	"What is the best time of year to plant tulip bulbs?",
+	"How do I tune a guitar to drop D?",
+	"Which hiking boots are good for wet weather?",
+	"周末去爬山需要准备哪些装备？",
+	"红烧肉要炖多久才会入味？",
+	"吉他要怎么调成 Drop D 的调弦？",
+	"第一次去日本旅游应该带多少现金？",
+	"家里的绿萝叶子发黄是什么原因？",
+	"跑马拉松之前一周应该怎么饮食？",
+};
+
+const char *const *cairn_default_probes(size_t *n)
+{
+	*n = ARRAY_SIZE(default_probes);
+	return default_probes;
+}
+
+struct probe_score {
+	size_t idx;
+	double answer;
+};
+
+static int probe_desc(const void *a, const void *b)
+{
+	const struct probe_score *x = a, *y = b;
+
+	if (x->answer != y->answer)
+		return x->answer > y->answer ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * The floor from probes (cairn_calibrate): the median probe answerability,
+ * not below RECALL_DEFAULT_FLOOR. The probes above it are named in *out.
+ */
 static int calibrate_lexical(cairn_db *db, const char *const *probes,
-			     size_t n, double *floor_out)
+			     size_t n, cairn_calibration *out)
 {
 	cairn_recall_opts o;
 	struct tok *tk;
-	char err[256], val[32];
+	struct probe_score *ps = NULL;
+	char err[256], val[32], ident[1100];
 	sqlite3_stmt *st = NULL;
-	double max = 0, f;
-	size_t i, j;
-	int rc, src, in_tx = 0;
+	double f, med;
+	size_t i, m = 0;
+	int rc = CAIRN_OK, src;
 
 	if (n == 0)
 		return store_error(db, CAIRN_INVALID,
@@ -2332,8 +2714,11 @@ static int calibrate_lexical(cairn_db *db, const char *const *probes,
 	tk = fts_tok(db->sql, err, sizeof(err));
 	if (!tk)
 		return store_error(db, CAIRN_IO, "%s", err);
+	ps = util_calloc(n, sizeof(*ps));
+	if (!ps)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	memset(&o, 0, sizeof(o));
-	o.k = RECALL_MAX_K;
+	o.k = 1;
 	o.no_floor = 1;
 	o.no_receipt = 1;
 	o.statuses = "all";
@@ -2341,22 +2726,45 @@ static int calibrate_lexical(cairn_db *db, const char *const *probes,
 		cairn_result *res = NULL;
 
 		rc = cairn_recall(db, probes[i], &o, &res);
-		if (rc == CAIRN_INVALID) /* e.g. only punctuation: skip */
+		if (rc == CAIRN_INVALID) { /* e.g. only punctuation: skip */
+			rc = CAIRN_OK;
 			continue;
+		}
 		if (rc)
-			return rc;
-		for (j = 0; j < res->n; j++)
-			if (res->hits[j].lexical > max)
-				max = res->hits[j].lexical;
+			goto out;
+		ps[m].idx = i;
+		ps[m].answer = res->answer;
+		m++;
 		cairn_result_free(res);
 	}
-	/* round up to 0.01, as SPEC 5.2 does for the cosine floor */
-	f = round_floor(max);
+	if (m > 1)
+		qsort(ps, m, sizeof(*ps), probe_desc);
+	/* the median, from the top: ps is best first */
+	med = m == 0 ? 0
+		     : m % 2 ? ps[m / 2].answer
+			     : (ps[m / 2 - 1].answer + ps[m / 2].answer) / 2;
+#ifdef CAIRN_MUTATE_CALIBRATE_MAX
+	med = m ? ps[0].answer : 0; /* negative control: the highest probe */
+#endif
+	f = round_floor(med);
+	if (f < RECALL_DEFAULT_FLOOR)
+		f = RECALL_DEFAULT_FLOOR;
+	out->lexical_floor = f;
+	out->probes = m;
+	out->probe_max = m ? ps[0].answer : 0;
+	for (i = 0; i < m && ps[i].answer > f; i++) {
+		if (out->shown < CAIRN_CAL_SHOW) {
+			out->through_idx[out->shown] = ps[i].idx;
+			out->through_answer[out->shown] = ps[i].answer;
+			out->shown++;
+		}
+		out->through++;
+	}
 	snprintf(val, sizeof(val), "%.2f", f);
+	floor_identity(tok_identity(tk), ident, sizeof(ident));
 	rc = store_tx_begin(db);
 	if (rc)
-		return rc;
-	in_tx = 1;
+		goto out;
 	src = sqlite3_prepare_v2(db->sql,
 				 "INSERT OR REPLACE INTO main.meta (k, v) "
 				 "VALUES ('lexical_floor', ?1), "
@@ -2364,16 +2772,15 @@ static int calibrate_lexical(cairn_db *db, const char *const *probes,
 				 -1, &st, NULL);
 	if (src == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, tok_identity(tk), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ident, -1, SQLITE_STATIC);
 		src = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
 	if (src != SQLITE_DONE)
 		rc = store_sql_error(db, src, "storing the floor");
-	if (in_tx)
-		rc = store_tx_end(db, rc);
-	if (rc == CAIRN_OK && floor_out)
-		*floor_out = f;
+	rc = store_tx_end(db, rc);
+out:
+	cairn_free(ps);
 	return rc;
 }
 
@@ -2443,9 +2850,22 @@ int cairn_calibrate_ex(cairn_db *db, const char *const *probes, size_t n,
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	rc = calibrate_lexical(db, probes, n, &c.lexical_floor);
+	rc = calibrate_lexical(db, probes, n, &c);
 	if (rc == CAIRN_OK)
 		rc = calibrate_cosine(db, probes, n, &c);
+	if (rc == CAIRN_OK && out)
+		*out = c;
+	return rc;
+}
+
+int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
+			   size_t n, cairn_calibration *out)
+{
+	cairn_calibration c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = calibrate_cosine(db, probes, n, &c);
 	if (rc == CAIRN_OK && out)
 		*out = c;
 	return rc;

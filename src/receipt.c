@@ -176,7 +176,7 @@ static long long spool_size(struct cairn_db *db)
 	struct stat stt;
 
 	if (!store_dir_file(db, RECEIPT_SPOOL, path, sizeof(path)) ||
-	    stat(path, &stt) != 0)
+	    lstat(path, &stt) != 0 || !S_ISREG(stt.st_mode))
 		return 0;
 	return (long long)stt.st_size;
 }

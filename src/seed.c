@@ -8,13 +8,19 @@
  * file for provenance.
  *
  * The run has three phases:
- *   1. read: walk the paths, parse each file into chunks (records) with
- *      provenance, a derived id and a content hash; collect every error;
+ *   1. read: find the files (seed_walk.c: the paths, the tools' folders,
+ *      the workspace scan), parse each one (seed_md.c) into chunks
+ *      (seed_chunk.c) with provenance, a derived id and a content hash,
+ *      its status through the table (seed_status.c) and its date
+ *      (seed_date.c); resolve links (seed_links.c); collect every error;
  *   2. plan: compare with the file-backed records already stored: each
  *      chunk is new, changed or unchanged; a stored file-backed record under
- *      the seeded paths that no chunk produces is retired;
- *   3. write: only when phase 1 had no error and this is not a dry run, all
- *      in one transaction.
+ *      the seeded paths that no chunk produces is retired; a file with an
+ *      error is left out, its records neither changed nor retired;
+ *   3. write: unless this is a dry run (or --strict and a file had an
+ *      error), all in one transaction.
+ *
+ * seed_run.h holds the run's state the parts share.
  *
  * Invariants:
  *   - ids depend only on the path and heading path (or an explicit id, or a
@@ -26,15 +32,16 @@
  *   - time and memory are linear in the total input (hash tables for ids,
  *     paths and keys; per-file work is linear in the file).
  *
- * Must never: write anything on a dry run or after an error; follow
+ * Must never: write anything on a dry run or (strict) after an error;
+ * write a file that had an error; follow
  * symlinks or walk more than SEED_MAX_DEPTH directories deep; run a shell
  * (git is started with an argument vector).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,188 +50,25 @@
 #include <unistd.h>
 
 #include <md4c.h>
-#include <yaml.h>
 
 #include "secret.h"
 #include "drift.h"
-#include "seed.h"
-#include "store.h"
+#include "seed_run.h"
 
 extern char **environ;
-
-#define SEED_CHUNK_CHARS 800            /* default chunk target, in characters */
-#define SEED_MAX_FILE ((size_t)4 << 20) /* largest Markdown file read: 4 MiB */
-#define SEED_MAX_DEPTH 32               /* directory levels walked */
-#define SEED_MAX_BLOCK_TEXT 1024        /* bytes of a block's first paragraph kept */
-#define SEED_MAX_HEADING 256            /* bytes of one heading kept in a path */
-#define SEED_MAX_ID 64                  /* bytes in a front-matter id */
-#define SEED_MAX_MESSAGES 1000          /* messages kept in a report */
-#define SEED_TITLE_CHARS 120            /* bytes of a title taken from text */
 
 static const char *const default_paths[] = {
 	"docs/decisions", "docs/adr", "doc/adr", "docs/architecture/decisions",
 	".cairn/records",
+	/* issue 18: where real repositories keep them */
+	"docs/adrs", "doc/adrs", "docs/architecture/adr",
+	"docs/architecture/adrs", "doc/architecture/decisions",
+	"docs/architecture-decisions", "docs/architecture-decision-records",
+	"architecture-decision-record", "architecture-decision-records",
+	"adr", "adrs", "decisions", "doc/decisions",
 };
-
-/* ========================================================= status mapping */
-
-/*
- * The ADR status vocabulary (Nygard, MADR, adr-tools) and the SPEC
- * statuses a file may name directly. The mapping keeps standing knowledge
- * recallable: a rejected proposal is a standing decision not to do it, so
- * it is "accepted" with the outcome "rejected" shown in its body.
- */
-static const struct status_word {
-	const char *word;    /* lower case, as written in the file */
-	const char *status;  /* SPEC status */
-	const char *outcome; /* shown in the body, or NULL */
-	int adr;             /* 1: an ADR word (may appear in a template "X or Y") */
-} status_words[] = {
-	{ "accepted", "accepted", NULL, 1 },
-	{ "approved", "accepted", NULL, 1 },
-	{ "proposed", "unverified", NULL, 1 },
-	{ "rejected", "accepted", "rejected", 1 },
-	{ "deprecated", "historical", NULL, 1 },
-	{ "superseded", "superseded", NULL, 1 },
-	{ "unverified", "unverified", NULL, 0 },
-	{ "stale", "stale", NULL, 0 },
-	{ "historical", "historical", NULL, 0 },
-	{ "false", "false", NULL, 0 },
-	{ "retired", "retired", NULL, 0 },
-};
-
-static int ascii_lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-/* Case-insensitive compare of n bytes of a with NUL-terminated lower-case w. */
-static int word_eq(const char *a, size_t n, const char *w)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (w[i] == '\0' || ascii_lower((unsigned char)a[i]) != w[i])
-			return 0;
-	return w[n] == '\0';
-}
-
-static const struct status_word *find_word(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(status_words); i++)
-		if (word_eq(s, n, status_words[i].word))
-			return &status_words[i];
-	return NULL;
-}
-
-/*
- * "Accepted or Rejected", "Accepted | Rejected", "proposed/accepted": the
- * template's placeholder left in place, every part an ADR word. The file
- * does not say which, so the record is "unverified" (still recallable).
- */
-static int is_placeholder(const char *s, size_t n)
-{
-	size_t i = 0, parts = 0;
-
-	while (i < n) {
-		size_t st, e;
-		const struct status_word *w;
-
-		while (i < n && (is_space((unsigned char)s[i]) || s[i] == '|' ||
-				 s[i] == '/' || s[i] == ','))
-			i++;
-		if (i >= n)
-			break;
-		st = i;
-		while (i < n && !is_space((unsigned char)s[i]) && s[i] != '|' &&
-		       s[i] != '/' && s[i] != ',')
-			i++;
-		e = i;
-		if (parts > 0 && word_eq(s + st, e - st, "or"))
-			continue;
-		w = find_word(s + st, e - st);
-		if (!w || !w->adr)
-			return 0;
-		parts++;
-	}
-	return parts >= 2;
-}
-
-int cairn_seed_map_status(const char *text, const char **status,
-			  const char **outcome, const char **target,
-			  size_t *target_len)
-{
-	const struct status_word *w;
-	const char *s = text, *e;
-	size_t n;
-
-	*status = NULL;
-	*outcome = NULL;
-	if (target)
-		*target = NULL;
-	if (target_len)
-		*target_len = 0;
-	if (!text)
-		return CAIRN_INVALID;
-	while (is_space((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && (is_space((unsigned char)e[-1]) || e[-1] == '.'))
-		e--;
-	n = (size_t)(e - s);
-	if (n == 0)
-		return CAIRN_INVALID;
-	/* "Superseded by X" / "Superseded by: X" */
-	if (n > 11 && word_eq(s, 11, "superseded ") && !find_word(s, n)) {
-		const char *p = s + 11;
-
-		while (p < e && is_space((unsigned char)*p))
-			p++;
-		if (e - p >= 2 && ascii_lower((unsigned char)p[0]) == 'b' &&
-		    ascii_lower((unsigned char)p[1]) == 'y' &&
-		    (e - p == 2 || is_space((unsigned char)p[2]) || p[2] == ':')) {
-			p += 2;
-			while (p < e && (is_space((unsigned char)*p) || *p == ':'))
-				p++;
-			*status = "superseded";
-			if (target && p < e) {
-				*target = p;
-				*target_len = (size_t)(e - p);
-			}
-			return CAIRN_OK;
-		}
-		return CAIRN_INVALID;
-	}
-	w = find_word(s, n);
-	if (w) {
-		*status = w->status;
-		*outcome = w->outcome;
-		return CAIRN_OK;
-	}
-	if (is_placeholder(s, n)) {
-		*status = "unverified";
-		return CAIRN_OK;
-	}
-	return CAIRN_INVALID;
-}
 
 /* ================================================================ helpers */
-
-/* A string -> index map with open addressing (keys borrowed). */
-struct smap {
-	const char **k; /* keys; NULL = empty slot */
-	size_t *v;      /* values */
-	size_t cap;     /* slots, a power of two (0 before first put) */
-	size_t n;       /* keys stored */
-};
 
 static size_t str_hash(const char *s)
 {
@@ -235,7 +79,7 @@ static size_t str_hash(const char *s)
 	return h;
 }
 
-static int smap_get(const struct smap *m, const char *k, size_t *v)
+int seed_smap_get(const struct smap *m, const char *k, size_t *v)
 {
 	size_t i;
 
@@ -253,7 +97,7 @@ static int smap_get(const struct smap *m, const char *k, size_t *v)
 }
 
 /* Insert k -> v (k must not be present). CAIRN_OK or CAIRN_NOMEM. */
-static int smap_put(struct smap *m, const char *k, size_t v)
+int seed_smap_put(struct smap *m, const char *k, size_t v)
 {
 	size_t i;
 
@@ -290,32 +134,15 @@ static int smap_put(struct smap *m, const char *k, size_t v)
 	return CAIRN_OK;
 }
 
-static void smap_release(struct smap *m)
+void seed_smap_release(struct smap *m)
 {
 	cairn_free(m->k);
 	cairn_free(m->v);
 	memset(m, 0, sizeof(*m));
 }
 
-/* Grow *v (of *cap elements of size sz) to hold at least n+1 elements. */
-static int grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return CAIRN_OK;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = util_realloc(*v, ncap * sz);
-	if (!nv)
-		return CAIRN_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return CAIRN_OK;
-}
-
 /* A record id from a seed string: "f" + 15 hex digits of its SHA-256. */
-static char *derive_id(const char *seed, size_t len)
+char *seed_derive_id(const char *seed, size_t len)
 {
 	char hex[65];
 	char *id = cairn_malloc(17);
@@ -329,83 +156,8 @@ static char *derive_id(const char *seed, size_t len)
 	return id;
 }
 
-static char *dup_trim(const char *s, size_t n)
-{
-	while (n > 0 && is_space((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	while (n > 0 && is_space((unsigned char)s[n - 1]))
-		n--;
-	return util_strndup(s, n);
-}
-
-/* ================================================================ the run */
-
-/* One record to be: a chunk of a file, or one fact of a facts file. */
-struct chunk {
-	char *id;            /* record id */
-	char *title;         /* record title */
-	char *body;          /* record body */
-	char *heading;       /* heading path, " > " separated */
-	char *key;           /* exact key, or NULL */
-	const char *status;  /* SPEC status (static) */
-	char *superseded_by; /* resolved id, or NULL */
-	long line;           /* 1-based start line */
-	size_t file;         /* index into run.files */
-	int action;          /* enum cairn_seed_action */
-	char hash[65];       /* content hash (see chunk_hash) */
-};
-
-/* One Markdown file. */
-struct sfile {
-	char *rel;            /* path relative to the workspace root */
-	char *title;          /* file title */
-	char *id;             /* id of its first record ("file id") */
-	char *commit;         /* commit of its last change, or NULL */
-	char *kind;           /* record kind */
-	const char *status;   /* SPEC status of its records */
-	const char *outcome;  /* "rejected" or NULL */
-	char *target;         /* "superseded by" text (link text), or NULL */
-	char *target_href;    /* its link target, or NULL */
-	char *supersedes_raw; /* front matter supersedes, or NULL */
-	char *supersedes;     /* resolved supersedes id, or NULL */
-	char *key;            /* front matter key, or NULL */
-	char *time;           /* front matter date or "Date:" line, or NULL */
-	long status_line;     /* line of the status text (for messages) */
-	long supersedes_line; /* line of front matter supersedes */
-	size_t first;         /* index of its first chunk */
-	size_t n;             /* chunks it produced */
-	int failed;           /* 1: it had an error */
-};
-
-struct run {
-	struct cairn_db *db;          /* the store */
-	const cairn_seed_opts *opts;  /* options (never NULL) */
-	char *root;                   /* real path of the workspace root */
-	size_t chunk_chars;           /* chunk target */
-	struct sfile *files;          /* files read, sorted by rel */
-	size_t nfiles, capfiles;      /* count, capacity */
-	struct chunk *chunks;         /* records to be */
-	size_t nchunks, capchunks;    /* count, capacity */
-	char **scopes;                /* seeded roots, relative ("" = all) */
-	size_t nscopes, capscopes;    /* count, capacity */
-	struct smap ids;              /* chunk id -> chunk index */
-	struct smap paths;            /* rel path -> file index */
-	struct smap keys;             /* key -> chunk index */
-	struct sbuf msgs;             /* error and warning lines */
-	size_t nerr, nwarn, nmsgs;    /* counts */
-	char first_err[STORE_ERRMSG]; /* the first error */
-	int first_err_rc;             /* its code */
-	int git;                      /* 1: the root is in a git work tree */
-};
-
-static void run_msg(struct run *r, int error, int rc, const char *path,
-		    long line, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
 /* Add "path:line: error|warning: text" to the run's messages. */
-static void run_msg(struct run *r, int error, int rc, const char *path,
+void seed_msg(struct run *r, int error, int rc, const char *path,
 		    long line, const char *fmt, ...)
 {
 	char text[STORE_ERRMSG];
@@ -424,6 +176,7 @@ static void run_msg(struct run *r, int error, int rc, const char *path,
 					 "%.300s: %.700s", path, text);
 			r->first_err_rc = rc;
 		}
+		snprintf(r->last_err, sizeof(r->last_err), "%s", text);
 		r->nerr++;
 	} else {
 		r->nwarn++;
@@ -436,1184 +189,6 @@ static void run_msg(struct run *r, int error, int rc, const char *path,
 	else
 		sbuf_addf(&r->msgs, "%s: %s: %s\n", path,
 			  error ? "error" : "warning", text);
-}
-
-/* ========================================================= Markdown scan */
-
-/* One top-level block of a document (a direct child of the document). */
-struct mblock {
-	int type;   /* MD_BLOCKTYPE */
-	int level;  /* heading level for MD_BLOCK_H */
-	int fenced; /* 1: a fenced code block (its text starts a line later) */
-	long line;  /* 1-based file line where it starts; 0 if unknown */
-	char *text; /* plain text of its first paragraph (bounded) */
-	char *href; /* its first link target, or NULL */
-};
-
-struct mscan {
-	const char *doc;       /* the parsed bytes */
-	size_t size;           /* their length */
-	const size_t *ls;      /* line start offsets of the whole file */
-	size_t nls;            /* lines in the file */
-	size_t base;           /* offset of doc in the file */
-	struct mblock *b;      /* top-level blocks */
-	size_t n, cap;         /* count, capacity */
-	long *items;           /* lines of top-level list items */
-	size_t nitems, capitems; /* count, capacity */
-	int depth;             /* blocks open (the document is depth 1) */
-	int item_open;         /* 1: a top-level list item still needs its line */
-	int text_done;         /* 1: the current block's first paragraph is complete */
-	struct sbuf tb;        /* text of the current top-level block */
-	int err;               /* CAIRN_NOMEM once allocation failed */
-};
-
-/* 1-based line of a file offset (binary search over line starts). */
-static long line_of(const size_t *ls, size_t nls, size_t off)
-{
-	size_t lo = 0, hi = nls;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ls[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (long)lo + 1;
-}
-
-static void ms_finish_text(struct mscan *m)
-{
-	struct mblock *b;
-
-	if (m->n == 0 || m->b[m->n - 1].text)
-		return;
-	b = &m->b[m->n - 1];
-	b->text = dup_trim(sbuf_str(&m->tb), m->tb.len);
-	if (!b->text)
-		m->err = CAIRN_NOMEM;
-	sbuf_reset(&m->tb);
-}
-
-static int ms_enter_block(MD_BLOCKTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-
-	if (m->depth == 1) {
-		struct mblock *b;
-
-		if (grow((void **)&m->b, &m->cap, m->n, sizeof(*m->b))) {
-			m->err = CAIRN_NOMEM;
-			return 1;
-		}
-		b = &m->b[m->n++];
-		memset(b, 0, sizeof(*b));
-		b->type = (int)type;
-		if (type == MD_BLOCK_H)
-			b->level = (int)((MD_BLOCK_H_DETAIL *)detail)->level;
-		if (type == MD_BLOCK_CODE)
-			b->fenced = ((MD_BLOCK_CODE_DETAIL *)detail)->fence_char != 0;
-		m->text_done = 0;
-		sbuf_reset(&m->tb);
-	}
-	if (type == MD_BLOCK_LI && m->depth == 2 && m->n > 0) {
-		if (grow((void **)&m->items, &m->capitems, m->nitems,
-			 sizeof(*m->items))) {
-			m->err = CAIRN_NOMEM;
-			return 1;
-		}
-		m->items[m->nitems++] = 0;
-		m->item_open = 1;
-	}
-	m->depth++;
-	return 0;
-}
-
-static int ms_leave_block(MD_BLOCKTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-
-	(void)detail;
-	m->depth--;
-	if (m->depth >= 1 && m->n > 0 && !m->text_done &&
-	    (type == MD_BLOCK_P || type == MD_BLOCK_H || type == MD_BLOCK_CODE ||
-	     type == MD_BLOCK_HTML || type == MD_BLOCK_LI ||
-	     type == MD_BLOCK_TD || type == MD_BLOCK_TH)) {
-		m->text_done = 1;
-		ms_finish_text(m);
-	}
-	if (m->depth == 1)
-		ms_finish_text(m);
-	if (type == MD_BLOCK_LI && m->depth == 2)
-		m->item_open = 0;
-	return 0;
-}
-
-static int ms_enter_span(MD_SPANTYPE type, void *detail, void *user)
-{
-	struct mscan *m = user;
-	MD_SPAN_A_DETAIL *a = detail;
-	struct mblock *b;
-
-	if (type != MD_SPAN_A || m->n == 0 || m->text_done)
-		return 0;
-	b = &m->b[m->n - 1];
-	if (!b->href && a->href.size > 0) {
-		b->href = util_strndup(a->href.text, a->href.size);
-		if (!b->href)
-			m->err = CAIRN_NOMEM;
-	}
-	return 0;
-}
-
-static int ms_leave_span(MD_SPANTYPE type, void *detail, void *user)
-{
-	(void)type;
-	(void)detail;
-	(void)user;
-	return 0;
-}
-
-static int ms_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size,
-		   void *user)
-{
-	struct mscan *m = user;
-	struct mblock *b;
-
-	if (m->n == 0)
-		return 0;
-	b = &m->b[m->n - 1];
-	/* the first text inside the document's bytes gives the line */
-	if (text >= m->doc && text < m->doc + m->size) {
-		size_t off = m->base + (size_t)(text - m->doc);
-		long line = line_of(m->ls, m->nls, off);
-
-		if (b->line == 0 && m->depth > 1) {
-			b->line = line;
-			if (b->fenced && b->line > 1)
-				b->line--; /* the opening fence line */
-		}
-		if (m->item_open && m->nitems > 0) {
-			m->items[m->nitems - 1] = line;
-			m->item_open = 0;
-		}
-	}
-	if (m->text_done || m->tb.len >= SEED_MAX_BLOCK_TEXT)
-		return 0;
-	switch (type) {
-	case MD_TEXT_NULLCHAR:
-		break;
-	case MD_TEXT_BR:
-	case MD_TEXT_SOFTBR:
-		sbuf_addc(&m->tb, '\n');
-		break;
-	default:
-		sbuf_add(&m->tb, text, size);
-	}
-	if (m->tb.err)
-		m->err = CAIRN_NOMEM;
-	return 0;
-}
-
-static void ms_release(struct mscan *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		cairn_free(m->b[i].text);
-		cairn_free(m->b[i].href);
-	}
-	cairn_free(m->b);
-	cairn_free(m->items);
-	sbuf_release(&m->tb);
-}
-
-/* Parse doc (at file offset base) into its top-level blocks. */
-static int ms_parse(struct mscan *m, const char *doc, size_t size,
-		    size_t base, const size_t *ls, size_t nls)
-{
-	MD_PARSER p;
-
-	memset(m, 0, sizeof(*m));
-	memset(&p, 0, sizeof(p));
-	m->doc = doc;
-	m->size = size;
-	m->base = base;
-	m->ls = ls;
-	m->nls = nls;
-	sbuf_init(&m->tb, 0);
-	p.flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH;
-	p.enter_block = ms_enter_block;
-	p.leave_block = ms_leave_block;
-	p.enter_span = ms_enter_span;
-	p.leave_span = ms_leave_span;
-	p.text = ms_text;
-	if (md_parse(doc, (MD_SIZE)size, &p, m) != 0 && !m->err)
-		m->err = CAIRN_INVALID;
-	return m->err;
-}
-
-/* ========================================================= front matter */
-
-struct front {
-	char *kind;       /* kind:, or NULL */
-	char *key;        /* key: */
-	char *status;     /* status: */
-	char *supersedes; /* supersedes: */
-	char *date;       /* date: */
-	char *id;         /* id: */
-	char *title;      /* title: */
-	char *format;     /* format: ("facts") */
-	long line[8];     /* file line of each value, same order */
-	long end;         /* line of the closing "---" (0: no front matter) */
-	size_t body;      /* offset of the first byte after it */
-};
-
-static void front_release(struct front *f)
-{
-	cairn_free(f->kind);
-	cairn_free(f->key);
-	cairn_free(f->status);
-	cairn_free(f->supersedes);
-	cairn_free(f->date);
-	cairn_free(f->id);
-	cairn_free(f->title);
-	cairn_free(f->format);
-}
-
-/*
- * Read YAML front matter ("---" on line 1 up to a "---" or "..." line).
- * Unknown keys are ignored; the known ones must be scalars.
- */
-static int front_parse(struct run *r, const char *rel, const char *t,
-		       size_t len, struct front *f)
-{
-	static const char *const names[8] = { "kind", "key", "status",
-					      "supersedes", "date", "id",
-					      "title", "format" };
-	char **slots[8];
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	yaml_node_pair_t *pair;
-	size_t off = 0, start, fm_len;
-	long line = 1;
-	int rc = CAIRN_OK, have_doc = 0, i;
-
-	memset(f, 0, sizeof(*f));
-	slots[0] = &f->kind;
-	slots[1] = &f->key;
-	slots[2] = &f->status;
-	slots[3] = &f->supersedes;
-	slots[4] = &f->date;
-	slots[5] = &f->id;
-	slots[6] = &f->title;
-	slots[7] = &f->format;
-	if (len < 3 || memcmp(t, "---", 3) != 0)
-		return CAIRN_OK;
-	off = 3;
-	while (off < len && (t[off] == ' ' || t[off] == '\t'))
-		off++;
-	if (off < len && t[off] != '\n')
-		return CAIRN_OK; /* "---text": not front matter */
-	off++;
-	start = off;
-	for (;;) {
-		size_t e;
-
-		if (off >= len) {
-			run_msg(r, 1, CAIRN_INVALID, rel, 1,
-				"front matter is not closed (no '---' line)");
-			return CAIRN_INVALID;
-		}
-		line++;
-		e = off;
-		while (e < len && t[e] != '\n')
-			e++;
-		if ((e - off >= 3 && (memcmp(t + off, "---", 3) == 0 ||
-				      memcmp(t + off, "...", 3) == 0))) {
-			size_t k = off + 3;
-
-			while (k < e && (t[k] == ' ' || t[k] == '\t'))
-				k++;
-			if (k == e) {
-				fm_len = off - start;
-				f->end = line;
-				f->body = e < len ? e + 1 : e;
-				break;
-			}
-		}
-		off = e + 1;
-	}
-	if (!yaml_parser_initialize(&parser))
-		return CAIRN_NOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)t + start,
-				     fm_len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		run_msg(r, 1, CAIRN_INVALID, rel,
-			(long)parser.problem_mark.line + 2,
-			"front matter is not valid YAML: %s",
-			parser.problem ? parser.problem : "parse error");
-		rc = CAIRN_INVALID;
-		goto out;
-	}
-	have_doc = 1;
-	root = yaml_document_get_root_node(&doc);
-	if (!root)
-		goto out; /* empty front matter */
-	if (root->type != YAML_MAPPING_NODE) {
-		run_msg(r, 1, CAIRN_INVALID, rel, 2,
-			"front matter must be a mapping of 'name: value' lines");
-		rc = CAIRN_INVALID;
-		goto out;
-	}
-	for (pair = root->data.mapping.pairs.start;
-	     pair < root->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
-
-		if (!k || !v || k->type != YAML_SCALAR_NODE)
-			continue;
-		for (i = 0; i < 8; i++) {
-			if (strcmp((const char *)k->data.scalar.value,
-				   names[i]) != 0)
-				continue;
-			if (v->type != YAML_SCALAR_NODE) {
-				run_msg(r, 1, CAIRN_INVALID, rel,
-					(long)v->start_mark.line + 2,
-					"front matter '%s' must be a single "
-					"value",
-					names[i]);
-				rc = CAIRN_INVALID;
-				goto out;
-			}
-			cairn_free(*slots[i]);
-			*slots[i] = util_strndup(
-				(const char *)v->data.scalar.value,
-				v->data.scalar.length);
-			if (!*slots[i]) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			f->line[i] = (long)v->start_mark.line + 2;
-		}
-	}
-out:
-	if (have_doc)
-		yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	return rc;
-}
-
-/* =============================================================== chunking */
-
-/* One file's text and its line tables. */
-struct text {
-	const char *t;   /* bytes (LF line ends) */
-	size_t len;      /* length */
-	size_t *ls;      /* ls[i]: offset of line i+1; ls[nls] = len */
-	size_t nls;      /* lines */
-	size_t *cp;      /* cp[i]: code points before line i+1 */
-};
-
-/* Code points in lines l1..l2 (1-based, inclusive). */
-static size_t range_chars(const struct text *x, long l1, long l2)
-{
-	if (l2 < l1)
-		return 0;
-	return x->cp[l2] - x->cp[l1 - 1];
-}
-
-/* A section or a piece of one: the unit chunks are merged from. */
-struct unit {
-	long start, end;   /* lines, inclusive */
-	size_t head;       /* index into the heading-path list */
-	int heading_only;  /* 1: it holds headings and nothing else */
-	size_t chars;      /* code points */
-};
-
-/*
- * An index of the top-level blocks with a known line (their lines only
- * grow in document order): how many blocks, and how many that are not
- * headings, start in a line range, in O(log n).
- */
-struct bidx {
-	long *line;    /* start line of the i-th block with a known line */
-	size_t *body;  /* body[i]: non-heading blocks among the first i */
-	size_t n;      /* blocks indexed */
-};
-
-static int bidx_build(struct bidx *x, const struct mscan *m)
-{
-	size_t i;
-
-	x->n = 0;
-	x->line = util_calloc(m->n + 1, sizeof(*x->line));
-	x->body = util_calloc(m->n + 1, sizeof(*x->body));
-	if (!x->line || !x->body)
-		return CAIRN_NOMEM;
-	for (i = 0; i < m->n; i++) {
-		if (m->b[i].line <= 0)
-			continue;
-		x->line[x->n] = m->b[i].line;
-		x->body[x->n + 1] =
-			x->body[x->n] + (m->b[i].type != MD_BLOCK_H);
-		x->n++;
-	}
-	return CAIRN_OK;
-}
-
-static void bidx_release(struct bidx *x)
-{
-	cairn_free(x->line);
-	cairn_free(x->body);
-}
-
-/* Index of the first indexed block starting at or after line l. */
-static size_t bidx_lower(const struct bidx *x, long l)
-{
-	size_t lo = 0, hi = x->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->line[mid] < l)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Does [l1, l2] hold a top-level block that is not a heading? */
-static int has_content(const struct bidx *x, long l1, long l2)
-{
-	size_t a = bidx_lower(x, l1), b = bidx_lower(x, l2 + 1);
-
-	return x->body[b] > x->body[a];
-}
-
-/* Does [l1, l2] hold any top-level block? */
-static int has_block(const struct bidx *x, long l1, long l2)
-{
-	return bidx_lower(x, l2 + 1) > bidx_lower(x, l1);
-}
-
-/* Heading text for a path: its first line, " > " made safe, bounded. */
-static void add_heading(struct sbuf *sb, const char *h)
-{
-	size_t n = strcspn(h, "\n");
-
-	if (n > SEED_MAX_HEADING)
-		n = SEED_MAX_HEADING;
-	while (n > 0 && ((unsigned char)h[n] & 0xC0) == 0x80)
-		n--;
-	sbuf_add(sb, h, n);
-}
-
-static char *heading_path(char *const stack[3])
-{
-	struct sbuf sb = SBUF_INIT;
-	int i, first = 1;
-
-	for (i = 0; i < 3; i++) {
-		if (!stack[i])
-			continue;
-		if (!first)
-			sbuf_adds(&sb, " > ");
-		add_heading(&sb, stack[i]);
-		first = 0;
-	}
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	if (!sb.buf)
-		return util_strdup("");
-	return sbuf_detach(&sb, NULL);
-}
-
-/*
- * Split a document into units: sections at H1-H3 headings (the text
- * before the first heading is a section of its own), over-long sections cut
- * before top-level blocks so that each piece stays within the target.
- * paths receives one heading path per section (caller frees).
- */
-static int make_units(const struct text *x, const struct mscan *m,
-		      const struct bidx *bx, long first, size_t target,
-		      struct unit **out,
-		      size_t *nout, char ***paths, size_t *npaths)
-{
-	struct unit *u = NULL;
-	char **p = NULL;
-	char *stack[3] = { NULL, NULL, NULL };
-	size_t nu = 0, capu = 0, np = 0, capp = 0, i, j;
-	long start = first;
-	int rc = CAIRN_OK;
-
-	/* section boundaries: top-level H1-H3 with a known line */
-	for (i = 0; i <= m->n; i++) {
-		long end, s;
-		int is_head = i < m->n && m->b[i].type == MD_BLOCK_H &&
-			      m->b[i].level <= 3 && m->b[i].line > 0;
-		char *hp;
-
-		if (i < m->n && !is_head)
-			continue;
-		end = i < m->n ? m->b[i].line - 1 : (long)x->nls;
-		/* close the section [start, end] */
-		if (end >= start &&
-		    (start != first || has_block(bx, start, end))) {
-			size_t c = range_chars(x, start, end);
-			long ps = start;
-
-			hp = heading_path(stack);
-			if (!hp || grow((void **)&p, &capp, np, sizeof(*p))) {
-				cairn_free(hp);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			p[np++] = hp;
-			if (c > target) {
-				/* cut before top-level blocks, greedily */
-				for (j = 0; j < m->n; j++) {
-					long l = m->b[j].line, next = end + 1;
-					size_t k;
-
-					if (l <= ps || l > end)
-						continue;
-					for (k = j + 1; k < m->n; k++)
-						if (m->b[k].line > l) {
-							next = m->b[k].line;
-							break;
-						}
-					if (next > end + 1)
-						next = end + 1;
-					if (range_chars(x, ps, next - 1) <= target)
-						continue;
-					if (!has_content(bx, ps, l - 1))
-						continue;
-					if (grow((void **)&u, &capu, nu,
-						 sizeof(*u))) {
-						rc = CAIRN_NOMEM;
-						goto out;
-					}
-					u[nu].start = ps;
-					u[nu].end = l - 1;
-					u[nu].head = np - 1;
-					u[nu].heading_only = 0;
-					u[nu].chars = range_chars(x, ps, l - 1);
-					nu++;
-					ps = l;
-				}
-			}
-			if (grow((void **)&u, &capu, nu, sizeof(*u))) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			u[nu].start = ps;
-			u[nu].end = end;
-			u[nu].head = np - 1;
-			u[nu].heading_only = !has_content(bx, ps, end);
-			u[nu].chars = range_chars(x, ps, end);
-			nu++;
-		}
-		if (i == m->n)
-			break;
-		/* the heading opens the next section */
-		s = m->b[i].line;
-		j = (size_t)m->b[i].level - 1;
-		stack[j] = m->b[i].text;
-		for (j = j + 1; j < 3; j++)
-			stack[j] = NULL;
-		start = s;
-	}
-out:
-	*out = u;
-	*nout = nu;
-	*paths = p;
-	*npaths = np;
-	return rc;
-}
-
-/*
- * Merge units into chunks: neighbours while the sum stays within the
- * target; a heading-only unit always joins the unit after it (or, at the
- * end, the chunk before it), so no chunk is a bare heading.
- */
-static size_t merge_units(struct unit *u, size_t n, size_t target)
-{
-	size_t i, out = 0;
-	int open = 0;
-
-	for (i = 0; i < n; i++) {
-		struct unit *c = &u[out];
-
-		if (!open) {
-			u[out] = u[i];
-			open = 1;
-			continue;
-		}
-		/* a small unit (under a quarter of the target) may push
-		 * its chunk up to 1.25 x target rather than stand alone */
-		if (c->heading_only || c->chars + u[i].chars <= target ||
-		    ((c->chars < target / 4 || u[i].chars < target / 4) &&
-		     c->chars + u[i].chars <= target + target / 4)) {
-			c->end = u[i].end;
-			c->chars += u[i].chars;
-			c->heading_only = c->heading_only && u[i].heading_only;
-			continue;
-		}
-		out++;
-		u[out] = u[i];
-	}
-	if (!open)
-		return 0;
-	out++;
-	if (out >= 2 && u[out - 1].heading_only) {
-		u[out - 2].end = u[out - 1].end;
-		u[out - 2].chars += u[out - 1].chars;
-		out--;
-	}
-	return out;
-}
-
-/* ================================================================ records */
-
-/* The content hash: every field of the record that comes from the file. */
-static void chunk_hash(struct chunk *c, const struct sfile *f)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *parts[8];
-	size_t i;
-
-	parts[0] = f->kind;
-	parts[1] = c->key;
-	parts[2] = c->status;
-	parts[3] = c->title;
-	parts[4] = c->body;
-	parts[5] = f->supersedes;
-	parts[6] = c->superseded_by;
-	parts[7] = f->time;
-	for (i = 0; i < ARRAY_SIZE(parts); i++) {
-		sbuf_adds(&sb, parts[i] ? parts[i] : "");
-		sbuf_addc(&sb, '\0');
-	}
-	util_sha256_hex(sbuf_str(&sb), sb.len, c->hash);
-	sbuf_release(&sb);
-}
-
-static void chunk_release(struct chunk *c)
-{
-	cairn_free(c->id);
-	cairn_free(c->title);
-	cairn_free(c->body);
-	cairn_free(c->heading);
-	cairn_free(c->key);
-	cairn_free(c->superseded_by);
-}
-
-/*
- * Give chunk ci its id: the file id for a file's first chunk, else derived
- * from path + seed text (+ an ordinal when the same seed repeats).
- */
-static int assign_id(struct run *r, size_t ci, const char *seed_text,
-		     int first)
-{
-	struct chunk *c = &r->chunks[ci];
-	struct sfile *f = &r->files[c->file];
-	struct sbuf sb = SBUF_INIT;
-	size_t other, ord;
-	int rc = CAIRN_OK;
-
-	if (first) {
-		c->id = util_strdup(f->id);
-		if (!c->id)
-			return CAIRN_NOMEM;
-		if (smap_get(&r->ids, c->id, &other)) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
-				"id '%s' is also used by %s:%ld", c->id,
-				r->files[r->chunks[other].file].rel,
-				r->chunks[other].line);
-			return CAIRN_INVALID;
-		}
-		return smap_put(&r->ids, c->id, ci);
-	}
-	for (ord = 1; ord < 100000; ord++) {
-		sbuf_reset(&sb);
-		sbuf_adds(&sb, f->id);
-		sbuf_addc(&sb, '\0');
-		sbuf_adds(&sb, seed_text);
-		if (ord > 1)
-			sbuf_addf(&sb, "%c#%zu", '\0', ord);
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		cairn_free(c->id);
-		c->id = derive_id(sb.buf, sb.len);
-		if (!c->id) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		if (!smap_get(&r->ids, c->id, NULL)) {
-			rc = smap_put(&r->ids, c->id, ci);
-			break;
-		}
-	}
-	sbuf_release(&sb);
-	return rc;
-}
-
-/* Append a chunk for file fi; its strings are taken over (freed on error). */
-static int add_chunk(struct run *r, size_t fi, long line, char *heading,
-		     char *title, char *body, char *key, const char *status,
-		     size_t *out)
-{
-	struct chunk *c;
-
-	if (grow((void **)&r->chunks, &r->capchunks, r->nchunks,
-		 sizeof(*r->chunks))) {
-		cairn_free(heading);
-		cairn_free(title);
-		cairn_free(body);
-		cairn_free(key);
-		return CAIRN_NOMEM;
-	}
-	c = &r->chunks[r->nchunks];
-	memset(c, 0, sizeof(*c));
-	c->file = fi;
-	c->line = line;
-	c->heading = heading;
-	c->title = title;
-	c->body = body;
-	c->key = key;
-	c->status = status;
-	*out = r->nchunks++;
-	if (!heading || !title || !body)
-		return CAIRN_NOMEM;
-	return CAIRN_OK;
-}
-
-/* Register a key for chunk ci (keys are unique across the seed). */
-static int claim_key(struct run *r, size_t ci)
-{
-	struct chunk *c = &r->chunks[ci];
-	size_t other;
-
-	if (!c->key)
-		return CAIRN_OK;
-	if (strlen(c->key) > STORE_MAX_KEY || !*c->key) {
-		run_msg(r, 1, CAIRN_INVALID, r->files[c->file].rel, c->line,
-			"key is empty or longer than %d bytes", STORE_MAX_KEY);
-		return CAIRN_INVALID;
-	}
-	if (smap_get(&r->keys, c->key, &other)) {
-		run_msg(r, 1, CAIRN_INVALID, r->files[c->file].rel, c->line,
-			"key '%s' is also used by %s:%ld", c->key,
-			r->files[r->chunks[other].file].rel,
-			r->chunks[other].line);
-		return CAIRN_INVALID;
-	}
-	return smap_put(&r->keys, c->key, ci);
-}
-
-/* Text of lines [l1, l2], trimmed, with the outcome line when rejected. */
-static char *chunk_body(const struct text *x, long l1, long l2,
-			const char *outcome)
-{
-	struct sbuf sb = SBUF_INIT;
-	const char *s = x->t + x->ls[l1 - 1];
-	size_t n = x->ls[l2] - x->ls[l1 - 1];
-	char *trim = dup_trim(s, n);
-
-	if (!trim)
-		return NULL;
-	if (!outcome)
-		return trim;
-	sbuf_addf(&sb, "Outcome: %s.\n\n%s", outcome, trim);
-	cairn_free(trim);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-/* First non-blank line in [l1, l2] (l2 + 1 if all are blank). */
-static long first_text_line(const struct text *x, long l1, long l2)
-{
-	long l;
-
-	for (l = l1; l <= l2; l++) {
-		size_t i;
-
-		for (i = x->ls[l - 1]; i < x->ls[l]; i++)
-			if (!is_space((unsigned char)x->t[i]))
-				return l;
-	}
-	return l2 + 1;
-}
-
-/* The title for a chunk: the file's, or "File title: Heading". */
-static char *chunk_title(const struct sfile *f, const char *heading)
-{
-	const char *last = heading ? strrchr(heading, '>') : NULL;
-	struct sbuf sb = SBUF_INIT;
-
-	if (last && last > heading && last[-1] == ' ' && last[1] == ' ')
-		last += 2;
-	else
-		last = heading;
-	if (!last || !*last || strcmp(last, f->title) == 0)
-		return util_strdup(f->title);
-	sbuf_addf(&sb, "%s: %s", f->title, last);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-/* Chunk an ordinary document (ADR, decision record, note). */
-static int chunk_document(struct run *r, size_t fi, const struct text *x,
-			  const struct mscan *m, long first)
-{
-	struct sfile *f = &r->files[fi];
-	struct unit *u = NULL;
-	struct bidx bx;
-	char **paths = NULL;
-	size_t nu = 0, np = 0, i, ci;
-	int rc;
-
-	memset(&bx, 0, sizeof(bx));
-	if (first > (long)x->nls ||
-	    first_text_line(x, first, (long)x->nls) > (long)x->nls) {
-		run_msg(r, 0, CAIRN_OK, f->rel, 0, "empty file: no record");
-		return CAIRN_OK;
-	}
-	if (range_chars(x, first, (long)x->nls) <= r->chunk_chars) {
-		char *h = NULL;
-
-		for (i = 0; i < m->n; i++)
-			if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1) {
-				struct sbuf sb = SBUF_INIT;
-
-				add_heading(&sb, m->b[i].text);
-				h = sb.err ? NULL : sbuf_detach(&sb, NULL);
-				if (!h)
-					h = util_strdup("");
-				break;
-			}
-		if (!h)
-			h = util_strdup("");
-		rc = add_chunk(r, fi, first_text_line(x, first, (long)x->nls),
-			       h, util_strdup(f->title),
-			       chunk_body(x, first, (long)x->nls, f->outcome),
-			       f->key ? util_strdup(f->key) : NULL, f->status,
-			       &ci);
-		if (rc == CAIRN_OK && f->key && !r->chunks[ci].key)
-			rc = CAIRN_NOMEM;
-		if (rc == CAIRN_OK)
-			rc = assign_id(r, ci, "", 1);
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-		return rc;
-	}
-	rc = bidx_build(&bx, m);
-	if (rc == CAIRN_OK)
-		rc = make_units(x, m, &bx, first, r->chunk_chars, &u, &nu,
-				&paths, &np);
-	if (rc)
-		goto out;
-	nu = merge_units(u, nu, r->chunk_chars);
-	for (i = 0; i < nu && rc == CAIRN_OK; i++) {
-		const char *hp = paths[u[i].head];
-		char *key = NULL;
-
-		if (i == 0 && f->key) {
-			key = util_strdup(f->key);
-			if (!key) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-		}
-		rc = add_chunk(r, fi, first_text_line(x, u[i].start, u[i].end),
-			       util_strdup(hp), chunk_title(f, hp),
-			       chunk_body(x, u[i].start, u[i].end, f->outcome),
-			       key, f->status, &ci);
-		if (rc == CAIRN_OK)
-			rc = assign_id(r, ci, hp, i == 0);
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-	}
-out:
-	for (i = 0; i < np; i++)
-		cairn_free(paths[i]);
-	cairn_free(paths);
-	cairn_free(u);
-	bidx_release(&bx);
-	return rc;
-}
-
-/* ================================================================= facts */
-
-static int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Parse a fact's leading tag "[status, key=K]" (both parts optional, in
- * any order). *rest is the text after it. CAIRN_INVALID names the problem
- * in msg.
- */
-static int fact_tag(const char *s, const char **status, const char **outcome,
-		    char **key, const char **rest, char *msg, size_t msize)
-{
-	const char *e, *p;
-
-	*status = NULL;
-	*outcome = NULL;
-	*key = NULL;
-	*rest = s;
-	if (*s != '[')
-		return CAIRN_OK;
-	e = strchr(s, ']');
-	if (!e || memchr(s, '\n', (size_t)(e - s)))
-		return CAIRN_OK; /* not a tag: plain text */
-	p = s + 1;
-	while (p < e) {
-		const char *q = p, *qe;
-
-		while (q < e && *q != ',' && *q != ';')
-			q++;
-		qe = q;
-		while (p < qe && is_space((unsigned char)*p))
-			p++;
-		while (qe > p && is_space((unsigned char)qe[-1]))
-			qe--;
-		if (qe - p > 4 && (word_eq(p, 4, "key=") ||
-				   word_eq(p, 4, "key:"))) {
-			if (*key) {
-				snprintf(msg, msize, "two keys in one fact");
-				return CAIRN_INVALID;
-			}
-			*key = dup_trim(p + 4, (size_t)(qe - p - 4));
-			if (!*key)
-				return CAIRN_NOMEM;
-		} else if (qe > p) {
-			char word[64];
-			const char *tgt;
-			size_t tl;
-
-			if ((size_t)(qe - p) >= sizeof(word) || *status) {
-				snprintf(msg, msize, "unknown fact tag '%.*s'",
-					 (int)(qe - p), p);
-				return CAIRN_INVALID;
-			}
-			memcpy(word, p, (size_t)(qe - p));
-			word[qe - p] = '\0';
-			if (cairn_seed_map_status(word, status, outcome, &tgt,
-						  &tl) != CAIRN_OK) {
-				snprintf(msg, msize,
-					 "unknown status '%s' (expected "
-					 "accepted, unverified, false, stale, "
-					 "historical, superseded, retired, "
-					 "proposed, rejected, deprecated; see "
-					 "docs/SEED.md)",
-					 word);
-				return CAIRN_INVALID;
-			}
-		}
-		p = q + 1;
-	}
-	p = e + 1;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	*rest = p;
-	return CAIRN_OK;
-}
-
-/* Strip a list marker ("- ", "* ", "+ ", "1. ", "1) ") from a line. */
-static const char *skip_marker(const char *s, const char *end)
-{
-	const char *p = s;
-
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p < end && (*p == '-' || *p == '*' || *p == '+')) {
-		p++;
-	} else {
-		const char *d = p;
-
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-		if (p == d || p >= end || (*p != '.' && *p != ')'))
-			return s;
-		p++;
-	}
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-/*
- * A facts file: each top-level list item is one record, its own status
- * and optional key in a leading tag. Paragraphs and other blocks are
- * context for the reader and produce no record.
- */
-static int chunk_facts(struct run *r, size_t fi, const struct text *x,
-		       const struct mscan *m)
-{
-	struct sfile *f = &r->files[fi];
-	long *bounds = NULL;
-	char *stack[3] = { NULL, NULL, NULL };
-	size_t nb = 0, i, j, hb = 0, nfacts = 0;
-	struct sbuf sb = SBUF_INIT;
-	int rc = CAIRN_OK;
-
-	bounds = util_calloc(m->n + m->nitems + 1, sizeof(*bounds));
-	if (!bounds)
-		return CAIRN_NOMEM;
-	for (i = 0; i < m->n; i++)
-		if (m->b[i].line > 0)
-			bounds[nb++] = m->b[i].line;
-	for (i = 0; i < m->nitems; i++)
-		if (m->items[i] > 0)
-			bounds[nb++] = m->items[i];
-	qsort(bounds, nb, sizeof(*bounds), cmp_long);
-	for (i = 0; i < m->nitems && rc == CAIRN_OK; i++) {
-		long l = m->items[i], end = (long)x->nls, ln;
-		const char *status, *outcome, *rest;
-		char *key = NULL, *text = NULL, *hp = NULL, *title = NULL;
-		char msg[512];
-		size_t lo = 0, hi = nb, ci;
-
-		if (l <= 0)
-			continue;
-		/* the next boundary after l ends the item */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (bounds[mid] <= l)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < nb)
-			end = bounds[lo] - 1;
-		/* headings above the item give its path */
-		for (; hb < m->n && m->b[hb].line < l; hb++) {
-			if (m->b[hb].type != MD_BLOCK_H || m->b[hb].level > 3 ||
-			    m->b[hb].line == 0)
-				continue;
-			j = (size_t)m->b[hb].level - 1;
-			stack[j] = m->b[hb].text;
-			for (j = j + 1; j < 3; j++)
-				stack[j] = NULL;
-		}
-		/* the item's text: marker stripped, lines dedented */
-		sbuf_reset(&sb);
-		for (ln = l; ln <= end; ln++) {
-			const char *s = x->t + x->ls[ln - 1];
-			const char *e = x->t + x->ls[ln];
-
-			if (ln == l)
-				s = skip_marker(s, e);
-			else
-				while (s < e && (*s == ' ' || *s == '\t'))
-					s++;
-			sbuf_add(&sb, s, (size_t)(e - s));
-		}
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		text = dup_trim(sbuf_str(&sb), sb.len);
-		if (!text) {
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		rc = fact_tag(text, &status, &outcome, &key, &rest, msg,
-			      sizeof(msg));
-		if (rc == CAIRN_INVALID) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, l, "%s", msg);
-			f->failed = 1;
-			rc = CAIRN_OK;
-			cairn_free(text);
-			continue;
-		}
-		if (rc == CAIRN_OK && !*rest) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, l,
-				"fact has a tag but no text");
-			f->failed = 1;
-			cairn_free(key);
-			cairn_free(text);
-			continue;
-		}
-		if (rc) {
-			cairn_free(text);
-			break;
-		}
-		hp = heading_path(stack);
-		title = hp && *hp ? chunk_title(f, hp) : util_strdup(f->title);
-		{
-			char *body = outcome ? NULL : util_strdup(rest);
-
-			if (outcome) {
-				struct sbuf ob = SBUF_INIT;
-
-				sbuf_addf(&ob, "Outcome: %s.\n\n%s", outcome,
-					  rest);
-				body = ob.err ? NULL : sbuf_detach(&ob, NULL);
-				sbuf_release(&ob);
-			}
-			rc = add_chunk(r, fi, l, hp, title, body, key,
-				       status ? status : f->status, &ci);
-		}
-		if (rc == CAIRN_OK) {
-			/* keyed: the key names it; else its section + text */
-			sbuf_reset(&sb);
-			if (r->chunks[ci].key)
-				sbuf_addf(&sb, "key%c%s", '\0',
-					  r->chunks[ci].key);
-			else
-				sbuf_addf(&sb, "fact%c%s%c%s", '\0',
-					  r->chunks[ci].heading, '\0', rest);
-			if (sb.err)
-				rc = CAIRN_NOMEM;
-		}
-		cairn_free(text);
-		if (rc == CAIRN_OK) {
-			/* assign_id takes a C string: hash the bytes here */
-			char *seedhex = cairn_malloc(65);
-
-			if (!seedhex) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-			util_sha256_hex(sb.buf, sb.len, seedhex);
-			rc = assign_id(r, ci, seedhex, 0);
-			cairn_free(seedhex);
-		}
-		if (rc == CAIRN_OK)
-			rc = claim_key(r, ci);
-		if (rc == CAIRN_INVALID) {
-			f->failed = 1;
-			rc = CAIRN_OK;
-		}
-		nfacts++;
-	}
-	if (rc == CAIRN_OK && nfacts == 0)
-		run_msg(r, 0, CAIRN_OK, f->rel, 0,
-			"facts file without list items: no record");
-	sbuf_release(&sb);
-	cairn_free(bounds);
-	return rc;
 }
 
 /* ================================================================== files */
@@ -1632,6 +207,23 @@ static const char *static_kind(const char *k)
 	return NULL;
 }
 
+/* Does rel have a folder named name (case-insensitive)? */
+static int has_folder(const char *rel, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = rel;
+
+	for (;;) {
+		const char *e = strchr(p, '/');
+
+		if (!e)
+			return 0; /* the last part is the file */
+		if ((size_t)(e - p) == n && seed_word_eq(p, n, name))
+			return 1;
+		p = e + 1;
+	}
+}
+
 /* The kind a folder gives (docs/SEED.md), by the file's relative path. */
 static const char *folder_kind(const char *rel)
 {
@@ -1645,6 +237,10 @@ static const char *folder_kind(const char *rel)
 		{ "docs/architecture/decisions/", "adr" },
 		{ ".cairn/records/", "note" },
 	};
+	static const char *const adr_names[] = {
+		"architecture-decision-record/", "architecture-decision-records/",
+		"architecture-decisions/", "architecture/decisions/",
+	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(folders); i++) {
@@ -1654,130 +250,136 @@ static const char *folder_kind(const char *rel)
 		if (p && (p == rel || p[-1] == '/'))
 			return folders[i].kind;
 	}
-	/* a folder named adr, adrs or decisions anywhere */
-	if (strstr(rel, "/adr/") || strncmp(rel, "adr/", 4) == 0 ||
-	    strstr(rel, "/adrs/") || strncmp(rel, "adrs/", 5) == 0)
+	/* a folder named adr, adrs or decisions anywhere (any case) */
+	if (has_folder(rel, "adr") || has_folder(rel, "adrs"))
 		return "adr";
+	/* issue 18: architecture-decision-record(s), architecture-decisions,
+	 * doc/architecture/decisions (adr-tools' own example) */
+	for (i = 0; i < ARRAY_SIZE(adr_names); i++) {
+		const char *p = strstr(rel, adr_names[i]);
+
+		if (p && (p == rel || p[-1] == '/'))
+			return "adr";
+	}
 	if (strstr(rel, "/decisions/") || strncmp(rel, "decisions/", 10) == 0)
 		return "decision";
 	return "note";
 }
 
-static int ends_with_ci(const char *s, const char *suffix)
+int seed_ends_with_ci(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
-	return n >= m && word_eq(s + n - m, m, suffix);
+	return n >= m && seed_word_eq(s + n - m, m, suffix);
 }
 
-/* Find the "Status" section's value, or a "Status:" line before it. */
-static void find_status(const struct mscan *m, const char **text,
-			const char **href, long *line)
+/* The base name of a path. */
+const char *seed_base_name(const char *rel)
 {
-	size_t i;
+	const char *b = strrchr(rel, '/');
 
-	*text = NULL;
-	*href = NULL;
-	*line = 0;
-	int preamble = 1;
-
-	for (i = 0; i < m->n; i++) {
-		const struct mblock *b = &m->b[i];
-		const char *t = b->text ? b->text : "";
-
-		/* "## Status: Accepted" */
-		if (b->type == MD_BLOCK_H && strlen(t) > 7 &&
-		    word_eq(t, 7, "status:")) {
-			*text = t + 7;
-			*href = b->href;
-			*line = b->line;
-			return;
-		}
-		if (b->type == MD_BLOCK_H && strlen(t) == 6 &&
-		    word_eq(t, 6, "status")) {
-			size_t j;
-
-			for (j = i + 1; j < m->n; j++) {
-				if (m->b[j].type == MD_BLOCK_H)
-					return; /* an empty Status section */
-				if (m->b[j].text && *m->b[j].text) {
-					*text = m->b[j].text;
-					*href = m->b[j].href;
-					*line = m->b[j].line;
-					return;
-				}
-			}
-			return;
-		}
-		if (b->type == MD_BLOCK_H && b->level >= 2)
-			preamble = 0;
-		/* "Status: Accepted" as a paragraph or list item line, in
-		 * the part before the first section (MADR 2, Nygard variants) */
-		if (preamble &&
-		    (b->type == MD_BLOCK_P || b->type == MD_BLOCK_UL) &&
-		    strlen(t) > 7 && word_eq(t, 7, "status:")) {
-			*text = t + 7;
-			*href = b->href;
-			*line = b->line;
-			return;
-		}
-	}
+	return b ? b + 1 : rel;
 }
 
-/* A "Date: YYYY-MM-DD" paragraph in the document, as the record time. */
-static char *find_date(const struct mscan *m)
+/* README.md, index.md (.markdown, .mdx): an index page, unless an ADR. */
+int seed_index_name(const char *name)
 {
-	size_t i;
+	static const char *const idx[] = { "readme.md", "readme.markdown",
+					   "readme.mdx", "index.md",
+					   "index.markdown", "index.mdx" };
+	size_t i, n = strlen(name);
 
-	for (i = 0; i < m->n && i < 8; i++) {
-		const char *t = m->b[i].text;
-
-		if (m->b[i].type != MD_BLOCK_P || !t || strlen(t) < 15 ||
-		    !word_eq(t, 5, "date:"))
-			continue;
-		t += 5;
-		while (*t == ' ')
-			t++;
-		if (strlen(t) >= 10 && t[4] == '-' && t[7] == '-') {
-			char d[11];
-
-			memcpy(d, t, 10);
-			d[10] = '\0';
-			if (util_parse_iso(d) >= 0)
-				return util_strdup(d);
-		}
-	}
-	return NULL;
+	for (i = 0; i < ARRAY_SIZE(idx); i++)
+		if (seed_word_eq(name, n, idx[i]))
+			return 1;
+	return 0;
 }
 
-/* File title: front matter, first H1, else the file name. */
-static char *file_title(const struct front *fm, const struct mscan *m,
+static int name_has_template(const char *rel)
+{
+	const char *name = seed_base_name(rel);
+	size_t i, n = strlen(name);
+
+	for (i = 0; i + 8 <= n; i++)
+		if (seed_word_eq(name + i, 8, "template"))
+			return 1;
+	return 0;
+}
+
+/*
+ * File title: front matter, first H1, else the file name (for a
+ * folder-per-ADR "<slug>/index.md", the folder's name).
+ */
+static char *file_title(const struct front *fm, const char *h1,
 			const char *rel)
 {
-	const char *base = strrchr(rel, '/');
-	size_t i, n;
+	const char *base = seed_base_name(rel);
+	size_t n;
 
-	if (fm->title && *fm->title)
-		return dup_trim(fm->title, strlen(fm->title));
-	for (i = 0; i < m->n; i++)
-		if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1 &&
-		    m->b[i].text && *m->b[i].text) {
-			n = strcspn(m->b[i].text, "\n");
-			return util_strndup(m->b[i].text,
-					    n > SEED_TITLE_CHARS
-						    ? SEED_TITLE_CHARS
-						    : n);
-		}
-	base = base ? base + 1 : rel;
+	if (fm->v[FM_TITLE] && *fm->v[FM_TITLE])
+		return seed_dup_trim(fm->v[FM_TITLE], strlen(fm->v[FM_TITLE]));
+	if (h1 && *h1) {
+		n = strcspn(h1, "\n");
+		return util_strndup(h1, n > SEED_TITLE_CHARS ? SEED_TITLE_CHARS
+							     : n);
+	}
+	if (seed_index_name(base) && base > rel) {
+		const char *d = base - 1, *s = d;
+
+		while (s > rel && s[-1] != '/')
+			s--;
+		return util_strndup(s, (size_t)(d - s));
+	}
 	n = strlen(base);
-	if (ends_with_ci(base, ".markdown"))
+	if (seed_ends_with_ci(base, ".markdown"))
 		n -= 9;
-	else if (ends_with_ci(base, ".md"))
+	else if (seed_ends_with_ci(base, ".mdx"))
+		n -= 4;
+	else if (seed_ends_with_ci(base, ".md"))
 		n -= 3;
 	return util_strndup(base, n);
 }
 
-static int id_chars_ok(const char *s)
+/* "[text](href)" in a front matter value: the text and the target. */
+static int unlink_md(const char *s, char **text, char **href)
+{
+	const char *o = strchr(s, '['), *c, *he;
+	struct sbuf sb = SBUF_INIT;
+
+	*text = NULL;
+	*href = NULL;
+	c = o ? strstr(o, "](") : NULL;
+	he = c ? strchr(c + 2, ')') : NULL;
+	if (!he) {
+		*text = util_strdup(s);
+		return *text ? CAIRN_OK : CAIRN_NOMEM;
+	}
+	sbuf_add(&sb, s, (size_t)(o - s));
+	sbuf_add(&sb, o + 1, (size_t)(c - o - 1));
+	sbuf_adds(&sb, he + 1);
+	*href = util_strndup(c + 2, (size_t)(he - c - 2));
+	if (sb.err || !*href) {
+		sbuf_release(&sb);
+		cairn_free(*href);
+		*href = NULL;
+		return CAIRN_NOMEM;
+	}
+	*text = sb.buf ? sbuf_detach(&sb, NULL) : util_strdup("");
+	return *text ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+/* Keep a date: the run decides an ambiguous one later (decide_dates). */
+static int take_date(struct run *r, struct sfile *f, const struct seed_date *d,
+		     long line)
+{
+	f->date = *d;
+	f->date_line = line;
+	r->dayfirst += d->dayfirst;
+	f->time = util_strdup(d->iso);
+	return f->time ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+int seed_id_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -1894,6 +496,61 @@ static char *git_commit(struct run *r, const char *rel)
 	return util_strdup(out);
 }
 
+/* Map the status text of file f (n bytes); 0, or 1 when it makes the file a
+ * template (a name with "template" and a status no rule maps). */
+static int map_status(struct run *r, struct sfile *f, const char *text,
+		      size_t n, long line, const struct mpara *para,
+		      const char *fm_href, int *rc)
+{
+	struct seed_status ss;
+
+	*rc = CAIRN_OK;
+	f->status_line = line;
+	f->status_text = util_strndup(text, n);
+	if (!f->status_text) {
+		*rc = CAIRN_NOMEM;
+		return 0;
+	}
+	if (seed_status_map(text, n, &ss) != CAIRN_OK) {
+		if (!f->named && name_has_template(f->rel)) {
+			f->skipped = "a template (its name says so and its "
+				     "status is no status)";
+			return 1;
+		}
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, line,
+			"unknown status '%s' (no rule of the status table "
+			"maps it: see docs/SEED.md; the file is skipped)",
+			f->status_text);
+		return 0;
+	}
+	f->status = ss.status;
+	f->outcome = ss.outcome;
+	f->rule = ss.rule;
+	if (ss.target) {
+		const char *h = para ? seed_link_in(para, ss.target,
+						    ss.target_len)
+				     : fm_href;
+
+		f->target = util_strndup(ss.target, ss.target_len);
+		f->target_href = h ? util_strdup(h) : NULL;
+		if (!f->target || (h && !f->target_href))
+			*rc = CAIRN_NOMEM;
+	}
+	if (ss.supersedes && !f->supersedes_raw) {
+		const char *h = para ? seed_link_in(para, ss.supersedes,
+						    ss.supersedes_len)
+				     : fm_href;
+
+		f->supersedes_raw = util_strndup(ss.supersedes,
+						 ss.supersedes_len);
+		f->supersedes_href = h ? util_strdup(h) : NULL;
+		f->supersedes_line = line;
+		if (!f->supersedes_raw || (h && !f->supersedes_href))
+			*rc = CAIRN_NOMEM;
+	}
+	return 0;
+}
+
 /*
  * Read and parse file fi into chunks. Errors in the file are messages
  * (f->failed); the return is CAIRN_OK for them and a code only for
@@ -1905,17 +562,21 @@ static int read_file(struct run *r, size_t fi)
 	struct front fm;
 	struct mscan m;
 	struct text x;
+	struct seed_fields fl;
+	struct seed_note fe, fw;
 	struct sbuf abs = SBUF_INIT;
 	struct secret_hit hit;
 	char err[512], *raw = NULL, *t = NULL;
-	const char *st_text = NULL, *st_href = NULL, *kind;
+	const char *kind, *h1 = NULL;
 	size_t len = 0, i, k, nbefore = r->nerr;
-	long st_line = 0, first;
+	long first;
 	int rc = CAIRN_OK, is_facts;
 
 	memset(&fm, 0, sizeof(fm));
 	memset(&m, 0, sizeof(m));
 	memset(&x, 0, sizeof(x));
+	memset(&fe, 0, sizeof(fe));
+	memset(&fw, 0, sizeof(fw));
 	f->first = r->nchunks;
 	sbuf_addf(&abs, "%s/%s", r->root, f->rel);
 	if (abs.err) {
@@ -1927,7 +588,7 @@ static int read_file(struct run *r, size_t fi)
 	if (rc) {
 		if (rc == CAIRN_NOMEM)
 			goto out;
-		run_msg(r, 1, rc, f->rel, 0, "%s",
+		seed_msg(r, 1, rc, f->rel, 0, "%s",
 			rc == CAIRN_TOOBIG
 				? "file is over the 4 MiB limit of a seeded "
 				  "file (SEED_MAX_FILE): split it"
@@ -1957,620 +618,278 @@ static int read_file(struct run *r, size_t fi)
 		const char *nul = memchr(t, '\0', k);
 
 		if (bad >= 0) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel,
-				line_of(x.ls, x.nls, (size_t)bad),
+			seed_msg(r, 1, CAIRN_INVALID, f->rel,
+				seed_line_of(x.ls, x.nls, (size_t)bad),
 				"not valid UTF-8 (byte %ld)", bad);
 			goto out;
 		}
 		/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
 		if (nul) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel,
-				line_of(x.ls, x.nls, (size_t)(nul - t)),
+			seed_msg(r, 1, CAIRN_INVALID, f->rel,
+				seed_line_of(x.ls, x.nls, (size_t)(nul - t)),
 				"holds a NUL byte (byte %ld): not a text file",
 				(long)(nul - t));
 			goto out;
 		}
 	}
+	/* an index page (README.md, index.md) is read only when it is a
+	 * decision record itself (one folder per ADR) */
+	if (!f->named && seed_index_name(seed_base_name(f->rel)) &&
+	    !seed_looks_like_adr(t, k)) {
+		f->skipped = "an index page (README/index that is no decision "
+			     "record)";
+		goto out;
+	}
 	if (secret_scan(t, k, &hit, 1) > 0) {
-		run_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
+		seed_msg(r, 1, CAIRN_SECRET, f->rel, (long)hit.line,
 			"refusing to store a secret: %s (remove it from the "
 			"file; seed never stores secrets)",
 			hit.kind);
 		goto out;
 	}
-	if (front_parse(r, f->rel, t, k, &fm) != CAIRN_OK)
-		goto out;
-	first = fm.end + 1;
-	rc = ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
+	rc = seed_front_parse(t, k, &fm, &fe, &fw);
 	if (rc == CAIRN_INVALID) {
-		run_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, fe.line, "%s", fe.text);
 		rc = CAIRN_OK;
 		goto out;
 	}
 	if (rc)
 		goto out;
+	first = fm.end + 1;
+	rc = seed_ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
+	if (rc == CAIRN_INVALID) {
+		seed_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
+		rc = CAIRN_OK;
+		goto out;
+	}
+	if (rc)
+		goto out;
+	for (i = 0; i < m.n; i++)
+		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1 &&
+		    m.b[i].clean && *m.b[i].clean) {
+			h1 = m.b[i].clean;
+			break;
+		}
+	/* a template is skipped by its content: a placeholder title (or an
+	 * H1 that is only a comment), or a placeholder date */
+	for (i = 0; i < m.n && !h1; i++)
+		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1) {
+			if (m.b[i].text && *m.b[i].text && m.b[i].clean &&
+			    !*m.b[i].clean)
+				h1 = "<!-- -->";
+			break;
+		}
+	if (!f->named && (seed_placeholder_title(fm.v[FM_TITLE]) ||
+			  seed_placeholder_title(h1))) {
+		f->skipped = "a template (its title is a placeholder)";
+		goto out;
+	}
+	if (fw.text[0]) /* not for a template: it is skipped anyway */
+		seed_msg(r, 0, CAIRN_OK, f->rel, fw.line, "%s", fw.text);
 	/* kind: front matter, else the folder */
-	if (fm.kind) {
-		kind = static_kind(fm.kind);
+	if (fm.v[FM_KIND]) {
+		kind = static_kind(fm.v[FM_KIND]);
 		if (!kind) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[0],
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_KIND],
 				"unknown kind '%s' (expected one of: "
 				"decision, adr, fact, rule, procedure, "
 				"capability, finding, history, event, note)",
-				fm.kind);
+				fm.v[FM_KIND]);
 			goto out;
 		}
 	} else {
-		kind = folder_kind(f->rel);
+		/* found by a tool's configuration or by content: an ADR */
+		kind = f->found ? "adr" : folder_kind(f->rel);
 	}
-	is_facts = (fm.format && strcmp(fm.format, "facts") == 0) ||
-		   ends_with_ci(f->rel, ".facts.md");
-	if (fm.format && strcmp(fm.format, "facts") != 0) {
-		run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[7],
-			"unknown format '%s' (expected facts)", fm.format);
+	is_facts = (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") == 0) ||
+		   seed_ends_with_ci(f->rel, ".facts.md");
+	if (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") != 0) {
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_FORMAT],
+			"unknown format '%s' (expected facts)",
+			fm.v[FM_FORMAT]);
 		goto out;
 	}
-	if (is_facts && !fm.kind)
+	if (is_facts && !fm.v[FM_KIND])
 		kind = "fact";
 	f->kind = util_strdup(kind);
-	f->title = file_title(&fm, &m, f->rel);
-	if (!f->kind || !f->title) {
+	f->title = file_title(&fm, h1, f->rel);
+	f->h1 = h1 ? util_strndup(h1, strcspn(h1, "\n")) : NULL;
+	if (!f->kind || !f->title || (h1 && !f->h1)) {
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	/* status: front matter, else the Status section (not in facts files) */
-	if (fm.status) {
-		st_text = fm.status;
-		st_line = fm.line[2];
-	} else if (!is_facts) {
-		find_status(&m, &st_text, &st_href, &st_line);
+	/* front matter supersedes (a path, a name, an id, or a link) */
+	if (fm.v[FM_SUPERSEDES]) {
+		rc = unlink_md(fm.v[FM_SUPERSEDES], &f->supersedes_raw,
+			       &f->supersedes_href);
+		f->supersedes_line = fm.line[FM_SUPERSEDES];
+		if (rc)
+			goto out;
+	}
+	/* status: front matter, else the text (not in facts files) */
+	memset(&fl, 0, sizeof(fl));
+	if (!is_facts)
+		seed_fields(&m, &fl);
+	if (!f->named && fl.date_raw && !fl.date &&
+	    seed_placeholder_date(fl.date_raw, fl.date_raw_len)) {
+		f->skipped = "a template (its date is a placeholder)";
+		goto out;
 	}
 	f->status = "accepted";
-	if (st_text) {
-		const char *tgt = NULL;
-		size_t tl = 0;
-		size_t n = strcspn(st_text, "\n");
-		char *first_line = util_strndup(st_text, n);
+	f->rule = "no status";
+	if (fm.v[FM_STATUS]) {
+		char *st = NULL, *href = NULL;
 
-		if (!first_line) {
+		rc = unlink_md(fm.v[FM_STATUS], &st, &href);
+		if (rc == CAIRN_OK &&
+		    map_status(r, f, st, strlen(st), fm.line[FM_STATUS], NULL,
+			       href, &rc)) {
+			cairn_free(st);
+			cairn_free(href);
+			goto out;
+		}
+		cairn_free(st);
+		cairn_free(href);
+	} else if (fl.status && fl.unchecked) {
+		/* "- [ ] Proposed\n- [ ] Accepted": which one is not said */
+		f->status = "unverified";
+		f->rule = "placeholder";
+		f->status_line = fl.status_line;
+		f->status_text = util_strndup(fl.status, fl.status_len);
+		if (!f->status_text) {
 			rc = CAIRN_NOMEM;
 			goto out;
 		}
-		f->status_line = st_line;
-		if (cairn_seed_map_status(first_line, &f->status, &f->outcome,
-					  &tgt, &tl) != CAIRN_OK) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, st_line,
-				"unknown status '%s' (expected Accepted, "
-				"Proposed, Rejected, Deprecated, Superseded by "
-				"..., or a SPEC status; see docs/SEED.md)",
-				first_line);
-			cairn_free(first_line);
+	} else if (fl.status) {
+		if (map_status(r, f, fl.status, fl.status_len, fl.status_line,
+			       fl.status_para, NULL, &rc))
 			goto out;
-		}
-		if (tgt) {
-			f->target = util_strndup(tgt, tl);
-			if (st_href)
-				f->target_href = util_strdup(st_href);
-			if (!f->target || (st_href && !f->target_href)) {
-				cairn_free(first_line);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-		}
-		cairn_free(first_line);
 	}
-	/* id, key, date, supersedes from the front matter */
-	if (fm.id) {
-		if (!id_chars_ok(fm.id)) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[5],
-				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
-				fm.id, SEED_MAX_ID);
+	if (rc || r->nerr > nbefore)
+		goto out;
+	/* "Superseded by X" and "Supersedes X" lines elsewhere in the text */
+	if (fl.by && !f->target && (!f->rule ||
+				    strcmp(f->rule, "partly superseded") != 0)) {
+		f->status = "superseded";
+		f->outcome = NULL;
+		f->rule = "a 'Superseded by' line";
+		f->status_line = fl.by_line;
+		f->target = util_strndup(fl.by, fl.by_len);
+		f->target_href = fl.by_href ? util_strdup(fl.by_href) : NULL;
+		if (!f->target || (fl.by_href && !f->target_href)) {
+			rc = CAIRN_NOMEM;
 			goto out;
 		}
-		f->id = util_strdup(fm.id);
+	}
+	if (fl.sups && !f->supersedes_raw) {
+		f->supersedes_raw = util_strndup(fl.sups, fl.sups_len);
+		f->supersedes_href = fl.sups_href ? util_strdup(fl.sups_href)
+						  : NULL;
+		f->supersedes_line = fl.sups_line;
+		if (!f->supersedes_raw || (fl.sups_href && !f->supersedes_href)) {
+			rc = CAIRN_NOMEM;
+			goto out;
+		}
+	}
+	/* id, key from the front matter */
+	if (fm.v[FM_ID]) {
+		if (!seed_id_ok(fm.v[FM_ID])) {
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_ID],
+				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
+				fm.v[FM_ID], SEED_MAX_ID);
+			goto out;
+		}
+		f->id = util_strdup(fm.v[FM_ID]);
 	} else {
 		struct sbuf sb = SBUF_INIT;
 
 		sbuf_addf(&sb, "file%c%s", '\0', f->rel);
-		f->id = sb.err ? NULL : derive_id(sb.buf, sb.len);
+		f->id = sb.err ? NULL : seed_derive_id(sb.buf, sb.len);
 		sbuf_release(&sb);
 	}
 	if (!f->id) {
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	if (fm.key) {
-		f->key = dup_trim(fm.key, strlen(fm.key));
+	if (fm.v[FM_KEY]) {
+		f->key = seed_dup_trim(fm.v[FM_KEY], strlen(fm.v[FM_KEY]));
 		if (!f->key) {
 			rc = CAIRN_NOMEM;
 			goto out;
 		}
 	}
-	if (fm.date) {
-		if (util_parse_iso(fm.date) < 0) {
-			run_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[4],
-				"date '%s' is not an ISO-8601 date", fm.date);
-			goto out;
+	/* the date: front matter, else the text, through the same forms */
+	if (fm.v[FM_DATE]) {
+		struct seed_date d;
+
+		if (util_parse_iso(fm.v[FM_DATE]) >= 0) {
+			f->time = util_strdup(fm.v[FM_DATE]); /* as written */
+			f->date_line = fm.line[FM_DATE];
+			if (!f->time) {
+				rc = CAIRN_NOMEM;
+				goto out;
+			}
+		} else if (seed_parse_date(fm.v[FM_DATE],
+					   strlen(fm.v[FM_DATE]), &d) == 0) {
+			rc = take_date(r, f, &d, fm.line[FM_DATE]);
+			if (rc)
+				goto out;
+		} else {
+			seed_msg(r, 0, CAIRN_OK, f->rel, fm.line[FM_DATE],
+				"date '%s' is in no form cairn reads (see "
+				"docs/SEED.md): %s",
+				fm.v[FM_DATE],
+				fl.date ? "the date in the text is used"
+					: "the record has no date");
 		}
-		f->time = util_strdup(fm.date);
-	} else {
-		f->time = find_date(&m);
 	}
-	if (fm.supersedes) {
-		f->supersedes_raw = util_strdup(fm.supersedes);
-		f->supersedes_line = fm.line[3];
-		if (!f->supersedes_raw) {
-			rc = CAIRN_NOMEM;
+	if (!f->time && fl.date) {
+		rc = take_date(r, f, &fl.d, fl.date_line);
+		if (rc)
 			goto out;
+	}
+	/* "Accepted on 2020-01-02", "Accepted (2020-01-02)": the status's date */
+	if (!f->time && f->status_text) {
+		const char *p;
+
+		for (p = f->status_text; *p; p++) {
+			struct seed_date d;
+
+			if (*p < '0' || *p > '9' ||
+			    (p > f->status_text && seed_alnum((unsigned char)p[-1])))
+				continue;
+			if (seed_parse_date(p, strlen(p), &d) == 0) {
+				rc = take_date(r, f, &d, f->status_line);
+				if (rc)
+					goto out;
+				break;
+			}
 		}
 	}
 	if (is_facts)
-		rc = chunk_facts(r, fi, &x, &m);
+		rc = seed_chunk_facts(r, fi, &x, &m);
 	else
-		rc = chunk_document(r, fi, &x, &m, first);
+		rc = seed_chunk_document(r, fi, &x, &m, first);
 	if (rc == CAIRN_INVALID)
 		rc = CAIRN_OK; /* reported */
 	if (rc)
 		goto out;
 	f->commit = git_commit(r, f->rel);
 out:
-	if (r->nerr > nbefore)
+	if (r->nerr > nbefore) {
 		f->failed = 1;
+		if (!f->why)
+			f->why = util_strdup(r->last_err);
+	}
 	f->n = r->nchunks - f->first;
-	front_release(&fm);
-	ms_release(&m);
+	seed_front_release(&fm);
+	seed_ms_release(&m);
 	cairn_free(x.ls);
 	cairn_free(x.cp);
 	cairn_free(t);
 	cairn_free(raw);
 	sbuf_release(&abs);
 	return rc;
-}
-
-/* ================================================================== paths */
-
-static int skip_name(const char *name)
-{
-	static const char *const skip[] = { "readme.md", "readme.markdown",
-					    "index.md", "index.markdown" };
-	size_t i, n = strlen(name);
-
-	for (i = 0; i < ARRAY_SIZE(skip); i++)
-		if (word_eq(name, n, skip[i]))
-			return 1;
-	/* a template is not a record */
-	for (i = 0; i + 8 <= n; i++)
-		if (word_eq(name + i, 8, "template"))
-			return 1;
-	return 0;
-}
-
-static int is_markdown(const char *name)
-{
-	return ends_with_ci(name, ".md") || ends_with_ci(name, ".markdown");
-}
-
-static int add_file(struct run *r, const char *rel)
-{
-	struct sfile *f;
-
-	if (smap_get(&r->paths, rel, NULL))
-		return CAIRN_OK;
-	if (grow((void **)&r->files, &r->capfiles, r->nfiles,
-		 sizeof(*r->files)))
-		return CAIRN_NOMEM;
-	f = &r->files[r->nfiles];
-	memset(f, 0, sizeof(*f));
-	f->rel = util_strdup(rel);
-	if (!f->rel)
-		return CAIRN_NOMEM;
-	r->nfiles++;
-	return smap_put(&r->paths, f->rel, r->nfiles - 1);
-}
-
-/* Walk directory rel (relative to root; "" = the root) without recursion. */
-static int walk(struct run *r, const char *rel)
-{
-	struct dirent_todo {
-		char *rel; /* directory, relative */
-		int depth; /* levels below the seeded path */
-	} *todo = NULL;
-	size_t ntodo = 0, captodo = 0;
-	struct sbuf p = SBUF_INIT, child = SBUF_INIT;
-	int rc = CAIRN_OK;
-
-	if (grow((void **)&todo, &captodo, 0, sizeof(*todo)))
-		return CAIRN_NOMEM;
-	todo[0].rel = util_strdup(rel);
-	todo[0].depth = 0;
-	if (!todo[0].rel) {
-		cairn_free(todo);
-		return CAIRN_NOMEM;
-	}
-	ntodo = 1;
-	while (ntodo > 0 && rc == CAIRN_OK) {
-		struct dirent_todo cur = todo[--ntodo];
-		struct dirent *de;
-		DIR *d;
-
-		sbuf_reset(&p);
-		sbuf_addf(&p, "%s%s%s", r->root, *cur.rel ? "/" : "", cur.rel);
-		d = p.err ? NULL : opendir(p.buf);
-		if (!d) {
-			cairn_free(cur.rel);
-			continue;
-		}
-		while ((de = readdir(d)) != NULL && rc == CAIRN_OK) {
-			struct stat st;
-
-			if (de->d_name[0] == '.')
-				continue; /* hidden, ".", ".." */
-			sbuf_reset(&child);
-			sbuf_addf(&child, "%s%s%s", cur.rel, *cur.rel ? "/" : "",
-				  de->d_name);
-			sbuf_reset(&p);
-			sbuf_addf(&p, "%s/%s", r->root, sbuf_str(&child));
-			if (child.err || p.err) {
-				rc = CAIRN_NOMEM;
-				break;
-			}
-			if (lstat(p.buf, &st) != 0)
-				continue;
-			if (S_ISDIR(st.st_mode)) {
-				if (cur.depth + 1 >= SEED_MAX_DEPTH)
-					continue;
-				if (grow((void **)&todo, &captodo, ntodo,
-					 sizeof(*todo))) {
-					rc = CAIRN_NOMEM;
-					break;
-				}
-				todo[ntodo].rel = util_strdup(child.buf);
-				todo[ntodo].depth = cur.depth + 1;
-				if (!todo[ntodo].rel) {
-					rc = CAIRN_NOMEM;
-					break;
-				}
-				ntodo++;
-			} else if (S_ISREG(st.st_mode) &&
-				   is_markdown(de->d_name) &&
-				   !skip_name(de->d_name)) {
-				rc = add_file(r, child.buf);
-			}
-		}
-		closedir(d);
-		cairn_free(cur.rel);
-	}
-	while (ntodo > 0)
-		cairn_free(todo[--ntodo].rel);
-	cairn_free(todo);
-	sbuf_release(&p);
-	sbuf_release(&child);
-	return rc;
-}
-
-/* Lexically normalise a relative path: drop ".", empty parts, a final "/".
- * NULL for ".." or out of memory. */
-static int norm_rel(const char *s, char **out)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	*out = NULL;
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			sbuf_release(&sb);
-			return CAIRN_INVALID;
-		}
-		if (n > 0 && !(n == 1 && s[0] == '.')) {
-			if (sb.len)
-				sbuf_addc(&sb, '/');
-			sbuf_add(&sb, s, n);
-		}
-		s += n;
-		if (*s == '/')
-			s++;
-	}
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	*out = sb.buf ? sbuf_detach(&sb, NULL) : util_strdup("");
-	return *out ? CAIRN_OK : CAIRN_NOMEM;
-}
-
-/*
- * Resolve one PATH (absolute, or relative to the root) to a path relative
- * to the root. *exists tells whether it is there; *isdir whether a folder.
- */
-static int resolve_path(struct run *r, const char *in, char **rel,
-			int *exists, int *isdir)
-{
-	char real[PATH_MAX];
-	struct sbuf sb = SBUF_INIT;
-	struct stat st;
-	size_t rl = strlen(r->root);
-	const char *p;
-	int rc = CAIRN_OK;
-
-	*rel = NULL;
-	*exists = 0;
-	*isdir = 0;
-	if (in[0] == '/')
-		sbuf_adds(&sb, in);
-	else
-		sbuf_addf(&sb, "%s/%s", r->root, in);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	if (realpath(sb.buf, real) && stat(real, &st) == 0) {
-		*exists = 1;
-		*isdir = S_ISDIR(st.st_mode) != 0;
-		p = real;
-	} else {
-		p = sb.buf; /* gone: compare lexically */
-	}
-	if (strcmp(p, r->root) == 0) {
-		*rel = util_strdup("");
-		rc = *rel ? CAIRN_OK : CAIRN_NOMEM;
-	} else if (strncmp(p, r->root, rl) == 0 &&
-		   (p[rl] == '/' || strcmp(r->root, "/") == 0)) {
-		rc = norm_rel(p + rl + (p[rl] == '/'), rel);
-	} else {
-		sbuf_release(&sb);
-		return store_error(r->db, CAIRN_INVALID,
-				   "'%s' is outside the workspace '%s'", in,
-				   r->root);
-	}
-	sbuf_release(&sb);
-	if (rc == CAIRN_NOMEM) /* not "leaves the workspace" (unit_faults) */
-		return store_error(r->db, CAIRN_NOMEM, "out of memory");
-	if (rc)
-		return store_error(r->db, CAIRN_INVALID,
-				   "'%s' leaves the workspace", in);
-	return CAIRN_OK;
-}
-
-/* ============================================================ supersedes */
-
-/* "ADR-025", "adr025", "0025": the letters (lower case) and the number. */
-static int split_ident(const char *s, size_t n, char *prefix, size_t psize,
-		       long *num)
-{
-	size_t i = 0, k = 0;
-	long v = 0;
-	int digits = 0;
-
-	while (i < n && ((s[i] >= 'A' && s[i] <= 'Z') ||
-			 (s[i] >= 'a' && s[i] <= 'z'))) {
-		if (k + 1 < psize)
-			prefix[k++] = (char)ascii_lower((unsigned char)s[i]);
-		i++;
-	}
-	prefix[k] = '\0';
-	if (i < n && (s[i] == '-' || s[i] == '_' || s[i] == ' '))
-		i++;
-	while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 9) {
-		v = v * 10 + (s[i] - '0');
-		digits++;
-		i++;
-	}
-	*num = v;
-	return digits > 0;
-}
-
-/* Dir part of rel (with final slash) length. */
-static size_t dir_len(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-
-	return s ? (size_t)(s - rel) + 1 : 0;
-}
-
-/*
- * Resolve a reference from file fi: a link target (relative path to a
- * seeded file), an identifier like "ADR025" matched against file names
- * (same folder first; two matches are ambiguous), or an existing record
- * id. *out: the id (caller frees) or NULL with a warning.
- */
-static int resolve_ref(struct run *r, size_t fi, const char *href,
-		       const char *text, long line, char **out)
-{
-	const struct sfile *f = &r->files[fi];
-	struct sbuf sb = SBUF_INIT;
-	size_t idx, i, hits = 0, hit = 0, pass;
-	char prefix[16];
-	long num;
-	int rc = CAIRN_OK;
-
-	*out = NULL;
-	if (href && !strstr(href, "://") && href[0] != '#') {
-		size_t hl = strcspn(href, "#?");
-		char *n;
-
-		sbuf_add(&sb, f->rel, dir_len(f->rel));
-		sbuf_add(&sb, href, hl);
-		if (sb.err) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-		/* resolve "../" lexically against the file's folder */
-		{
-			char *parts = util_strdup(sb.buf);
-			struct sbuf res = SBUF_INIT;
-			char *save = NULL, *tok;
-			size_t *stk = NULL, nst = 0, capst = 0;
-
-			if (!parts) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			for (tok = strtok_r(parts, "/", &save); tok;
-			     tok = strtok_r(NULL, "/", &save)) {
-				if (strcmp(tok, ".") == 0)
-					continue;
-				if (strcmp(tok, "..") == 0) {
-					if (nst > 0)
-						res.len = stk[--nst];
-					if (res.buf)
-						res.buf[res.len] = '\0';
-					continue;
-				}
-				if (grow((void **)&stk, &capst, nst,
-					 sizeof(*stk))) {
-					res.err = CAIRN_NOMEM;
-					break;
-				}
-				stk[nst++] = res.len;
-				if (res.len)
-					sbuf_addc(&res, '/');
-				sbuf_adds(&res, tok);
-			}
-			cairn_free(stk);
-			cairn_free(parts);
-			if (res.err) {
-				sbuf_release(&res);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			n = sbuf_detach(&res, NULL);
-		}
-		if (n && smap_get(&r->paths, n, &idx) && r->files[idx].id) {
-			*out = util_strdup(r->files[idx].id);
-			cairn_free(n);
-			rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-			goto out;
-		}
-		/* not seeded now (deleted?): the id its path had, if stored */
-		if (n) {
-			struct sbuf fid = SBUF_INIT;
-			cairn_record *rec = NULL;
-			char *id;
-
-			sbuf_addf(&fid, "file%c%s", '\0', n);
-			id = fid.err ? NULL : derive_id(fid.buf, fid.len);
-			sbuf_release(&fid);
-			if (id && cairn_record_get(r->db, id, &rec) == CAIRN_OK) {
-				cairn_record_free(rec);
-				*out = id;
-				cairn_free(n);
-				goto out;
-			}
-			cairn_free(id);
-		}
-		cairn_free(n);
-	}
-	/* an identifier: the first word that has digits */
-	if (text) {
-		const char *p = text;
-
-		while (*p) {
-			size_t wl = strcspn(p, " \t:,;()[]");
-
-			if (wl > 0 &&
-			    split_ident(p, wl, prefix, sizeof(prefix), &num)) {
-				for (pass = 0; pass < 2 && hits == 0; pass++) {
-					for (i = 0; i < r->nfiles; i++) {
-						const struct sfile *g = &r->files[i];
-						const char *base = g->rel + dir_len(g->rel);
-						char gp[16];
-						long gn;
-
-						if (i == fi || !g->id)
-							continue;
-						if (pass == 0 &&
-						    (dir_len(g->rel) != dir_len(f->rel) ||
-						     strncmp(g->rel, f->rel, dir_len(f->rel))))
-							continue;
-						if (!split_ident(base, strlen(base), gp,
-								 sizeof(gp), &gn) ||
-						    gn != num)
-							continue;
-						if (*prefix && *gp && strcmp(prefix, gp) != 0)
-							continue;
-						hits++;
-						hit = i;
-					}
-				}
-				break;
-			}
-			p += wl;
-			while (*p && strchr(" \t:,;()[]", *p))
-				p++;
-		}
-		if (hits == 1) {
-			*out = util_strdup(r->files[hit].id);
-			rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-			goto out;
-		}
-		if (hits > 1) {
-			run_msg(r, 0, CAIRN_OK, f->rel, line,
-				"'%s' matches %zu files: not linked", text,
-				hits);
-			goto out;
-		}
-		/* an existing record id */
-		if (id_chars_ok(text)) {
-			cairn_record *rec = NULL;
-
-			if (cairn_record_get(r->db, text, &rec) == CAIRN_OK) {
-				*out = util_strdup(rec->id);
-				cairn_record_free(rec);
-				rc = *out ? CAIRN_OK : CAIRN_NOMEM;
-				goto out;
-			}
-		}
-	}
-	run_msg(r, 0, CAIRN_OK, f->rel, line, "cannot resolve '%s': not linked",
-		text ? text : href);
-out:
-	sbuf_release(&sb);
-	return rc;
-}
-
-/* Resolve every file's links, then set them on its chunks and hash them. */
-static int resolve_links(struct run *r)
-{
-	size_t fi, ci;
-	int rc;
-
-	for (fi = 0; fi < r->nfiles; fi++) {
-		struct sfile *f = &r->files[fi];
-		char *by = NULL;
-
-		if (f->failed)
-			continue;
-		if (f->target || f->target_href) {
-			rc = resolve_ref(r, fi, f->target_href, f->target,
-					 f->status_line, &by);
-			if (rc)
-				return rc;
-		}
-		if (f->supersedes_raw) {
-			rc = resolve_ref(r, fi, f->supersedes_raw,
-					 f->supersedes_raw, f->supersedes_line,
-					 &f->supersedes);
-			if (rc) {
-				cairn_free(by);
-				return rc;
-			}
-		}
-		for (ci = f->first; ci < f->first + f->n; ci++) {
-			struct chunk *c = &r->chunks[ci];
-
-			if (by && strcmp(c->status, "superseded") == 0) {
-				c->superseded_by = util_strdup(by);
-				if (!c->superseded_by) {
-					cairn_free(by);
-					return CAIRN_NOMEM;
-				}
-			}
-			chunk_hash(c, f);
-		}
-		cairn_free(by);
-	}
-	return CAIRN_OK;
 }
 
 /* ================================================================= store */
@@ -2621,7 +940,7 @@ static int load_old(struct run *r, struct old **out, size_t *nout)
 	if (src != SQLITE_OK)
 		return store_sql_error(r->db, src, "reading file-backed records");
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&o, &cap, n, sizeof(*o))) {
+		if (seed_grow((void **)&o, &cap, n, sizeof(*o))) {
 			rc = CAIRN_NOMEM;
 			break;
 		}
@@ -2660,6 +979,14 @@ static int in_scope(const struct run *r, const char *path)
 		const char *s = r->scopes[i];
 		size_t n = strlen(s);
 
+		/* a flat scope: the files directly in the folder */
+		if (r->flat && r->flat[i]) {
+			if ((n == 0 || (strncmp(path, s, n) == 0 &&
+					path[n] == '/')) &&
+			    !strchr(path + n + (n > 0), '/'))
+				return 1;
+			continue;
+		}
 		if (n == 0 || strcmp(path, s) == 0 ||
 		    (strncmp(path, s, n) == 0 && path[n] == '/'))
 			return 1;
@@ -2768,7 +1095,7 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		struct chunk *c;
 		struct sfile *f;
 
-		if (!o[i].seen || !smap_get(&r->ids, o[i].id, &ci))
+		if (!o[i].seen || !seed_smap_get(&r->ids, o[i].id, &ci))
 			continue;
 		c = &r->chunks[ci];
 		f = &r->files[c->file];
@@ -2828,7 +1155,7 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 			/* listed too: the store can refuse what the plan let
 			 * through (a secret seen in a chunk's trimmed text but
 			 * not in the file's; found by tests/fuzz/fuzz_seed.c) */
-			run_msg(r, 1, rc, f->rel, c->line, "%s", why);
+			seed_msg(r, 1, rc, f->rel, c->line, "%s", why);
 			store_error(r->db, rc, "%s:%ld: %s", f->rel, c->line,
 				    why);
 		}
@@ -2878,12 +1205,17 @@ static int check_keys(struct run *r, struct old *o, size_t no,
 			holder = (const char *)sqlite3_column_text(st, 0);
 			/* a file-backed holder this run retires frees it */
 			if (holder && strcmp(holder, c->id) != 0 &&
-			    !(smap_get(oldmap, holder, &oi) && !o[oi].seen &&
-			      in_scope(r, o[oi].path)))
-				run_msg(r, 1, CAIRN_INVALID,
-					r->files[c->file].rel, c->line,
+			    !(seed_smap_get(oldmap, holder, &oi) && !o[oi].seen &&
+			      in_scope(r, o[oi].path))) {
+				struct sfile *f = &r->files[c->file];
+
+				seed_msg(r, 1, CAIRN_INVALID, f->rel, c->line,
 					"key '%s' already belongs to record %s",
 					c->key, holder);
+				f->failed = 1;
+				if (!f->why)
+					f->why = util_strdup(r->last_err);
+			}
 		}
 		sqlite3_reset(st);
 	}
@@ -2900,7 +1232,7 @@ static int report_add(cairn_seed_report *rep, size_t *cap, int action,
 {
 	cairn_seed_item *it;
 
-	if (grow((void **)&rep->items, cap, rep->n_items, sizeof(*rep->items)))
+	if (seed_grow((void **)&rep->items, cap, rep->n_items, sizeof(*rep->items)))
 		return CAIRN_NOMEM;
 	it = &rep->items[rep->n_items++];
 	memset(it, 0, sizeof(*it));
@@ -2939,14 +1271,24 @@ void cairn_seed_report_release(cairn_seed_report *rep)
 		cairn_free(rep->items[i].status);
 	}
 	cairn_free(rep->items);
+	for (i = 0; i < rep->n_sources; i++) {
+		cairn_seed_source *s = &rep->sources[i];
+
+		cairn_free(s->path);
+		cairn_free(s->kind);
+		cairn_free(s->status_text);
+		cairn_free(s->status);
+		cairn_free(s->rule);
+		cairn_free(s->time);
+		cairn_free(s->supersedes);
+		cairn_free(s->superseded_by);
+		cairn_free(s->skipped);
+		cairn_free(s->error);
+	}
+	cairn_free(rep->sources);
+	cairn_free(rep->searched);
 	cairn_free(rep->messages);
 	memset(rep, 0, sizeof(*rep));
-}
-
-static int cmp_files(const void *a, const void *b)
-{
-	return strcmp(((const struct sfile *)a)->rel,
-		      ((const struct sfile *)b)->rel);
 }
 
 static void run_release(struct run *r)
@@ -2954,7 +1296,7 @@ static void run_release(struct run *r)
 	size_t i;
 
 	for (i = 0; i < r->nchunks; i++)
-		chunk_release(&r->chunks[i]);
+		seed_chunk_release(&r->chunks[i]);
 	cairn_free(r->chunks);
 	for (i = 0; i < r->nfiles; i++) {
 		struct sfile *f = &r->files[i];
@@ -2970,81 +1312,114 @@ static void run_release(struct run *r)
 		cairn_free(f->supersedes);
 		cairn_free(f->key);
 		cairn_free(f->time);
+		cairn_free(f->supersedes_href);
+		cairn_free(f->h1);
+		cairn_free(f->status_text);
+		cairn_free(f->why);
 	}
 	cairn_free(r->files);
 	for (i = 0; i < r->nscopes; i++)
 		cairn_free(r->scopes[i]);
 	cairn_free(r->scopes);
-	smap_release(&r->ids);
-	smap_release(&r->paths);
-	smap_release(&r->keys);
+	cairn_free(r->flat);
+	seed_smap_release(&r->ids);
+	seed_smap_release(&r->paths);
+	seed_smap_release(&r->keys);
 	sbuf_release(&r->msgs);
 	cairn_free(r->root);
 }
 
-/* Collect the files under the seeded paths and record the scopes. */
-static int collect(struct run *r, const char *const *paths, size_t n,
-		   int defaults)
+/*
+ * Decide the ambiguous a/b/YYYY dates: by the other numeric dates of the
+ * run when they tell (13/05/2018 is day first), else day first, as
+ * adr-tools wrote them. Each one is a warning: the order is a guess.
+ */
+static int decide_dates(struct run *r)
 {
-	size_t i, j;
-	int rc = CAIRN_OK;
+	size_t i;
 
-	for (i = 0; i < n && rc == CAIRN_OK; i++) {
-		char *rel = NULL;
-		int exists, isdir;
+	for (i = 0; i < r->nfiles; i++) {
+		struct sfile *f = &r->files[i];
 
-		rc = resolve_path(r, paths[i], &rel, &exists, &isdir);
-		if (rc)
-			break;
-		if (!exists && !defaults) {
-			/* gone: fine if it held records (they retire) */
-			int known = 0;
-			sqlite3_stmt *st = NULL;
-
-			if (sqlite3_prepare_v2(r->db->sql,
-					       "SELECT 1 FROM main.records WHERE "
-					       "origin = 'file' AND (src_path = "
-					       "?1 OR substr(src_path, 1, "
-					       "length(?1) + 1) = ?1 || '/') "
-					       "LIMIT 1",
-					       -1, &st, NULL) == SQLITE_OK) {
-				sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
-				known = sqlite3_step(st) == SQLITE_ROW;
-			}
-			sqlite3_finalize(st);
-			if (!known) {
-				rc = store_error(r->db, CAIRN_INVALID,
-						 "'%s': no such file or "
-						 "directory",
-						 paths[i]);
-				cairn_free(rel);
-				break;
-			}
-		}
-		if (grow((void **)&r->scopes, &r->capscopes, r->nscopes,
-			 sizeof(*r->scopes))) {
-			cairn_free(rel);
-			rc = CAIRN_NOMEM;
-			break;
-		}
-		r->scopes[r->nscopes++] = rel;
-		if (exists && isdir)
-			rc = walk(r, rel);
-		else if (exists && is_markdown(rel))
-			rc = add_file(r, rel);
-		else if (exists)
-			rc = store_error(r->db, CAIRN_INVALID,
-					 "'%s' is not a Markdown file (.md)",
-					 paths[i]);
+		if (!f->date.ambiguous || !f->time || f->failed || f->skipped)
+			continue;
+		seed_date_order(&f->date, r->dayfirst >= 0);
+		cairn_free(f->time);
+		f->time = util_strdup(f->date.iso);
+		if (!f->time)
+			return CAIRN_NOMEM;
+		seed_msg(r, 0, CAIRN_OK, f->rel, f->date_line,
+			"date %02d/%02d/%04d is day/month or month/day: read "
+			"as %s (%s); write it as YYYY-MM-DD to be sure",
+			f->date.a, f->date.b, f->date.y, f->date.iso,
+			r->dayfirst > 0	  ? "day first, as other dates here"
+			: r->dayfirst < 0 ? "month first, as other dates here"
+					  : "day first, as adr-tools wrote it");
 	}
-	if (rc)
-		return rc;
-	/* sorted by path, so ids and output do not depend on readdir order */
-	qsort(r->files, r->nfiles, sizeof(*r->files), cmp_files);
-	smap_release(&r->paths);
-	for (j = 0; j < r->nfiles && rc == CAIRN_OK; j++)
-		rc = smap_put(&r->paths, r->files[j].rel, j);
-	return rc;
+	return CAIRN_OK;
+}
+
+static char *dupz(const char *s)
+{
+	return util_strdup(s ? s : "");
+}
+
+/* What each file gave, for the report (cairn seed --dry-run). */
+static int report_sources(struct run *r, cairn_seed_report *out)
+{
+	size_t i;
+
+	out->sources = util_calloc(r->nfiles + 1, sizeof(*out->sources));
+	if (!out->sources)
+		return CAIRN_NOMEM;
+	for (i = 0; i < r->nfiles; i++) {
+		const struct sfile *f = &r->files[i];
+		cairn_seed_source *s = &out->sources[out->n_sources++];
+		const char *by = f->n > 0 && !f->failed
+					 ? r->chunks[f->first].superseded_by
+					 : NULL;
+		int read = !f->skipped && !f->failed;
+
+		s->path = dupz(f->rel);
+		s->kind = dupz(read ? f->kind : NULL);
+		s->status_text = dupz(f->status_text);
+		s->status = dupz(read ? f->status : NULL);
+		s->rule = dupz(read ? f->rule : NULL);
+		s->time = dupz(read ? f->time : NULL);
+		s->supersedes = dupz(read ? f->supersedes : NULL);
+		s->superseded_by = dupz(by);
+		s->skipped = f->skipped ? util_strdup(f->skipped) : NULL;
+		s->error = f->failed ? dupz(f->why) : NULL;
+		s->records = read ? f->n : 0;
+		if (!s->path || !s->kind || !s->status_text || !s->status ||
+		    !s->rule || !s->time || !s->supersedes || !s->superseded_by ||
+		    (f->skipped && !s->skipped) || (f->failed && !s->error))
+			return CAIRN_NOMEM;
+		if (f->skipped)
+			out->n_skipped++;
+		else if (f->failed)
+			out->n_failed++;
+	}
+	return CAIRN_OK;
+}
+
+/* "a, b, c" of the paths looked in, for a seed that found nothing. */
+static char *searched(const char *const *paths, size_t n, int scan)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s%s", i ? ", " : "", *paths[i] ? paths[i] : ".");
+	if (scan)
+		sbuf_addf(&sb, "%sfiles that look like decision records "
+			       "anywhere in the workspace",
+			  n ? ", and " : "");
+	if (sb.err || !sb.buf) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb, NULL);
 }
 
 int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
@@ -3054,9 +1429,10 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	struct run r;
 	struct old *o = NULL;
 	struct smap oldmap;
-	size_t no = 0, i, cap = 0;
-	char real[PATH_MAX];
-	int rc, own_batch = 0, defaults = 0;
+	size_t no = 0, i, cap = 0, nconf = 0;
+	char real[PATH_MAX], **conf = NULL;
+	const char **all = NULL;
+	int rc, own_batch = 0, defaults = 0, scan = 0;
 	char git_out[64];
 
 	memset(out, 0, sizeof(*out));
@@ -3076,12 +1452,26 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	r.root = util_strdup(real);
 	if (!r.root)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
-	if (n == 0) {
+	if (n == 0 && opts->default_paths) {
 		defaults = 1;
-		paths = opts->default_paths ? opts->default_paths
-					    : default_paths;
-		n = opts->default_paths ? opts->n_default_paths
-					: ARRAY_SIZE(default_paths);
+		paths = opts->default_paths;
+		n = opts->n_default_paths;
+	} else if (n == 0) {
+		/* the tools' own folders, the default ones, and a scan */
+		defaults = 1;
+		scan = 1;
+		rc = seed_config_dirs(r.root, &conf, &nconf);
+		all = util_calloc(nconf + ARRAY_SIZE(default_paths) + 1,
+				  sizeof(*all));
+		if (rc || !all) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < nconf; i++)
+			all[n++] = conf[i];
+		for (i = 0; i < ARRAY_SIZE(default_paths); i++)
+			all[n++] = default_paths[i];
+		paths = all;
 	}
 	if (!opts->no_git) {
 		const char *argv[] = { "git", "-C", r.root, "rev-parse",
@@ -3091,35 +1481,52 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 			strcmp(git_out, "true") == 0;
 	}
 	/* phase 1: read */
-	rc = collect(&r, paths, n, defaults);
+	rc = seed_collect(&r, paths, n, defaults, scan);
 	if (rc)
 		goto out;
+	/* a folder the tools are configured with holds ADRs */
+	for (i = 0; i < r.nfiles; i++) {
+		size_t k;
+
+		for (k = 0; k < nconf; k++) {
+			size_t cl = strlen(conf[k]);
+
+			if (strncmp(r.files[i].rel, conf[k], cl) == 0 &&
+			    r.files[i].rel[cl] == '/')
+				r.files[i].found = 1;
+		}
+	}
 	for (i = 0; i < r.nfiles && rc == CAIRN_OK; i++) {
 		rc = read_file(&r, i);
 		if (opts->progress)
 			opts->progress(opts->user, i + 1, r.nfiles);
 	}
 	if (rc == CAIRN_OK)
-		rc = resolve_links(&r);
+		rc = decide_dates(&r);
+	if (rc == CAIRN_OK)
+		rc = seed_resolve_links(&r);
 	if (rc)
 		goto out;
 	/* phase 2: plan */
 	rc = load_old(&r, &o, &no);
 	for (i = 0; i < no && rc == CAIRN_OK; i++)
-		rc = smap_put(&oldmap, o[i].id, i);
+		rc = seed_smap_put(&oldmap, o[i].id, i);
 	if (rc == CAIRN_OK)
 		rc = check_keys(&r, o, no, &oldmap);
 	if (rc)
 		goto out;
-	out->files = r.nfiles;
+	for (i = 0; i < r.nfiles; i++)
+		out->files += r.files[i].skipped == NULL;
 	for (i = 0; i < r.nchunks && rc == CAIRN_OK; i++) {
 		struct chunk *c = &r.chunks[i];
 		struct sfile *f = &r.files[c->file];
 		size_t oi;
 
-		if (f->failed)
+		if (f->failed) {
+			c->action = -1; /* not written, provenance untouched */
 			continue;
-		if (smap_get(&oldmap, c->id, &oi)) {
+		}
+		if (seed_smap_get(&oldmap, c->id, &oi)) {
 			o[oi].seen = 1;
 			c->action = util_streq(o[oi].hash, c->hash) &&
 						    strcmp(o[oi].status,
@@ -3144,7 +1551,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 				o[oi].seen = 1;
 		for (ci = r.files[i].first;
 		     ci < r.files[i].first + r.files[i].n; ci++)
-			if (smap_get(&oldmap, r.chunks[ci].id, &oi))
+			if (seed_smap_get(&oldmap, r.chunks[ci].id, &oi))
 				o[oi].seen = 1;
 	}
 	for (i = 0; i < no && rc == CAIRN_OK; i++) {
@@ -3157,7 +1564,20 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	}
 	if (rc)
 		goto out;
-	if (r.nerr > 0) {
+	/* the report's per-file part, before anything is written: a
+	 * failure after the commit must not be one of the seed */
+	if (r.nfiles > 0)
+		rc = report_sources(&r, out);
+	if (rc == CAIRN_OK && out->files == 0) {
+		out->searched = searched(paths, n, scan);
+		if (!out->searched)
+			rc = CAIRN_NOMEM;
+	}
+	if (rc)
+		goto out;
+	/* --strict: any error writes nothing; else the files with errors
+	 * are skipped (their records kept as they were) */
+	if (r.nerr > 0 && opts->strict) {
 		rc = store_error(db, r.first_err_rc ? r.first_err_rc
 						    : CAIRN_INVALID,
 				 "%s%s", r.first_err,
@@ -3186,6 +1606,10 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 		}
 	}
 out:
+	for (i = 0; i < nconf; i++)
+		cairn_free(conf[i]);
+	cairn_free(conf);
+	cairn_free(all);
 	out->n_errors = r.nerr;
 	out->n_warnings = r.nwarn;
 	if (r.msgs.len && !r.msgs.err)
@@ -3193,7 +1617,7 @@ out:
 	if (rc == CAIRN_NOMEM)
 		store_error(db, rc, "out of memory");
 	old_release(o, no);
-	smap_release(&oldmap);
+	seed_smap_release(&oldmap);
 	run_release(&r);
 	return rc;
 }

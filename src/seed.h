@@ -31,6 +31,7 @@ enum cairn_seed_action {
 /* Options for cairn_seed(); a zeroed struct (or NULL) means the defaults. */
 typedef struct cairn_seed_opts {
 	int dry_run;                      /* 1: plan only, write nothing */
+	int strict;                       /* 1: any file's error writes nothing */
 	int no_git;                       /* 1: do not ask git for commits */
 	const char *const *default_paths; /* used when n == 0; NULL: the built-in list */
 	size_t n_default_paths;           /* entries in default_paths */
@@ -51,9 +52,26 @@ typedef struct cairn_seed_item {
 	char *status;       /* status it gets (retired: "retired") */
 } cairn_seed_item;
 
+/* What seeding found in one file (cairn seed --dry-run lists these). */
+typedef struct cairn_seed_source {
+	char *path;          /* relative to the workspace root */
+	char *kind;          /* record kind ("" when skipped or failed early) */
+	char *status_text;   /* the status as written ("" when none) */
+	char *status;        /* the SPEC status it maps to ("" if none) */
+	char *rule;          /* the status table's row (docs/SEED.md) */
+	char *time;          /* the date found ("" when none) */
+	char *supersedes;    /* id of the record it supersedes, or "" */
+	char *superseded_by; /* id of the record that supersedes it, or "" */
+	char *skipped;       /* why it makes no record, or NULL */
+	char *error;         /* its first error (the file is skipped), or NULL */
+	size_t records;      /* records it produces */
+} cairn_seed_source;
+
 /* The outcome of a seed (or its plan). Release with cairn_seed_report_release(). */
 typedef struct cairn_seed_report {
-	size_t files;          /* Markdown files read */
+	size_t files;          /* Markdown files read (not skipped ones) */
+	size_t n_failed;       /* files with an error: skipped, their records kept */
+	size_t n_skipped;      /* templates and index pages: no record */
 	size_t records;        /* records those files produce */
 	size_t n_new;          /* items with CAIRN_SEED_NEW */
 	size_t n_changed;      /* items with CAIRN_SEED_CHANGED */
@@ -64,6 +82,9 @@ typedef struct cairn_seed_report {
 	cairn_seed_item *items; /* every record in file order, then the retired ones */
 	size_t n_items;        /* entries in items */
 	char *messages;        /* "path:line: error|warning: text\n" lines; NULL if none */
+	cairn_seed_source *sources; /* every file looked at, in path order */
+	size_t n_sources;      /* entries in sources */
+	char *searched;        /* where it looked, for "nothing found" ("a, b") */
 	int dry_run;           /* 1 when nothing was written */
 } cairn_seed_report;
 
@@ -71,12 +92,15 @@ typedef struct cairn_seed_report {
  * Seed file-backed records from Markdown files (SPEC 4.1).
  *
  * paths: n files or directories, absolute or relative to the workspace
- * root (cairn_db_root), all inside the workspace. With n == 0 the default
- * folders are used (opts->default_paths, else docs/decisions, docs/adr,
- * doc/adr, docs/architecture/decisions, .cairn/records); a default folder
- * that does not exist is skipped. Directories are walked (no symlinked
- * directories, no hidden ones, at most 32 levels); *.md and *.markdown files
- * are read, except README/index pages and templates.
+ * root (cairn_db_root), all inside the workspace. With n == 0 and no
+ * opts->default_paths, the folders the workspace's tools name (.adr-dir,
+ * .log4brains.yml), the default folders that exist (docs/SEED.md lists
+ * them) and files that look like decision records anywhere in the
+ * workspace are read; with opts->default_paths, those folders only.
+ * Directories are walked (no symlinked directories, no hidden ones, at
+ * most 32 levels); *.md, *.markdown and *.mdx files are read, except index
+ * pages (README/index that are no decision record) and templates (by
+ * their content).
  *
  * Each file becomes one record, or several chunks (docs/SEED.md). Each
  * record gets origin "file", provenance (path, heading path, start line,
@@ -87,9 +111,11 @@ typedef struct cairn_seed_report {
  * that no file produces any more is retired.
  *
  * All of it is one transaction (or part of the caller's cairn_begin
- * batch): when any file has an error (unknown status or kind, bad front
- * matter, a secret, invalid UTF-8, a key another record holds), nothing is
- * written, every error is listed in out->messages as "path:line: error: …",
+ * batch). A file with an error (unknown status or kind, bad front
+ * matter, a secret, invalid UTF-8, a key another record holds) is listed
+ * in out->messages as "path:line: error: …" and skipped: its records stay
+ * as they were, the other files are seeded, and the return is CAIRN_OK
+ * with out->n_errors > 0. With opts->strict any error writes nothing:
  * cairn_errmsg(db) holds the first, and the return is CAIRN_INVALID (or
  * CAIRN_SECRET when the first error is a secret). With opts->dry_run the
  * plan is computed the same way and nothing is written.
@@ -110,9 +136,11 @@ CAIRN_API void cairn_seed_report_release(cairn_seed_report *rep);
  * Map an ADR status text (the first line of a "## Status" section, a
  * "Status:" line, front matter "status:", or a facts-file tag) to a SPEC
  * status (docs/SEED.md has the table). Case and a final period are
- * ignored. On success *status is a static SPEC status, *outcome is
- * "rejected" or NULL, and *target (may be NULL) points into text at the X
- * of "Superseded by X" (len in *target_len), else NULL.
+ * ignored, as are decorations (emoji, markup, brackets) and a comment
+ * after the status word. On success *status is a static SPEC status,
+ * *outcome is "rejected", "abandoned" or NULL, and *target (may be NULL)
+ * points into text at the X of "Superseded by X" (len in *target_len),
+ * else NULL.
  * Returns CAIRN_OK, or CAIRN_INVALID for an unknown status.
  */
 CAIRN_API int cairn_seed_map_status(const char *text, const char **status,

@@ -234,7 +234,7 @@ static const char *const migrations[] = {
 	 * seen_blob and commits keep what `cairn check` learnt from git for
 	 * the hook, which never runs it.
 	 */
-	"CREATE TABLE refs ("
+	"CREATE TABLE IF NOT EXISTS refs ("
 	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
 	" path TEXT NOT NULL,"
 	" blob TEXT NOT NULL,"
@@ -393,6 +393,8 @@ static int migrate(struct cairn_db *db, const char *schema)
 					break;
 				}
 				name++;
+				if (strncmp(name, "IF NOT EXISTS ", 14) == 0)
+					name += 14; /* the name follows it */
 				sbuf_add(&sql, p, (size_t)(name - p));
 				sbuf_addf(&sql, "%s.", schema);
 				p = name;
@@ -423,10 +425,14 @@ static int migrate(struct cairn_db *db, const char *schema)
  * for the -wal and -shm files it creates beside it. */
 static int precreate(struct cairn_db *db, const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* a symbolic link in its place is refused, never followed (issue
+	 * 16: a cloned repository could ship one) */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0)
-		return store_error(db, CAIRN_IO, "cannot create '%s': %s",
+		return store_error(db, CAIRN_IO, errno == ELOOP
+				   ? "cannot create '%s': it is a symbolic "
+				     "link (refused)" : "cannot create '%s': %s",
 				   path, strerror(errno));
 	close(fd);
 	return CAIRN_OK;
@@ -657,11 +663,20 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 		if (rc)
 			goto out;
 	}
+	/* NOFOLLOW: the store (and the attached global one) is never a
+	 * symbolic link's target */
 	src = sqlite3_open_v2(path.buf, &db->sql,
-			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+				      SQLITE_OPEN_NOFOLLOW,
 			      NULL);
 	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "opening the store");
+		struct stat lst;
+
+		rc = lstat(path.buf, &lst) == 0 && S_ISLNK(lst.st_mode)
+			     ? store_error(db, CAIRN_IO, "cannot open '%s': it "
+					   "is a symbolic link (refused)",
+					   path.buf)
+			     : store_sql_error(db, src, "opening the store");
 		goto out;
 	}
 	rc = connection_setup(db, opts->busy_timeout_ms > 0

@@ -389,6 +389,13 @@ static uint32_t dict_freq(const struct dict *d, const char *key, size_t len)
 	return e ? e->freq : 0;
 }
 
+double tok_word_logp(const struct tok *t, const char *word, size_t len)
+{
+	uint32_t f = dict_freq(&t->dict, word, len);
+
+	return f ? log((double)f) - t->dict.logtotal : 1.0;
+}
+
 static void dict_place(struct dict_entry *slots, size_t mask,
 		       const struct dict_entry *src, uint64_t h)
 {

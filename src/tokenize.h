@@ -151,4 +151,13 @@ double tok_dict_load_ms(const struct tok *t);
 /* 1 when t's tables were mapped from the cache file, else 0. */
 int tok_cached(const struct tok *t);
 
+/*
+ * Background statistics (recall's answerability, issue 17): the natural
+ * log of a word's share of all word occurrences in the jieba dictionary,
+ * log(freq / total), for a token as the tokenizer emits it (simplified
+ * Chinese). 1 (no share: a positive number) when the word is not in the
+ * dictionary.
+ */
+double tok_word_logp(const struct tok *t, const char *word, size_t len);
+
 #endif /* CAIRN_TOKENIZE_H */

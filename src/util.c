@@ -571,3 +571,71 @@ void util_sweep_tmp(const char *dir, const char *file)
 	}
 	closedir(d);
 }
+
+/*
+ * Bytes of the control at s (n bytes left) that util_add_escaped writes
+ * visibly, and its code point in *cp; 0 when s starts with none.
+ */
+static size_t esc_control(const unsigned char *s, size_t n, unsigned flags,
+			  unsigned *cp)
+{
+	if (s[0] < 0x20 || s[0] == 0x7F) {
+		if (s[0] == '\t' || (s[0] == '\n' && (flags & UTIL_ESC_KEEP_NL)))
+			return 0;
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] == 0xC2 && n >= 2 && s[1] >= 0x80 && s[1] <= 0x9F) {
+		*cp = s[1];
+		return 2;
+	}
+	if ((flags & UTIL_ESC_LINESEP) && s[0] == 0xE2 && n >= 3 &&
+	    s[1] == 0x80 && s[2] >= 0xA8 && s[2] <= 0xAE) {
+		*cp = 0x2000u + s[2] - 0x80u;
+		return 3;
+	}
+	if ((flags & UTIL_ESC_LINESEP) && s[0] == 0xE2 && n >= 3 &&
+	    s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9) {
+		*cp = 0x2040u + s[2] - 0x80u;
+		return 3;
+	}
+	return 0;
+}
+
+void util_add_escaped(struct sbuf *sb, const char *s, size_t len,
+		      unsigned flags)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	while (i < len) {
+		unsigned cp = 0;
+		size_t k = esc_control(u + i, len - i, flags, &cp);
+
+		if (k == 0) {
+			i++;
+			continue;
+		}
+		sbuf_add(sb, s + run, i - run);
+		/* the JSON escape: readable, and the same value inside a
+		 * JSON string (so --json output stays valid JSON) */
+		sbuf_addf(sb, "\\u%04x", cp);
+		i += k;
+		run = i;
+	}
+	sbuf_add(sb, s + run, len - run);
+}
+
+int util_needs_escape(const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned cp;
+
+		if (esc_control(u + i, len - i, flags, &cp))
+			return 1;
+	}
+	return 0;
+}

@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "store.h"
 #include "vector.h"
 
@@ -1099,6 +1100,30 @@ int vector_settings_save(struct cairn_db *db, const struct embed_config *cfg)
 	return rc;
 }
 
+/*
+ * The width of the main store's vectors when they were made by the http
+ * provider with this model id (0 otherwise): the http provider then needs
+ * no dimension probe at open (issue 20: a probe doubled each hook's cost).
+ */
+static int stored_http_dim(struct cairn_db *db, const char *model)
+{
+	char buf[VEC_IDENTITY_MAX];
+	struct json *j = NULL;
+	const char *p, *m;
+	double dim = 0;
+
+	if (!model || vector_get_identity(db, "main", buf, sizeof(buf)) ||
+	    !buf[0] || json_parse(buf, strlen(buf), &j, NULL, 0) != CAIRN_OK)
+		return 0;
+	p = json_get_str(j, "provider");
+	m = json_get_str(j, "model");
+	if (!p || !m || strcmp(p, "http") != 0 || strcmp(m, model) != 0 ||
+	    !json_get_num(j, "dim", &dim) || dim < 1 || dim > EMBED_MAX_DIM)
+		dim = 0;
+	json_free(j);
+	return (int)dim;
+}
+
 int vector_embedder(struct cairn_db *db, struct embedder **out)
 {
 	struct vec_cache *c = cache_of(db);
@@ -1118,6 +1143,8 @@ int vector_embedder(struct cairn_db *db, struct embedder **out)
 	if (rc)
 		return rc;
 	c->emb_tried = 1;
+	if (vector_settings_enabled(&s) && strcmp(s.cfg.provider, "http") == 0)
+		s.cfg.dim = stored_http_dim(db, s.cfg.model);
 	if (vector_settings_enabled(&s)) {
 		c->emb_rc = embed_open(&s.cfg, &c->emb, c->emb_err,
 				       sizeof(c->emb_err));
@@ -1400,7 +1427,7 @@ static int side_map(struct cairn_db *db, int si, struct vec_schema *s,
 
 	if (!VEC_SIDECAR || !side_paths(db, si, dbf, side, sizeof(dbf)))
 		return 0;
-	fd = open(side, O_RDONLY | O_CLOEXEC);
+	fd = open(side, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(h) ||
@@ -1490,7 +1517,8 @@ static void side_write(struct cairn_db *db, int si, const struct vec_schema *s,
 		return;
 	util_sweep_tmp(si == 0 ? db->dir : db->global_dir, side);
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", side, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
 	if (fd < 0)
 		return;
 	ok = ftruncate(fd, (off_t)l.total) == 0 &&

@@ -216,13 +216,56 @@ mkdir -p "$ws"
 		--api-key-env SESAME_KEY --json > "$tmp/ri.json" 2> "$tmp/ri.err"
 	echo $? > "$tmp/ri.rc"
 	"$bin" reindex --status --json > "$tmp/st.json"
+	awk '{print $2}' "$tmp/log" | tr '\n' ' ' > "$tmp/ri.log"
+	# a later process knows the width from the stored identity: one
+	# request per recall, no dimension probe (issue 20)
+	: > "$tmp/log"
+	SESAME_KEY=sesame "$bin" recall --status all --json "apples" > "$tmp/rc.json" 2> "$tmp/rc.err"
+	echo $? > "$tmp/rc.rc"
+	awk '{print $2}' "$tmp/log" | tr '\n' ' ' > "$tmp/rc.log"
 )
 check "reindex: exit 0" [ "$(cat "$tmp/ri.rc")" = 0 ]
 check "reindex: 70 embedded" sh -c "jq -e '.embedded == 70 and .with_vector == 70' '$tmp/ri.json' >/dev/null"
 check "reindex: batches of 32 records, one request each after the probe" \
-	[ "$(awk '{print $2}' "$tmp/log" | tr '\n' ' ')" = "1 32 32 6 " ]
+	[ "$(cat "$tmp/ri.log")" = "1 32 32 6 " ]
 check "reindex: status counts" sh -c "jq -e '.records == 70 and .without_vector == 0 and .provider == \"http\"' '$tmp/st.json' >/dev/null"
+check "recall: hybrid, exit 0" sh -c "[ \"\$(cat '$tmp/rc.rc')\" = 0 ] && jq -e '.hybrid == true' '$tmp/rc.json' >/dev/null"
+check "recall: one request (the question), no dimension probe" [ "$(cat "$tmp/rc.log")" = "1 " ]
 check "reindex: the key is not in the store" sh -c "! grep -aq sesame '$ws/.cairn/cairn.db' '$ws/.cairn/cairn.db-wal' 2>/dev/null"
+
+# the provider down or slow at recall: lexical recall within the budget,
+# with a notice (JSON, stderr) and a hook.log mark; never an error (issue 20)
+ws2=$tmp/ws2
+mkdir -p "$ws2"
+(
+	cd "$ws2" || exit 1
+	export HOME=$tmp CAIRN_GLOBAL=$tmp/global
+	"$bin" init > /dev/null
+	"$bin" write --kind fact "the deploy pipeline runs on fridays" > /dev/null
+	"$bin" write --kind fact "apples are stored in the cellar" > /dev/null
+	"$bin" reindex --provider http --url "$(url ok)" --model m > /dev/null 2>&1
+	for mode in down slow; do
+		t0=$(date +%s%N)
+		CAIRN_EMBED_URL=$(url $mode) "$bin" recall --json "where are the apples" \
+			> "$tmp/dn-$mode.json" 2> "$tmp/dn-$mode.err"
+		echo "$? $((($(date +%s%N) - t0) / 1000000))" > "$tmp/dn-$mode.rc"
+	done
+	CAIRN_EMBED_URL=$(url down) "$bin" recall "where are the apples" > "$tmp/dn-plain.out" 2> "$tmp/dn-plain.err"
+	t0=$(date +%s%N)
+	printf '{"hook_event_name":"UserPromptSubmit","prompt":"where are the apples","session_id":"s1"}' |
+		CAIRN_EMBED_URL=$(url slow) "$bin" hook > "$tmp/dn-hook.out" 2>&1
+	echo "$? $((($(date +%s%N) - t0) / 1000000))" > "$tmp/dn-hook.rc"
+	tail -1 .cairn/hook.log > "$tmp/dn-hook.log"
+)
+for mode in down slow; do
+	read -r rc ms < "$tmp/dn-$mode.rc"
+	check "$mode at recall: exit 0, lexical hits, notice" sh -c "[ $rc = 0 ] && jq -e '.hybrid == false and (.hits | length) > 0 and (.notice | startswith(\"lexical recall only: \"))' '$tmp/dn-$mode.json' >/dev/null"
+	check "$mode at recall: within the 2 s budget and a margin ($ms ms)" [ "$ms" -lt 2800 ]
+done
+check "down at recall: the notice on stderr, the hit on stdout" sh -c "grep -q '^cairn: note: lexical recall only: .*(after [0-9] tr' '$tmp/dn-plain.err' && grep -q cellar '$tmp/dn-plain.out'"
+read -r rc ms < "$tmp/dn-hook.rc"
+check "slow at the hook: injected lexically before its deadline ($ms ms)" sh -c "[ $rc = 0 ] && [ $ms -lt 1500 ] && grep -q 'cellar' '$tmp/dn-hook.out'"
+check "slow at the hook: hook.log says so" grep -q "injected.*embed=down(lexical)" "$tmp/dn-hook.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

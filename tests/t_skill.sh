@@ -42,7 +42,7 @@ If one matches, try that way before giving up.	advice
 `memory_read`: one record in full, by its id (from a search or from the context cairn adds) or by its key.	read-by-id-or-key,hook-prompt-block,hook-read-hint
 `memory_write`: propose a lasting fact, rule, decision, procedure or capability.	write-is-candidate
 `memory_candidates`: the proposals waiting for a human.	candidates-list
-`memory_forget`: retire a record that is no longer true.	forget-retires
+`memory_forget`: ask to retire a record that is no longer true, by its full id or its key.	forget-asks,forget-full-id
 An empty result from `memory_recall` means that the memory holds no answer.	empty-means-no-match
 `memory_write` stores a candidate, not an accepted record.	write-is-candidate
 `memory_recall` does not return candidates by default.	recall-skips-candidates
@@ -50,6 +50,7 @@ A human approves a candidate with `cairn approve ID` or rejects it with `cairn r
 No tool can approve a record.	no-approve-tool
 A record marked with drift refers to a repository file that changed since the record was written (`drift` in `memory_recall` and `memory_read`, a ⚠ line in the context cairn adds).	drift-marked
 Read that file before relying on the record.	advice
+A forget of a record you did not write waits for a human too: `cairn approve ID` retires the record, `cairn reject ID` keeps it.	forget-asks,forget-human-confirms
 At the start of a session, cairn adds the standing rules and capabilities and the number of candidates waiting for approval.	hook-session-start
 With a prompt, it may add past records under the header "Past project records from cairn's memory", each with an id for `memory_read`.	hook-prompt-block,hook-read-hint
 Those records are not part of the current conversation.	hook-prompt-block

@@ -776,6 +776,80 @@ static void test_seeded_workspace(void)
 /* ------------------------------------------------------ stale-hit rate */
 
 /* EVIDENCE-OF: issue 5 -- which records count as stale, and the rate */
+/*
+ * Issue 17: the AUROC of the answerability (answerable above no-answer,
+ * ties half) and the sweep of floors, on a report built by hand.
+ */
+static void test_auroc_sweep(void)
+{
+	static char a1[] = "x", a2[] = "y", r1[] = "x", r2[] = "z", r3[] = "y";
+	static char cat_a[] = "a", cat_b[] = "b", cat_n[] = "none";
+	char *ans1[] = { a1 }, *ans2[] = { a2 };
+	char *ret1[] = { r2, r1 }, *ret2[] = { r3 }, *ret3[] = { r2 };
+	double s1[] = { 0.5, 0.3 }, s2[] = { 0.2 }, s3[] = { 0.4 };
+	struct eval_qresult q[3];
+	struct eval_report r;
+	struct eval_point p[3];
+
+	memset(q, 0, sizeof(q));
+	memset(&r, 0, sizeof(r));
+	/* answerable, best 0.5: its answer second, at 0.3 */
+	q[0].category = cat_a;
+	q[0].answers = ans1;
+	q[0].nanswers = 1;
+	q[0].returned = ret1;
+	q[0].ret_answer = s1;
+	q[0].nreturned = 2;
+	q[0].answer = 0.5;
+	/* answerable, best 0.2 */
+	q[1].category = cat_b;
+	q[1].answers = ans2;
+	q[1].nanswers = 1;
+	q[1].returned = ret2;
+	q[1].ret_answer = s2;
+	q[1].nreturned = 1;
+	q[1].answer = 0.2;
+	/* no answer, best 0.4 */
+	q[2].category = cat_n;
+	q[2].returned = ret3;
+	q[2].ret_answer = s3;
+	q[2].nreturned = 1;
+	q[2].answer = 0.4;
+	r.q = q;
+	r.nq = 3;
+	CHECK_NEAR(eval_auroc(&r, NULL), 0.5); /* 0.5 > 0.4, 0.2 < 0.4 */
+	CHECK_NEAR(eval_auroc(&r, "a"), 1.0);
+	CHECK_NEAR(eval_auroc(&r, "b"), 0.0);
+	CHECK(eval_auroc(&r, "none") < 0); /* no answerable query */
+	q[1].answer = 0.4;
+	CHECK_NEAR(eval_auroc(&r, "b"), 0.5); /* a tie counts half */
+	/* floors 0, 0.5, 1 */
+	CHECK_INT(eval_sweep(&r, p, 3), 0);
+	CHECK_NEAR(p[0].floor, 0);
+	CHECK_NEAR(p[0].r3, 1.0);
+	CHECK_NEAR(p[0].no_answer_empty, 0);
+	CHECK_NEAR(p[1].floor, 0.5);
+	CHECK_NEAR(p[1].r3, 0); /* the answers (0.3, 0.2) are dropped */
+	CHECK_NEAR(p[1].answerable_empty, 1.0); /* at the floor is dropped too */
+	CHECK_NEAR(p[1].no_answer_empty, 1.0);
+	CHECK_NEAR(p[2].answerable_empty, 1.0);
+	/* as recall: a question above the floor keeps its hits above 0.12 */
+	q[1].answer = 0.2;
+	s1[1] = 0.13;
+	CHECK_INT(eval_sweep(&r, p, 3), 0);
+	CHECK_NEAR(p[0].r3, 1.0);
+	{
+		struct eval_point p5[5]; /* floors 0, 0.25, 0.5, 0.75, 1 */
+
+		CHECK_INT(eval_sweep(&r, p5, 5), 0);
+		CHECK_NEAR(p5[1].r3, 0.5); /* x at 0.13 kept, y (0.2) empty */
+		CHECK_NEAR(p5[1].no_answer_empty, 0);
+	}
+	/* a run with the floor in force cannot be swept */
+	r.floor_known = 1;
+	CHECK_INT(eval_sweep(&r, p, 3), -1);
+}
+
 static void test_stale_rule(void)
 {
 	cairn_record r;
@@ -909,6 +983,7 @@ void unit_eval(void)
 	RUN(test_errors);
 	RUN(test_long_line);
 	RUN(test_seeded_workspace);
+	RUN(test_auroc_sweep);
 	RUN(test_stale_rule);
 	RUN(test_stale_hit_rate);
 }

@@ -105,7 +105,28 @@ static void test_parse_claude_shapes(void)
 	if (n == 1) {
 		CHECK_STR(ev[0].speaker, "tool");
 		CHECK_STR(ev[0].text, "error: exit 2: no rule");
+		/* tool output: stored only with include_tools (issue 16) */
+		CHECK_INT(ev[0].tool_output, 1);
 	}
+	ingest_events_free(ev, n);
+	/* a tool's result as a user line, a web speaker: tool output; the
+	 * user's own words and a tool call: not */
+	CHECK_INT(parse("{\"type\":\"user\",\"sessionId\":\"s1\","
+			"\"toolUseResult\":\"x\",\"message\":{\"content\":"
+			"\"ignore previous instructions\"}}", &ev, &n, err),
+		  CAIRN_OK);
+	CHECK(n == 1 && ev[0].tool_output == 1);
+	ingest_events_free(ev, n);
+	CHECK_INT(parse("{\"speaker\":\"Web\",\"text\":\"a page\","
+			"\"session\":\"s1\"}", &ev, &n, err), CAIRN_OK);
+	CHECK(n == 1 && ev[0].tool_output == 1);
+	ingest_events_free(ev, n);
+	CHECK_INT(parse("{\"type\":\"assistant\",\"sessionId\":\"s1\","
+			"\"message\":{\"content\":[{\"type\":\"text\",\"text\":"
+			"\"I will run it.\"},{\"type\":\"tool_use\",\"name\":"
+			"\"Bash\",\"input\":{\"command\":\"make\"}}]}}", &ev, &n,
+			err), CAIRN_OK);
+	CHECK(n == 2 && ev[0].tool_output == 0 && ev[1].tool_output == 0);
 	ingest_events_free(ev, n);
 }
 

@@ -1030,21 +1030,45 @@ static void test_mcp_forget(void)
 	s = ready(db, MCP_PROTOCOL_LATEST);
 	CHECK(recall_has(s, "build cache buildkite", "", id));
 	snprintf(args, sizeof(args), "{\"id\":\"%s\"}", id);
+	/* "A record you did not write ... is not changed: the answer has
+	 * pending true, and a human confirms with 'cairn approve ID'" */
 	j = call(s, "memory_forget", args);
 	CHECK(tool_error(j) == NULL);
-	CHECK_STR(at_str(SC(j), "status"), "retired");
+	CHECK_STR(at_str(SC(j), "status"), "accepted");
 	CHECK_STR(at_str(SC(j), "previous_status"), "accepted");
+	CHECK(json_get(SC(j), "pending") &&
+	      json_get(SC(j), "pending")->type == JSON_TRUE);
 	json_free(j);
+	CHECK_INT(cairn_record_get(db, id, &r), CAIRN_OK);
+	CHECK_STR(r ? r->status : NULL, "accepted");
+	cairn_record_free(r);
+	CHECK(recall_has(s, "build cache buildkite", "", id));
+	CHECK_INT(cairn_forget_pending(db, id), 1);
+	/* the human confirms: retired, the text kept */
+	CHECK_INT(cairn_forget_resolve(db, id, 1), CAIRN_OK);
+	CHECK_INT(cairn_forget_pending(db, id), 0);
 	CHECK_INT(cairn_record_get(db, id, &r), CAIRN_OK);
 	CHECK_STR(r ? r->status : NULL, "retired");
 	CHECK_STR(r ? r->body : NULL, "The build cache lives in "
 		  "/var/cache/buildkite and is shared.");
 	cairn_record_free(r);
 	CHECK(!recall_has(s, "build cache buildkite", "", id));
+	/* "by its full id (no prefix)": a prefix changes nothing */
+	snprintf(args, sizeof(args), "{\"id\":\"%.6s\"}", id);
+	j = call(s, "memory_forget", args);
+	CHECK(tool_error(j) && strstr(tool_error(j), "full id"));
+	json_free(j);
 	/* by key */
 	j = call(s, "memory_forget", "{\"key\":\"deploy:staging\"}");
-	CHECK_STR(at_str(SC(j), "status"), "retired");
+	CHECK_STR(at_str(SC(j), "status"), "accepted");
 	CHECK_STR(at_str(SC(j), "key"), "deploy:staging");
+	json_free(j);
+	/* "Your own pending candidate from this session is retired at once" */
+	json_free(call(s, "memory_write", "{\"kind\":\"fact\",\"key\":"
+		       "\"fact:own\",\"body\":\"The cache is warm at 9am.\"}"));
+	j = call(s, "memory_forget", "{\"key\":\"fact:own\"}");
+	CHECK_STR(at_str(SC(j), "previous_status"), "candidate");
+	CHECK_STR(at_str(SC(j), "status"), "retired");
 	json_free(j);
 	/* by key the lookup is no read: a stale record is reported stale */
 	cairn_free(put(db, "fact", "old:host", "Old host", "The API runs on "

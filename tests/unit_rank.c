@@ -202,6 +202,45 @@ static void test_floor_lexical_only_hits(void)
 	CHECK_INT(c[1].dropped, RANK_DROP_LEXICAL);
 }
 
+/*
+ * Issue 17: hybrid never discards lexical evidence. A hit whose cosine is
+ * under the floor (a weak model) but whose answerability is above the
+ * lexical floor stays; only both under their floors drop it (negative
+ * control CAIRN_MUTATE_HYBRID_COSINE_ONLY).
+ */
+static void test_floor_keeps_lexical_evidence(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[2];
+
+	c[0] = cand(0, 1, 5, 1, 0.20); /* lexical 0.5 > 0.1, cosine 0.20 < 0.51 */
+	c[1] = cand(1, 0, 0, 2, 0.30); /* no lexical evidence, weak cosine */
+	CHECK_INT(rank_floor(c, 2, &cfg), 1);
+	CHECK_INT(c[0].dropped, RANK_KEPT);
+	CHECK_INT(c[0].basis, RANK_BASIS_LEXICAL);
+	CHECK(NEAR(c[0].relevance, (0.5 - 0.1) / 0.9));
+	CHECK_INT(c[1].dropped, RANK_DROP_COSINE);
+}
+
+/*
+ * Issue 17: a weight is a tie-breaker. A decision far behind a note in
+ * both pools (fused 0.68 of it) stays behind although its weight is 2
+ * (negative control CAIRN_MUTATE_WEIGHT_FULL: 2 x 0.68 would lift it).
+ */
+static void test_weight_tiebreak(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[2];
+
+	c[0] = cand(0, 1, 10, 1, 0.80);
+	c[1] = cand(1, 30, 4, 30, 0.70);
+	c[1].kind = "decision";
+	CHECK_INT(rank_run(c, 2, &cfg, NOW, NULL, NULL, NULL), 0);
+	CHECK_INT(c[0].id, 0);
+	CHECK(NEAR(rank_tiebreak(2.0), pow(2.0, RANK_WEIGHT_EXP)));
+	CHECK(rank_tiebreak(2.0) < 1.1);
+}
+
 static void test_weights(void)
 {
 	struct rank_config cfg = config();
@@ -414,6 +453,8 @@ void unit_rank(void)
 	RUN(test_floor_no_answer);
 	RUN(test_floor_relevance);
 	RUN(test_floor_lexical_only_hits);
+	RUN(test_floor_keeps_lexical_evidence);
+	RUN(test_weight_tiebreak);
 	RUN(test_weights);
 	RUN(test_weight_orders);
 	RUN(test_exact_key_first);

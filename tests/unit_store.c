@@ -280,8 +280,39 @@ static void test_forward_migration(void)
 	cairn_free(id);
 }
 
+/*
+ * A new global store is migrated like a workspace one: every step, the
+ * CREATE TABLE IF NOT EXISTS of step 6 included, is qualified with the
+ * "global." schema (it once became "global.IF NOT EXISTS refs", a syntax
+ * error, and no global record could be written).
+ */
+static void test_global_migration(void)
+{
+	char path[600], gdir[600];
+	cairn_open_opts o;
+	cairn_record r;
+	cairn_db *db = NULL;
+	char *id = NULL;
+
+	snprintf(path, sizeof(path), "%s/gmig/.cairn", test_tmpdir);
+	snprintf(gdir, sizeof(gdir), "%s/gmig-global", test_tmpdir);
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	o.global_dir = gdir;
+	CHECK_INT(cairn_db_open(path, &o, &db), CAIRN_OK);
+	memset(&r, 0, sizeof(r));
+	r.scope = (char *)"global";
+	r.body = (char *)"a global fact";
+	r.confidence = -1;
+	CHECK_INT(cairn_record_write(db, &r, 0, &id), CAIRN_OK);
+	CHECK_MSG(id != NULL, "%s", cairn_errmsg(db));
+	cairn_free(id);
+	cairn_db_close(db);
+}
+
 void unit_store(void)
 {
+	RUN(test_global_migration);
 	RUN(test_forward_migration);
 	RUN(test_file_modes);
 	RUN(test_gate);

@@ -2,7 +2,9 @@
  * unit_util.c -- the bottom layer's SHA-256 (util.c): digests equal those
  * of an independent implementation (Python's hashlib, run when this test
  * was written: the FIPS 180-2 examples and 1000 x 'a'), and a message
- * hashed in parts equals it hashed whole, at every split of a block edge.
+ * hashed in parts equals it hashed whole, at every split of a block edge;
+ * and util_add_escaped, which keeps stored control characters off
+ * terminals and out of the hook's block (issue 16 §4).
  */
 #include <string.h>
 
@@ -52,8 +54,45 @@ static void test_sha256_parts(void)
 	}
 }
 
+/* EVIDENCE-OF: issue 16 -- C0 (but tab, and newline when kept), DEL and C1
+ * written visibly; UTF-8 text, invalid bytes and U+2028 (unless asked)
+ * pass as they are */
+static void test_escape(void)
+{
+	static const struct {
+		const char *in, *out;
+		unsigned flags;
+	} cases[] = {
+		{ "plain", "plain", 0 },
+		{ "a\tb\nc", "a\tb\\u000ac", 0 },
+		{ "a\tb\nc", "a\tb\nc", UTIL_ESC_KEEP_NL },
+		{ "\x1b[2J\x1b]0;t\x07x\r\x7f", "\\u001b[2J\\u001b]0;t\\u0007x\\u000d\\u007f",
+		  UTIL_ESC_KEEP_NL },
+		{ "nel\xc2\x85" "csi\xc2\x9b", "nel\\u0085csi\\u009b", 0 },
+		{ "\xc2\xa0\xc3\xa9中文", "\xc2\xa0\xc3\xa9中文", 0 },
+		{ "bad\xc2", "bad\xc2", 0 },
+		{ "ls\xe2\x80\xa8x", "ls\xe2\x80\xa8x", 0 },
+		{ "ls\xe2\x80\xa8x\xe2\x80\xaey\xe2\x81\xa6z",
+		  "ls\\u2028x\\u202ey\\u2066z", UTIL_ESC_LINESEP },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sbuf sb = SBUF_INIT;
+		size_t n = strlen(cases[i].in);
+
+		util_add_escaped(&sb, cases[i].in, n, cases[i].flags);
+		CHECK_MSG(strcmp(sbuf_str(&sb), cases[i].out) == 0,
+			  "case %zu: %s", i, sbuf_str(&sb));
+		CHECK_INT(util_needs_escape(cases[i].in, n, cases[i].flags),
+			  strcmp(cases[i].in, cases[i].out) != 0);
+		sbuf_release(&sb);
+	}
+}
+
 void unit_util(void)
 {
+	RUN(test_escape);
 	RUN(test_sha256_known);
 	RUN(test_sha256_parts);
 }

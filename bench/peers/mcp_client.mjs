@@ -18,6 +18,8 @@
 // --queries  ask every query once, in file order, write the common ranked
 //            format {"qid","ids","ms"} (ms = the tool call's wall time)
 // --query    ask one query, print one ranked line (qid "-", ms null)
+// A query row with "keywords" (the keyword row of run.py, issue 17): qmd
+// gets one lex sub-query per keyword, memory-words searches those words.
 //
 // The styles: cairn calls memory_recall {query, k: 10}; memory calls
 // search_nodes {query} (as its README says; its result is not ranked: the
@@ -86,12 +88,16 @@ function idsOf(style, res) {
   return ids;
 }
 
-function call(style, text) {
+function call(style, text, keywords) {
   if (style === 'cairn') return { name: 'memory_recall', arguments: { query: text, k: 10 } };
   if (style === 'memory') return { name: 'search_nodes', arguments: { query: text } };
   // qmd's MCP `query` tool with one `lex` sub-query (its BM25 mode, the
   // CLI's `search`) and rerank off (reranking needs a downloaded model)
-  const a = { searches: [{ type: 'lex', query: text }], limit: 10, rerank: false };
+  // with the keyword row (issue 17): one `lex` sub-query per keyword, as
+  // the tool's description tells an agent (one sub-query ANDs its words)
+  const searches = keywords ? keywords.map((k) => ({ type: 'lex', query: k }))
+    : [{ type: 'lex', query: text }];
+  const a = { searches, limit: 10, rerank: false };
   if (opt.collection) a.collections = [opt.collection];
   return { name: 'query', arguments: a };
 }
@@ -100,8 +106,9 @@ function call(style, text) {
 // characters), one search_nodes call each; entities ordered by how many of
 // the words found them (ties: first found first). This ranking is ours, on
 // the client; the server only filters.
-async function askWords(client, text) {
-  const words = [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).filter((w) => w.length >= 3))];
+async function askWords(client, text, keywords) {
+  const words = keywords
+    || [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).filter((w) => w.length >= 3))];
   const count = new Map();
   for (const w of words) {
     const res = await client.callTool({ name: 'search_nodes', arguments: { query: w } });
@@ -113,10 +120,10 @@ async function askWords(client, text) {
 // A tool error (e.g. qmd refuses a question with an unbalanced double quote
 // as lex syntax) answers nothing: empty ids, counted as "error" in the line.
 let lastError = null;
-async function ask(client, style, text) {
+async function ask(client, style, text, keywords) {
   lastError = null;
-  if (style === 'memory-words') return askWords(client, text);
-  const res = await client.callTool(call(style, text));
+  if (style === 'memory-words') return askWords(client, text, keywords);
+  const res = await client.callTool(call(style, text, keywords));
   if (res.isError) {
     lastError = JSON.stringify(payload(res)).slice(0, 200);
     return [];
@@ -154,7 +161,7 @@ if (opt.queries) {
   const out = [];
   for (const q of qs) {
     const t0 = performance.now();
-    const ids = await ask(client, opt.style, q.text);
+    const ids = await ask(client, opt.style, q.text, q.keywords);
     const ms = performance.now() - t0;
     const line = { qid: q.id, ids: ids.slice(0, 10), ms: Math.round(ms * 1000) / 1000 };
     if (lastError !== null) line.error = lastError;

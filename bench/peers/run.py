@@ -111,6 +111,67 @@ def cold_subset(parts_queries, n_cold):
     return out
 
 
+# ------------------------------------------------------------- keywords
+
+# The keyword row (issue 17): what an agent sends a keyword search when the
+# tool's docs tell it to send keywords -- computed once per question, the
+# same for every system: the question's words (jieba for Chinese), stop
+# words and one-letter words dropped, the KEYWORDS rarest in the store
+# (fewest corpus rows holding them; words no row holds cannot match and
+# are left out unless nothing else is left).
+KEYWORDS = 4
+STOP = set("""a about am an and any are as at be been but by can could did do does doing
+for from had has have how i if in into is it its me my of on or our should so than that the
+their them then there these they this those to us was we were what when where which who whom
+why will with would you your also just some such up out not no yes get got one s t d ll re ve
+m many much more most other very""".split())
+STOP_ZH = set('的 了 是 在 我 我们 你 你们 他 她 它 有 和 与 就 都 也 很 吗 呢 吧 啊 呀 么 什么 怎么 '
+              '怎样 如何 为什么 哪 哪些 哪个 谁 多少 这 那 这个 那个 一个 要 会 能 可以 应该 是否 还是 '
+              '或者 把 被 给 对 从 到 用 让 请 问 哪里 没有 有没有 之后 之前 时候 什么样 怎么样 这些 '
+              '那些 一些 他们 它们'.split())
+_jieba = None
+
+
+def words_of(text):
+    global _jieba
+    text = text.lower()
+    out = []
+    for run in re.findall(r'\w+', text, re.UNICODE):
+        if re.search(r'[\u3400-\u9fff]', run):
+            if _jieba is None:
+                import jieba  # python3-jieba (Debian), test tooling only
+                jieba.setLogLevel(60)
+                _jieba = jieba
+            out.extend(w for w in _jieba.lcut(run) if w.strip())
+        else:
+            out.append(run)
+    return out
+
+
+def keyword_queries(part, work):
+    """queries.jsonl of part with text = its keywords, and "keywords"."""
+    df = {}
+    for d in jsonl(os.path.join(part, 'corpus.jsonl')):
+        for w in set(words_of((d.get('title') or '') + ' ' + d['text'])):
+            df[w] = df.get(w, 0) + 1
+    rows = []
+    for q in jsonl(os.path.join(part, 'queries.jsonl')):
+        ws = []
+        for w in words_of(q['text']):
+            if w not in ws and w not in STOP and w not in STOP_ZH and len(w) > 1:
+                ws.append(w)
+        seen = [w for w in ws if df.get(w, 0) > 0] or ws
+        kws = sorted(seen, key=lambda w: (df.get(w, 0), ws.index(w)))[:KEYWORDS]
+        kws.sort(key=ws.index)  # question order
+        r = dict(q)
+        r['keywords'] = kws or [q['text']]
+        r['text'] = ' '.join(r['keywords'])
+        rows.append(r)
+    path = os.path.join(work, 'queries-keywords.jsonl')
+    write_jsonl(path, rows)
+    return path
+
+
 # --------------------------------------------------------------- systems
 
 class System:
@@ -326,7 +387,37 @@ class MemoryWords(Memory):
     cold_ok = False  # its process start is memory's; its query cost is its warm one
 
 
-SYSTEMS = {c.name: c for c in (Cairn, Fts5, Qmd, Memory, MemoryWords)}
+class CairnKw(Cairn):
+    """cairn given the keyword row (the same memory_recall tool)."""
+    name = 'cairn-kw'
+    keywords = True
+    cold_ok = False
+
+
+class Fts5Kw(Fts5):
+    """plain FTS5, the OR of the keyword row."""
+    name = 'fts5-kw'
+    keywords = True
+    cold_ok = False
+
+
+class QmdKw(Qmd):
+    """qmd as its MCP tool tells an agent: one `lex` sub-query per keyword
+    (its BM25 mode ANDs every word of one sub-query)."""
+    name = 'qmd-kw'
+    keywords = True
+    cold_ok = False
+
+
+class MemoryKw(MemoryWords):
+    """server-memory: one search_nodes call per keyword, entities ranked by
+    how many keywords found them."""
+    name = 'memory-kw'
+    keywords = True
+
+
+SYSTEMS = {c.name: c for c in (Cairn, Fts5, Qmd, Memory, MemoryWords, CairnKw, Fts5Kw, QmdKw,
+                               MemoryKw)}
 
 
 # ------------------------------------------------------------- the run
@@ -347,6 +438,8 @@ def run_system(sysobj, set_name, parts, subsets, work_root):
         ingest_s += dt
         rss_ingest.append(rss)
         qpath = os.path.join(part, 'queries.jsonl')
+        if getattr(sysobj, 'keywords', False):
+            qpath = keyword_queries(part, work)
         wout = os.path.join(work, 'warm.jsonl')
         rss_warm.append(sysobj.warm(work, qpath, wout))
         warm = {r['qid']: r for r in jsonl(wout)}
@@ -437,6 +530,8 @@ def start_floors(a, env, names):
             'qmd': ['node', os.path.join(NODE_MODULES, '@tobilu', 'qmd', 'dist', 'cli', 'qmd.js'),
                     '--version'],
             'memory': ['node', '-e', '0'], 'memory-words': ['node', '-e', '0']}
+    for n in ('cairn', 'fts5', 'qmd', 'memory'):
+        cmds[n + '-kw'] = cmds[n]
     out = {}
     for n in names:
         xs = []
@@ -483,7 +578,8 @@ def main():
     ap.add_argument('--cairn', required=True)
     ap.add_argument('--eval', default=os.path.join(ROOT, '..', 'shared', 'eval'))
     ap.add_argument('--work', default=os.path.join(PEERS, 'work'))
-    ap.add_argument('--systems', default='cairn,fts5,qmd,memory,memory-words')
+    ap.add_argument('--systems', default='cairn,fts5,qmd,memory,memory-words,'
+                    'cairn-kw,fts5-kw,qmd-kw,memory-kw')
     ap.add_argument('--sets', default='adr-workspace,locomo,cmrc2018,clapnq')
     ap.add_argument('--cold', type=int, default=12)
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'results', 'peers.json'))

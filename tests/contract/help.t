@@ -2,7 +2,7 @@
 $ cairn --help
 ~ ^usage: cairn
 ~ exit status: 0 ok, 1 error, 2 usage
-$ for c in init write read get list candidates approve reject revise forget history stats export import seed ingest session capture reflect hook recall receipt calibrate reindex model eval gc supersede mcp setup; do cairn $c --help | head -1 | grep -q "^usage: cairn $c" || echo "missing: $c"; done
+$ for c in init write read get list candidates approve reject revise forget history stats export import seed ingest session capture reflect hook recall receipt calibrate reindex model eval gc supersede mcp setup serve; do cairn $c --help | head -1 | grep -q "^usage: cairn $c" || echo "missing: $c"; done
 >
 $ cairn
 ? 2

@@ -93,7 +93,7 @@ $ cairn model
 $ cairn model frobnicate
 ? 2
 $ cairn model --help
-~ ^usage: cairn model info FILE.gguf
+~ ^usage: cairn model pull NAME
 $ printf 'not a gguf' > x.gguf; cairn model info x.gguf
 ? 1
 # a record id longer than the vector cache keeps (255 bytes) is embedded

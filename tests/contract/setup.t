@@ -165,6 +165,7 @@ $ cairn reject "$(cairn read proposal:x --json | jq -r .id)" >/dev/null && cairn
 # CLAIM: no-approve-tool
 $ ../call memory_write '{"kind":"fact","key":"fact:x","body":"x","status":"accepted"}' | jq -r .isError
 > true
-# CLAIM: forget-retires
-$ ../call memory_forget '{"id":"n1"}' >/dev/null && cairn get n1 --json | jq -r .status
-> retired
+# CLAIM: forget-asks
+$ ../call memory_forget '{"id":"n1"}' | jq -r .structuredContent.pending && cairn get n1 --json | jq -r .status
+> true
+> accepted

@@ -144,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_file(rel, data + 1, size - 1);
 	memset(&so, 0, sizeof(so));
 	so.no_git = 1;
+	so.strict = 1; /* the checks below are those of all or nothing */
 	memset(&rep, 0, sizeof(rep));
 	memset(&again, 0, sizeof(again));
 	if (cairn_begin(db) != CAIRN_OK)

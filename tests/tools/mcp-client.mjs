@@ -163,11 +163,13 @@ async function main() {
 		`file-backed read names the file (${r?.structuredContent?.edit})`);
 	await call('memory_read', {}, true);
 
-	// memory_forget
+	// memory_forget: a human's rule is not retired by an agent, only
+	// proposed for a human to confirm (issue 16)
 	r = await call('memory_forget', { key: 'rule:prod' });
-	check(r?.structuredContent?.status === 'retired', 'forget retires');
+	check(r?.structuredContent?.pending === true && r?.structuredContent?.status !== 'retired' &&
+		/^cairn approve /.test(r?.structuredContent?.confirm_with ?? ''), 'forget of a human rule is pending');
 	r = await call('memory_recall', { query: 'PROD database migrations' });
-	check(!(r?.structuredContent?.results ?? []).some((h) => h.key === 'rule:prod'), 'retired not recalled');
+	check((r?.structuredContent?.results ?? []).some((h) => h.key === 'rule:prod'), 'pending forget still recalled');
 	r = await call('memory_forget', { id: adr?.id }, true);
 	check(/docs\/adr\/0001-queue\.md/.test(r?.content?.[0]?.text), 'file-backed forget names the file');
 	r = await call('memory_read', { id: adr?.id });
