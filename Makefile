@@ -21,17 +21,18 @@ EVAL_DIR ?= ../shared/eval
 SANITIZE ?= address,undefined
 
 PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl \
-            libmicrohttpd
+            libmicrohttpd libpq
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, OpenBLAS, OpenCC and libmicrohttpd: headers only; embed_http.c,
-# bert.c, tokenize.c and cli_serve.c load them with dlopen() when an HTTP
-# provider, a model, a conversion or `cairn serve` is used, so that no
-# other command pays for libcurl's ~30 libraries, OpenBLAS's thread pool,
-# OpenCC's C++ runtime or libmicrohttpd's GnuTLS
-LINK_PKGS  := $(filter-out libcurl openblas opencc libmicrohttpd,$(PKGS))
+# libcurl, OpenBLAS, OpenCC, libmicrohttpd and libpq: headers only;
+# embed_http.c, bert.c, tokenize.c, cli_serve.c and sync.c load them with
+# dlopen() when an HTTP provider, a model, a conversion, `cairn serve` or a
+# team sync is used, so that no other command pays for libcurl's ~30
+# libraries, OpenBLAS's thread pool, OpenCC's C++ runtime, libmicrohttpd's
+# GnuTLS or libpq's TLS and Kerberos libraries
+LINK_PKGS  := $(filter-out libcurl openblas opencc libmicrohttpd libpq,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 LIBS     := $(PKG_LIBS) -lstemmer -lm -lpthread -ldl
 OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)

@@ -646,6 +646,67 @@ CAIRN_API int cairn_export(cairn_db *db,
 CAIRN_API int cairn_import_line(cairn_db *db, const char *line, size_t len,
 				unsigned flags, int replace, int *skipped);
 
+/* ============================================================ team sync */
+
+/*
+ * Team memory on PostgreSQL (docs/TEAM.md). The workspace store stays the
+ * recall index; sync copies changes to and from a server. Remotes live in
+ * the workspace store's meta table: a name, a libpq connection string and
+ * the team space of this repository. The connection string must not carry
+ * a password (CAIRN_INVALID, naming ~/.pgpass and PGPASSFILE).
+ */
+CAIRN_API int cairn_remote_add(cairn_db *db, const char *name,
+			       const char *conninfo, const char *space);
+/* Remove remote name (its sync state stays harmlessly). CAIRN_NOTFOUND. */
+CAIRN_API int cairn_remote_rm(cairn_db *db, const char *name);
+/*
+ * The remotes as a JSON array [{"name","url","space"}], name order.
+ * Caller frees with cairn_free().
+ */
+CAIRN_API int cairn_remote_list_json(cairn_db *db, char **out);
+
+typedef struct cairn_sync_report {
+	size_t pushed;     /* records sent to the server */
+	size_t pulled;     /* records taken from the server */
+	size_t conflicts;  /* conflicting revisions kept as candidates */
+	size_t refused;    /* server records refused (secret, invalid) */
+	size_t unsynced;   /* local changes not on the server after the run */
+	char *log;         /* one line per notable event; caller frees with cairn_free() */
+} cairn_sync_report;
+
+/*
+ * Sync with remote name (NULL: the only one): push this workspace's
+ * changed records (and global ones, to the user's own space), then pull
+ * everyone else's since the last sync. File-backed records never travel.
+ * A record changed here and on the server keeps the server's version;
+ * this machine's text becomes a candidate (never lost). The secret filter
+ * and the approval gate run on what is pulled. rep is filled (also on
+ * failure, as far as the run got); free rep->log with cairn_free().
+ * CAIRN_IO when the server cannot be reached (message says why: refused,
+ * password, TLS), CAIRN_MISMATCH for a server schema newer than this cairn.
+ */
+CAIRN_API int cairn_sync(cairn_db *db, const char *name,
+			 cairn_sync_report *rep);
+
+/*
+ * Follow remote name (NULL: the only one) with LISTEN cairn_sync: open a
+ * listening connection, then wait up to timeout_ms for another machine's
+ * push (CAIRN_OK), CAIRN_NOTFOUND on timeout, CAIRN_IO when the connection
+ * failed. Open the watch before the sync it follows so that no push falls
+ * between the two. Close with cairn_watch_close() (NULL ok).
+ */
+typedef struct cairn_watch cairn_watch;
+CAIRN_API int cairn_watch_open(cairn_db *db, const char *name,
+			       cairn_watch **out);
+CAIRN_API int cairn_watch_wait(cairn_watch *w, int timeout_ms);
+CAIRN_API void cairn_watch_close(cairn_watch *w);
+
+/*
+ * Local changes not yet on remote name (NULL: the only one), counted
+ * without the network. CAIRN_NOTFOUND when no remote exists.
+ */
+CAIRN_API int cairn_sync_unsynced(cairn_db *db, const char *name, size_t *n);
+
 /* Begin / commit a batch (one transaction around many writes). A commit
  * first checks the links of the records imported in it (above). */
 CAIRN_API int cairn_begin(cairn_db *db);

@@ -1191,7 +1191,8 @@ static const char stats_help[] =
 	"ignored, and how many a running 'cairn mcp' answered (served).\n"
 	"Plain --json also counts the receipts still in the spool\n"
 	"(receipts_spooled: hook prompts, moved into the store by a later\n"
-	"write).\n";
+	"write). With team remotes (cairn remote), a last line counts the\n"
+	"local changes each has not got yet (--json: \"unsynced\").\n";
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -1204,6 +1205,7 @@ static int cmd_stats(int argc, char **argv)
 	struct json *j = NULL;
 	const struct json *g, *m;
 	char *out = NULL, err[128];
+	struct sbuf unsynced = SBUF_INIT;
 	int c, rc, ret = EXIT_OK, integrity = 0, hook = 0;
 
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
@@ -1234,10 +1236,19 @@ static int cmd_stats(int argc, char **argv)
 		return ret;
 	}
 	rc = cairn_stats_json(db, &out);
+	if (rc == CAIRN_OK)
+		cli_sync_stats(db, cli_state.json, &unsynced);
 	if (rc) {
 		ret = cli_db_fail(db, rc);
 	} else if (cli_state.json) {
-		printf("%s\n", out);
+		size_t n = strlen(out);
+
+		/* the remotes' unsynced counts join the object */
+		if (unsynced.len && n && out[n - 1] == '}')
+			printf("%.*s%s\"unsynced\":{%s}}\n", (int)(n - 1), out,
+			       n > 2 ? "," : "", sbuf_str(&unsynced));
+		else
+			printf("%s\n", out);
 	} else if (json_parse(out, strlen(out), &j, err, sizeof(err)) ==
 		   CAIRN_OK) {
 		double total = 0;
@@ -1253,7 +1264,10 @@ static int cmd_stats(int argc, char **argv)
 				printf(" %s=%.0f", m->key, m->num);
 			printf("\n");
 		}
+		if (unsynced.len)
+			printf("%s\n", sbuf_str(&unsynced));
 	}
+	sbuf_release(&unsynced);
 	json_free(j);
 	cairn_free(out);
 	cairn_db_close(db);

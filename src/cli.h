@@ -93,6 +93,10 @@ int cmd_check(int argc, char **argv);     /* cli_drift.c */
 int cmd_verify(int argc, char **argv);    /* cli_drift.c */
 int cmd_mcp(int argc, char **argv);
 int cmd_setup(int argc, char **argv);      /* cli_setup.c */
+int cmd_remote(int argc, char **argv);     /* cli_remote.c */
+int cmd_sync(int argc, char **argv);       /* cli_remote.c */
+/* `cairn stats`: "unsynced NAME=N ..." (json: "NAME":N,...) into sb. */
+void cli_sync_stats(cairn_db *db, int json, struct sbuf *sb);
 /* `cairn stats --hook`: summarise .cairn/hook.log. */
 int cli_hook_stats(int json);
 /* The same summary as a JSON object, for the log in store directory dir. */
@@ -119,6 +123,8 @@ int cmd_serve(int argc, char **argv);
 	{ "verify", cmd_verify, "re-affirm a record against today's tree" },  \
 	{ "mcp", cmd_mcp, "the MCP server for agents (stdio)" },            \
 	{ "setup", cmd_setup, "install the Claude Code hooks, MCP server, Skill" }, \
+	{ "remote", cmd_remote, "team memory: add, list, rm PostgreSQL remotes" }, \
+	{ "sync", cmd_sync, "push and pull records with a team remote" }, \
 	{ "serve", cmd_serve, "the review console in a browser (loopback)" },
 
 #endif /* CAIRN_CLI_H */

@@ -244,6 +244,20 @@ static const char *const migrations[] = {
 	" how TEXT NOT NULL CHECK (how IN ('write','verify')),"
 	" seen_blob TEXT, commits INTEGER,"
 	" PRIMARY KEY (record_id, path));",
+
+	/*
+	 * 7: team sync (src/sync.c, docs/TEAM.md): for each server (its
+	 * cairn.meta server_id) and record, the server version this copy is
+	 * based on and a fingerprint of the record as last synced; a record
+	 * whose fingerprint differs is unsynced. No trigger on records: the
+	 * write path pays nothing, sync compares.
+	 */
+	"CREATE TABLE sync_state ("
+	" server TEXT NOT NULL,"
+	" record_id TEXT NOT NULL,"
+	" ver INTEGER NOT NULL,"
+	" state TEXT NOT NULL,"
+	" PRIMARY KEY (server, record_id));",
 };
 
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
@@ -388,6 +402,8 @@ static int migrate(struct cairn_db *db, const char *schema)
 					break;
 				}
 				name++;
+				if (strncmp(name, "IF NOT EXISTS ", 14) == 0)
+					name += 14; /* the name follows it */
 				sbuf_add(&sql, p, (size_t)(name - p));
 				sbuf_addf(&sql, "%s.", schema);
 				p = name;

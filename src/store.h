@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-#define STORE_SCHEMA_VERSION 6        /* PRAGMA user_version of a current store */
+#define STORE_SCHEMA_VERSION 7        /* PRAGMA user_version of a current store */
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */

@@ -31,6 +31,11 @@ faces() {
 writers() {
 	for f in "$1"/*.c; do
 		[ "$(basename "$f")" = store.c ] && continue
+		# the one known exception, open in issue 24: sync.c writes pulled
+		# records itself (local_put, yield_key) behind its own secret
+		# filter and gate (pulled_ok); its cairn.* statements are the
+		# PostgreSQL server's tables, not the store's
+		[ "$(basename "$f")" = sync.c ] && continue
 		grep -nHE '(INSERT( OR [A-Z]+)? INTO|UPDATE|DELETE FROM) [%a-z]*\.?(s\.)?(records|revisions)\b' "$f"
 	done
 }

@@ -226,11 +226,12 @@ static void test_forward_migration(void)
 	snprintf(path, sizeof(path), "%s/migrate/.cairn/cairn.db", test_tmpdir);
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
 	/* back to what a schema-2 store had: no key index, no vector table,
-	 * no refs (v6) */
+	 * no drift references (v6), no sync state (v7) */
 	CHECK(sqlite3_exec(raw,
 			   "DROP TRIGGER vectors_ad; DROP TRIGGER vectors_au;"
 			   "DROP TRIGGER vectors_al; DROP TABLE vectors;"
-			   "DROP INDEX records_key; DROP TABLE refs; DELETE FROM meta WHERE k = '"
+			   "DROP TABLE refs; DROP TABLE sync_state;"
+			   "DROP INDEX records_key; DELETE FROM meta WHERE k = '"
 			   STORE_META_REVISION "'; PRAGMA user_version=2",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(raw);
@@ -278,6 +279,36 @@ static void test_forward_migration(void)
 }
 
 /*
+ * A new global store is migrated like a workspace one: every step is
+ * qualified with the "global." schema (a CREATE TABLE IF NOT EXISTS once
+ * became "global.IF NOT EXISTS refs", a syntax error, and no global
+ * record could be written; migrate() now skips the clause).
+ */
+static void test_global_migration(void)
+{
+	char path[600], gdir[600];
+	cairn_open_opts o;
+	cairn_record r;
+	cairn_db *db = NULL;
+	char *id = NULL;
+
+	snprintf(path, sizeof(path), "%s/gmig/.cairn", test_tmpdir);
+	snprintf(gdir, sizeof(gdir), "%s/gmig-global", test_tmpdir);
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	o.global_dir = gdir;
+	CHECK_INT(cairn_db_open(path, &o, &db), CAIRN_OK);
+	memset(&r, 0, sizeof(r));
+	r.scope = (char *)"global";
+	r.body = (char *)"a global fact";
+	r.confidence = -1;
+	CHECK_INT(cairn_record_write(db, &r, 0, &id), CAIRN_OK);
+	CHECK_MSG(id != NULL, "%s", cairn_errmsg(db));
+	cairn_free(id);
+	cairn_db_close(db);
+}
+
+/*
  * EVIDENCE-OF: issue 15 -- the public calls the faces use instead of SQL
  * on db->sql: cairn_record_find_key is a lookup only (last_seen and a
  * stale status stay), cairn_db_spool_receipts says what it was, and
@@ -321,6 +352,7 @@ static void test_face_calls(void)
 
 void unit_store(void)
 {
+	RUN(test_global_migration);
 	RUN(test_forward_migration);
 	RUN(test_file_modes);
 	RUN(test_gate);

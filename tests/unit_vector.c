@@ -775,8 +775,8 @@ static void test_migrate_v4(void)
 	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
 	CHECK(sqlite3_exec(raw, "DROP TRIGGER vectors_ad; DROP TRIGGER "
 				"vectors_au; DROP TRIGGER vectors_al; DROP "
-				"TABLE vectors; DROP TABLE refs; "
-				"PRAGMA user_version=3",
+				"TABLE vectors; DROP TABLE refs; DROP TABLE "
+				"sync_state; PRAGMA user_version=3",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(raw);
 	snprintf(path, sizeof(path), "%s/vmigrate/.cairn", test_tmpdir);

@@ -1,0 +1,373 @@
+#!/bin/bash
+# EVIDENCE-OF: issue 24 -- team memory on PostgreSQL, against a throwaway
+# PostgreSQL 15 cluster (tests/tools/pg-cluster: initdb in a temporary
+# directory, a Unix socket there and a 127.0.0.1 port, stopped at exit).
+# remote add|list|rm and the password rule; two and four workspaces
+# converge; the approval gate holds team-wide; a conflicting revision
+# becomes a candidate; the secret filter and the gate run on pull; global
+# records go to the user's space and file-backed ones nowhere; 4 processes
+# syncing at once lose nothing; kill -9 during a sync, then retry,
+# converges; server down: local work goes on and sync says what failed;
+# wrong password and TLS-required errors say what to do; a newer server
+# schema is refused; --watch follows a push (bounded).
+#
+# tests/t_sync.sh CAIRN_BINARY
+set -u
+bin=$(readlink -f "$1")
+cd "$(dirname "$0")/.." || exit 1
+here=$(pwd)
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+passed=0
+failed=0
+if [ ! -x "$PGBIN/initdb" ]; then
+	echo "  skipped: t_sync: no PostgreSQL 15 in $PGBIN (Debian postgresql-15)" >&2
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/cairn-sync-XXXXXX)
+chmod 755 "$tmp"
+pg="$tmp/pg"
+bg_pids=""
+cleanup() {
+	for p in $bg_pids; do kill "$p" 2>/dev/null; done
+	"$here/tests/tools/pg-cluster" --stop "$pg"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+ok() { passed=$((passed + 1)); }
+bad() { echo "t_sync: $*" >&2; failed=$((failed + 1)); }
+check() { # check NAME COND...
+	local name=$1
+	shift
+	if "$@"; then ok; else bad "$name"; fi
+}
+
+port=$("$here/tests/tools/pg-cluster" "$pg") || {
+	bad "cannot start a PostgreSQL cluster: $(tail -5 "$pg/log" 2>/dev/null)"
+	echo "$passed passed, $failed failed"
+	exit 1
+}
+su=$(cat "$pg/data/PG_VERSION" >/dev/null; stat -c %U "$pg/data")
+URL="host=$pg port=$port user=$su dbname=cairn"
+psql() { "$PGBIN/psql" -h "$pg" -p "$port" -U "$su" -d cairn -qAt -v ON_ERROR_STOP=1 "$@"; }
+
+jqok() { jq -e "$1" <<< "$2" >/dev/null; } # jqok FILTER JSON
+# ws NAME: a workspace with its own global store (one "machine" each)
+ws() {
+	mkdir -p "$tmp/$1"
+	(cd "$tmp/$1" && CAIRN_GLOBAL="$tmp/$1.g" "$bin" init >/dev/null)
+}
+c() { # c WS ARGS...: cairn in workspace WS
+	local w=$1
+	shift
+	(cd "$tmp/$w" && CAIRN_GLOBAL="$tmp/$w.g" HOME="$tmp/$w.home" "$bin" "$@")
+}
+# what a workspace holds: id, status, key, title, body of every record
+state() {
+	c "$1" --json list --status all | jq -r '.[] | [.id, .status, (.key // ""), .title, .body] | @tsv' | sort
+}
+
+# ---------------------------------------------------------------- remotes
+ws a
+ws b
+out=$(c a remote add team "postgres://alice:sesame@127.0.0.1:$port/cairn" --space acme/app 2>&1)
+check "a password in the URI is refused and .pgpass named: $out" \
+	grep -q "pgpass" <<< "$out"
+out=$(c a remote add team "host=127.0.0.1 password=sesame" --space acme/app 2>&1)
+check "a password keyword is refused: $out" grep -q "carries a password" <<< "$out"
+check "nothing was stored for the refused remote" [ "$(c a --json remote list)" = "[]" ]
+out=$(c a remote add team "$URL" 2>&1)
+check "no Git remote, no --space: says so: $out" grep -q -- "--space" <<< "$out"
+git -C "$tmp/a" init -q && git -C "$tmp/a" remote add origin git@github.com:acme/app.git
+out=$(c a remote add team "$URL" 2>&1)
+check "the team space is derived from the Git remote: $out" \
+	grep -q "team space github.com/acme/app" <<< "$out"
+check "remote list names it" grep -q "^team" <<< "$(c a remote list)"
+check "remote rm removes it" c a remote rm team
+check "and it is gone" [ "$(c a --json remote list)" = "[]" ]
+c a remote add team "$URL" --space acme/app >/dev/null
+c b remote add team "$URL" --space acme/app >/dev/null
+out=$(c a remote add team "$URL" --space x 2>&1)
+check "adding an existing remote is refused: $out" grep -q "exists" <<< "$out"
+
+# ------------------------------------------------------- two converge
+c a write --kind decision --title "Database" --body "We use PostgreSQL 15 for team memory" >/dev/null
+c a write --kind fact --key deploy:host --title "Deploy host" --body "deploys go to blyck" >/dev/null
+c b write --kind rule --title "Review" --body "every change is reviewed by one other person" >/dev/null
+out=$(c a stats)
+check "stats shows what is unsynced: $out" grep -q "unsynced  team=2" <<< "$out"
+check "stats --json counts it per remote" jqok '.unsynced.team == 2' "$(c a --json stats)"
+check "remote list --json names the space" jqok '.[0].name == "team" and .[0].space == "acme/app"' "$(c a --json remote list)"
+out=$(c a sync)
+check "a pushes 2: $out" grep -q "pushed 2, pulled 0" <<< "$out"
+check "then nothing is unsynced" grep -q "unsynced  team=0" <<< "$(c a stats)"
+c b sync >/dev/null
+c a sync >/dev/null
+check "two workspaces converge" [ "$(state a)" = "$(state b)" ]
+check "with all three records" [ "$(state a | wc -l)" = 3 ]
+check "the server keeps them in the team space" \
+	[ "$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'acme/app'")" = 3 ]
+check "the server schema is versioned" \
+	[ "$(psql -c "SELECT v FROM cairn.meta WHERE k = 'schema_version'")" = 1 ]
+check "recall on b finds a's record locally" \
+	grep -q "Database" <<< "$(c b recall "which database for team memory")"
+
+# revisions travel: two kept on a, never synced before, arrive on b
+kid=$(c a --json read deploy:host | jq -r .id)
+c a revise "$kid" --body "deploys go to blyck, then to kvarn" >/dev/null
+c a revise "$kid" --body "deploys go to kvarn only" >/dev/null
+c a sync >/dev/null
+c b sync >/dev/null
+check "the record's revisions reach b: $(c b --json history deploy:host | jq -c '[.[].revision]')" \
+	[ "$(c b --json history deploy:host | jq -c '[.[].revision]')" = "[3,2,1]" ]
+check "with their texts" grep -q "blyck, then to kvarn" <<< "$(c b --json history deploy:host | jq -r '.[].body')"
+
+# -------------------------------------------- the approval gate, team-wide
+cid=$(c a write --origin agent --kind procedure --title "Release" --body "release with make dist then tag" | awk '{print $1}')
+c a sync >/dev/null
+c b sync >/dev/null
+check "b sees a's candidate as a candidate" \
+	grep -q "candidate" <<< "$(c b get "$cid")"
+c b approve "$cid" >/dev/null
+c b sync >/dev/null
+c a sync >/dev/null
+check "approved on b, accepted on a" grep -q "accepted" <<< "$(c a get "$cid")"
+check "the server names who approved" \
+	[ "$(psql -c "SELECT approved_by FROM cairn.records WHERE id = '$cid'")" = "$su" ]
+rid=$(c b write --origin agent --kind note --title "Guess" --body "the cache is probably warm" | awk '{print $1}')
+c b sync >/dev/null
+c a sync >/dev/null
+c a reject "$rid" >/dev/null
+c a sync >/dev/null
+c b sync >/dev/null
+check "rejected on a, rejected on b" grep -q "rejected" <<< "$(c b get "$rid")"
+c b forget "$rid" >/dev/null
+c b sync >/dev/null
+c a sync >/dev/null
+check "forgotten on b, retired on a" grep -q "retired" <<< "$(c a get "$rid")"
+
+# ------------------------------------------------------------- conflicts
+did=$(c a --json list --kind decision | jq -r '.[0].id')
+c a revise "$did" --body "We use PostgreSQL 15, managed, for team memory" >/dev/null
+c b revise "$did" --body "We use PostgreSQL 16 for team memory (b's view)" >/dev/null
+c a sync >/dev/null
+out=$(c b --json sync)
+check "b's push conflicts and says so: $out" jqok '.conflicts == 1 and ([.log[] | select(startswith("conflict: '"$did"'"))] | length) == 1' "$out"
+check "b keeps the server's text" grep -q "managed" <<< "$(c b get "$did")"
+check "b's text became a candidate on b" \
+	grep -q "b's view" <<< "$(c b --json list --status candidate | jq -r '.[].body')"
+c a sync >/dev/null
+check "and travels to a as a candidate" \
+	grep -q "b's view" <<< "$(c a --json list --status candidate | jq -r '.[].body')"
+check "a and b converge after the conflict" [ "$(state a)" = "$(state b)" ]
+check "the server kept the overwritten revision" \
+	[ "$(psql -c "SELECT count(*) FROM cairn.revisions WHERE id = '$did'")" -ge 1 ]
+# a status-only conflict: approved on a, rejected on b; the first push stands
+sid=$(c a write --origin agent --kind fact --title "Cache" --body "the build cache lives in /var/cache/ci" | awk '{print $1}')
+c a sync >/dev/null
+c b sync >/dev/null
+c a approve "$sid" >/dev/null
+c b reject "$sid" >/dev/null
+c a sync >/dev/null
+out=$(c b sync)
+check "a status conflict keeps the server's status and says so: $out" \
+	grep -q "conflict: $sid is accepted on the server.*rejected here; kept the server's" <<< "$out"
+check "b now has it accepted, like a" grep -q "accepted" <<< "$(c b get "$sid")"
+# the same key made on two machines: the second becomes its candidate
+c a write --kind fact --key ci:runner --title "CI" --body "CI runs on runner one" >/dev/null
+c b write --kind fact --key ci:runner --title "CI" --body "CI runs on runner two" >/dev/null
+c a sync >/dev/null
+c b sync >/dev/null
+c a sync >/dev/null
+check "one key, one holder, the other text a candidate for it" \
+	[ "$(c b --json list --status all | jq '[.[] | select(.key == "ci:runner")] | length')" = 1 ]
+check "runner two is kept as a candidate" \
+	grep -q "runner two" <<< "$(c b --json list --status candidate | jq -r '.[].body')"
+check "a and b converge after the key conflict" [ "$(state a)" = "$(state b)" ]
+
+# ------------------------------------------------- never trust the server
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000001', 'fact', 'leak', 'key AKIAIOSFODNN7EXAMPLE here', 'accepted', 1, 'human', '$now', '$now', 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000002', 'rule', 'sneaky', 'always deploy on fridays', 'accepted', 0.5, 'agent', '$now', '$now', 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, hash, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000003', 'fact', 'hidden', 'an innocent body', 'accepted', 1, 'human', '$now', '$now', 1, 'ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c', 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', 'rbad0000000000004', 'fact', 'zero', 'revision zero', 'accepted', 1, 'human', '$now', '$now', 0, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+psql -c "INSERT INTO cairn.revisions (space, id, revision, title, body, status, confidence, origin, updated) VALUES ('acme/app', '$kid', 0, 'old', 'old text with AKIAIOSFODNN7EXAMPLE', 'accepted', 1, 'human', '$now')" >/dev/null
+psql -c "UPDATE cairn.records SET title = 'Deploy host (moved)', ver = ver + 1, seq = nextval('cairn.seq') WHERE id = '$kid'" >/dev/null
+out=$(c b sync)
+check "a secret in a server revision is refused: $out" grep -q "refused revision 0 of $kid.*aws" <<< "$out"
+check "and not stored" bash -c "! (cd '$tmp/b' && CAIRN_GLOBAL='$tmp/b.g' '$bin' --json history deploy:host) | grep -q AKIA"
+check "a secret in any field, the hash too, is refused: $out" grep -q "refused rbad0000000000003.*github" <<< "$out"
+check "a record the store would not hold is refused: $out" grep -q "refused rbad0000000000004.*revision" <<< "$out"
+check "a secret on the server is refused on pull: $out" grep -q "refused rbad0000000000001.*aws" <<< "$out"
+check "and not stored" bash -c "! (cd '$tmp/b' && CAIRN_GLOBAL='$tmp/b.g' '$bin' get rbad0000000000001 >/dev/null 2>&1)"
+check "an agent's record accepted without approval arrives a candidate" \
+	grep -q "candidate" <<< "$(c b get rbad0000000000002)"
+
+# ------------------------------------- what is shared: global, file-backed
+c a write --scope global --kind fact --title "My editor" --body "I use vim keybindings" >/dev/null
+mkdir -p "$tmp/a/docs"
+printf '# Facts\n\n## Port\n\nThe API listens on port 8080.\n' > "$tmp/a/docs/facts.md"
+c a seed docs >/dev/null 2>&1
+c a sync >/dev/null
+check "a global record goes to the user's own space" \
+	[ "$(psql -c "SELECT space FROM cairn.records WHERE title = 'My editor'")" = "user:$su" ]
+check "file-backed records never leave the machine" \
+	[ "$(psql -c "SELECT count(*) FROM cairn.records WHERE origin = 'file' OR body LIKE '%8080%'")" = 0 ]
+
+# T_SYNC_QUICK=1 (tests/mutate): the rules above only, not the load,
+# crash, watch, outage and authentication cases below
+if [ "${T_SYNC_QUICK:-0}" != 1 ]; then
+# -------------------------------------- four converge, 4 syncing at once
+for w in w1 w2 w3 w4; do
+	ws $w
+	c $w remote add team "$URL" --space four >/dev/null
+	for i in $(seq 1 25); do echo "{\"kind\":\"note\",\"title\":\"$w note $i\",\"body\":\"note $i written on $w\"}"; done > "$tmp/$w.jsonl"
+	c $w import "$tmp/$w.jsonl" >/dev/null
+done
+pids=""
+for w in w1 w2 w3 w4; do
+	c $w sync > "$tmp/$w.out" 2>&1 &
+	pids="$pids $!"
+done
+allok=1
+for p in $pids; do wait "$p" || allok=0; done
+check "4 processes syncing at once all succeed: $(cat "$tmp"/w?.out)" [ "$allok" = 1 ]
+check "the server has all 100, none twice" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "100|100" ]
+for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
+# 4 processes syncing one workspace at once: no false conflict, no double
+for i in $(seq 1 10); do c w1 write --kind note --title "w1 late $i" --body "written on w1 before four syncs, $i" >/dev/null; done
+pids=""
+for i in 1 2 3 4; do
+	c w1 sync > "$tmp/same$i.out" 2>&1 &
+	pids="$pids $!"
+done
+allok=1
+for p in $pids; do wait "$p" || allok=0; done
+check "4 syncs of one workspace at once all succeed" [ "$allok" = 1 ]
+check "and report no conflict: $(cat "$tmp"/same?.out)" bash -c "! grep -q -e '^conflict:' -e 'conflicts [1-9]' '$tmp'/same?.out"
+check "the server has the 10 new ones once each" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "110|110" ]
+check "and w1 has nothing unsynced" grep -q "unsynced  team=0" <<< "$(c w1 stats)"
+for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
+same4() { [ "$(state w1)" = "$(state w2)" ] && [ "$(state w2)" = "$(state w3)" ] && [ "$(state w3)" = "$(state w4)" ]; }
+check "four workspaces converge" same4
+check "each holds all 110" [ "$(state w4 | wc -l)" = 110 ]
+
+# ------------------------------------------- kill -9 during a sync, retry
+ws k1
+ws k2
+c k1 remote add team "$URL" --space kill >/dev/null
+c k2 remote add team "$URL" --space kill >/dev/null
+for i in $(seq 1 3000); do echo "{\"kind\":\"note\",\"title\":\"bulk $i\",\"body\":\"bulk record number $i\"}"; done > "$tmp/k.jsonl"
+c k1 import "$tmp/k.jsonl" >/dev/null
+(cd "$tmp/k1" && CAIRN_GLOBAL="$tmp/k1.g" exec "$bin" sync >/dev/null 2>&1) &
+kp=$!
+for i in $(seq 1 100); do
+	n=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
+	[ "$n" -gt 0 ] && break
+	sleep 0.05
+done
+kill -9 "$kp" 2>/dev/null
+wait "$kp" 2>/dev/null
+mid=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
+c k1 sync >/dev/null
+check "after kill -9 (at $mid of 3000 pushed), a retry pushes the rest: none lost, none twice" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'kill'")" = "3000|3000" ]
+c k2 sync >/dev/null
+check "and a second workspace converges with it" [ "$(state k1 | md5sum)" = "$(state k2 | md5sum)" ]
+check "nothing is unsynced on k1" grep -q "unsynced  team=0" <<< "$(c k1 stats)"
+
+# ---------------------------------------------------------- --watch
+c b sync --watch --for 12 > "$tmp/watch.out" 2>&1 &
+wp=$!
+bg_pids="$bg_pids $wp"
+sleep 1
+c a write --kind fact --title "Watched" --body "the watcher sees this zebra quickly" >/dev/null
+c a sync >/dev/null
+seen=0
+for i in $(seq 1 80); do
+	if c b --json list | jq -e '.[] | select(.title == "Watched")' >/dev/null 2>&1; then
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+check "--watch pulls another machine's push while it runs" [ "$seen" = 1 ]
+kill "$wp" 2>/dev/null
+wait "$wp" 2>/dev/null
+out=$(c b sync --for 3 2>&1)
+check "--for without --watch is a usage error: $out" grep -q "goes with --watch" <<< "$out"
+
+# ------------------------------------------------------------ server down
+"$here/tests/tools/pg-cluster" --stop "$pg"
+check "server down: writing goes on" bash -c "cd '$tmp/a' && CAIRN_GLOBAL='$tmp/a.g' '$bin' write --kind note --title Offline --body 'written while the server was down' >/dev/null"
+check "and recall too" grep -q "Offline" <<< "$(c a recall "written while the server was down")"
+out=$(c a sync 2>&1)
+rc=$?
+check "sync fails with exit 1 (got $rc)" [ "$rc" = 1 ]
+check "and says what failed: $out" grep -q "cannot reach remote 'team'.*not reachable" <<< "$out"
+check "and how much waits: $out" grep -q "1 local changes wait" <<< "$out"
+"$here/tests/tools/pg-cluster" --start "$pg"
+c a sync >/dev/null
+c b sync >/dev/null
+check "server back: the offline record arrives" grep -q "Offline" <<< "$(state b)"
+
+# ------------------------------- roles, grants and RLS of docs/TEAM.md
+# the three ```sql blocks of docs/TEAM.md, run as written
+block() { awk -v n="$1" '/^```sql$/ {k++; on = (k == n); next} /^```$/ {on = 0} on' docs/TEAM.md; }
+asrole() { local r=$1 d=$2; shift 2; "$PGBIN/psql" -h "$pg" -p "$port" -U "$r" -d "$d" -qAt -v ON_ERROR_STOP=1 "$@"; }
+block 1 | asrole "$su" postgres >/dev/null 2>"$tmp/b1.err"
+check "docs/TEAM.md block 1 runs: $(cat "$tmp/b1.err")" [ ! -s "$tmp/b1.err" ]
+asrole "$su" postgres -c "CREATE ROLE mallory LOGIN IN ROLE cairn_team" >/dev/null
+for r in cairn_owner alice mallory; do
+	ws "r_$r"
+	c "r_$r" remote add team "host=$pg port=$port user=$r dbname=memory" --space github.com/acme/app >/dev/null
+done
+out=$(c r_cairn_owner sync 2>&1)
+check "the owner's first sync creates the schema: $out" grep -q "^synced" <<< "$out"
+block 2 | asrole cairn_owner memory >/dev/null 2>"$tmp/b2.err"
+block 3 | asrole cairn_owner memory >/dev/null 2>>"$tmp/b2.err"
+check "docs/TEAM.md blocks 2 and 3 run: $(cat "$tmp/b2.err")" [ ! -s "$tmp/b2.err" ]
+c r_alice write --kind decision --title "Team DB" --body "alice decided on the memory database" >/dev/null
+c r_alice write --scope global --kind fact --title "Alice's shell" --body "alice uses zsh" >/dev/null
+out=$(c r_alice sync 2>&1)
+check "a member syncs her team space and her own: $out" grep -q "pushed 2" <<< "$out"
+check "her global record is in user:alice, stamped by the server" \
+	[ "$(asrole cairn_owner memory -c "SELECT space, author FROM cairn.records WHERE title = 'Alice''s shell'")" = "user:alice|alice" ]
+out=$(c r_mallory sync 2>&1)
+check "a role that is not a member sees nothing of the space: $out" grep -q "pulled 0" <<< "$out"
+c r_mallory write --kind rule --title "Sneak" --body "mallory tries to write into acme" >/dev/null
+out=$(c r_mallory sync 2>&1)
+check "and cannot write into it; sync says why: $out" grep -q "row-level security" <<< "$out"
+check "the space still holds only alice's record" \
+	[ "$(asrole cairn_owner memory -c "SELECT count(*) FROM cairn.records WHERE space = 'github.com/acme/app'")" = 1 ]
+
+# -------------------------------------------- passwords, TLS, schema
+ws p
+printf '127.0.0.1:%s:cairn:pwuser:wrong\n' "$port" > "$tmp/pgpass"
+chmod 600 "$tmp/pgpass"
+c p remote add pw "host=127.0.0.1 port=$port user=pwuser dbname=cairn" --space acme/app >/dev/null
+out=$(PGPASSFILE="$tmp/pgpass" c p sync 2>&1)
+check "a wrong password is named, and where the password goes: $out" \
+	grep -q "password authentication failed.*pgpass" <<< "$out"
+printf '127.0.0.1:%s:cairn:pwuser:right\n' "$port" > "$tmp/pgpass"
+check "the right one in PGPASSFILE connects" env PGPASSFILE="$tmp/pgpass" bash -c "cd '$tmp/p' && CAIRN_GLOBAL='$tmp/p.g' '$bin' sync >/dev/null"
+check "no password was stored in cairn's files" bash -c "! grep -rqa right '$tmp/p/.cairn'"
+c p remote add tls "host=127.0.0.1 port=$port user=tlsonly dbname=cairn sslmode=disable" --space acme/app >/dev/null
+out=$(c p sync tls 2>&1)
+check "a server that wants TLS: the fix is named: $out" grep -q "only over TLS: add sslmode=require" <<< "$out"
+c p remote add req "host=127.0.0.1 port=$port user=$su dbname=cairn sslmode=require" --space acme/app >/dev/null
+out=$(c p sync req 2>&1)
+check "TLS required by us, none offered: said so: $out" grep -q "requires TLS.*offers none" <<< "$out"
+out=$(c p sync 2>&1)
+check "several remotes: sync asks which: $out" grep -q "name the one to sync" <<< "$out"
+psql -c "UPDATE cairn.meta SET v = '99' WHERE k = 'schema_version'" >/dev/null
+out=$(c a sync 2>&1)
+check "a newer server schema is refused: $out" grep -q "version 99, newer than this cairn" <<< "$out"
+psql -c "UPDATE cairn.meta SET v = '1' WHERE k = 'schema_version'" >/dev/null
+
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
