@@ -237,6 +237,33 @@ check "a group: 200 with one result per id ($st)" \
 check "a group: both rejected in the store" \
 	[ "$(status_of "$g1") $(status_of "$g2")" = "rejected rejected" ]
 
+# ---------------------------------------------------- pending forgets
+# an agent's forget of a human's record waits for a human (issue 16); the
+# console lists it beside the candidates and retires or keeps it
+h=$("$cairn" write -k rule -t "Review terraform" "Never run terraform apply against prod without review." | id_of)
+forget_rpc() {
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+		'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_forget","arguments":{"id":"'"$1"'"}}}' |
+		"$cairn" mcp 2> /dev/null | jq -r 'select(.id == 2) | .result.structuredContent.pending'
+}
+check "an agent's forget of a human rule is pending" [ "$(forget_rpc "$h")" = true ]
+get /api/candidates
+check "candidates: the pending forget is listed ($st)" \
+	bash -c "[ '$st' = 200 ] && [ \"\$(jq -r '[.forgets[] | .record.id] | join(\",\")' '$tmp/body')\" = '$h' ]"
+post /api/forget '{"id":"'"$h"'"}'
+check "forget without apply: 400 ($st)" [ "$st" = 400 ]
+post /api/forget '{"id":"'"$h"'","apply":false}'
+check "forget kept: 200 ($st)" [ "$st" = 200 ]
+check "... the rule stays accepted, nothing pending" \
+	bash -c "[ \"\$('$cairn' get --json '$h' | jq -r .status)\" = accepted ] && [ \"\$('$cairn' candidates --json | jq '[.[] | select(.pending == \"forget\")] | length')\" = 0 ]"
+post /api/forget '{"id":"'"$h"'","apply":false}'
+check "no forget pending any more: 404 ($st)" [ "$st" = 404 ]
+forget_rpc "$h" > /dev/null
+post /api/forget '{"id":"'"$h"'","apply":true}'
+check "forget applied: 200, the rule retired ($st)" \
+	bash -c "[ '$st' = 200 ] && [ \"\$('$cairn' get --json '$h' | jq -r .status)\" = retired ]"
+
 # --------------------------------------------------------- bad requests
 post /api/approve '{"id":'
 check "malformed JSON: 400 bad_json ($st)" \
