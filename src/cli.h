@@ -90,6 +90,7 @@ int cmd_reflect(int argc, char **argv);   /* cli_capture.c */
 int cmd_gc(int argc, char **argv);        /* cli_gc.c */
 int cmd_supersede(int argc, char **argv); /* cli_gc.c */
 int cmd_check(int argc, char **argv);     /* cli_drift.c */
+int cmd_eval_drift(int argc, char **argv); /* cli_eval_drift.c: eval --drift */
 int cmd_verify(int argc, char **argv);    /* cli_drift.c */
 int cmd_mcp(int argc, char **argv);
 int cmd_setup(int argc, char **argv);      /* cli_setup.c */

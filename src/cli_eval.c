@@ -36,6 +36,10 @@ static const char eval_help[] =
 	"                      [--no-floor] [--seed] [--hook [--budget N]]\n"
 	"                      [--misses FILE] [--queries FILE] [--sweep]\n"
 	"                      [--quiet]\n"
+	"       cairn eval --drift [--json] [--files N] [--commits N] [--seed S]\n"
+	"\n"
+	"--drift measures drift detection on a scripted repository history\n"
+	"instead (`cairn eval --drift --help`).\n"
 	"\n"
 	"Measure recall quality on a labelled dataset (SPEC 8). DIR holds:\n"
 	"  corpus.jsonl   {\"id\",\"text\",\"title\",\"time\",\"group\"?}: one record each\n"
@@ -470,7 +474,7 @@ static int print_sweep(const struct eval_report *r, const char *name)
 	return 0;
 }
 
-/* `cairn eval DIR [options]` (see eval_help). */
+/* `cairn eval DIR [options]` (see eval_help); --drift: cli_eval_drift.c */
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
@@ -498,6 +502,9 @@ int cmd_eval(int argc, char **argv)
 	size_t nmiss = 0;
 	int c, rc, ret = 0, record = 0;
 
+	for (c = 1; c < argc; c++)
+		if (strcmp(argv[c], "--drift") == 0)
+			return cmd_eval_drift(argc, argv);
 	memset(&opts, 0, sizeof(opts));
 	memset(&prog, 0, sizeof(prog));
 	for (;;) {

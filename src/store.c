@@ -1854,6 +1854,9 @@ int store_import_record(struct cairn_db *db, const char *schema,
 			goto out;
 	}
 	rc = insert_record(db, schema, r, &c, &p, r->id, pending_key, flags);
+	/* the files it refers to, as they are here now (drift.h) */
+	if (rc == CAIRN_OK && strcmp(schema, "main") == 0)
+		rc = drift_note(db, r->id, "write");
 	if (rc == CAIRN_OK && (r->supersedes || r->superseded_by)) {
 		/* checked when the transaction commits (links_check) */
 		char **grown = util_realloc(db->links, (db->nlinks + 1) *

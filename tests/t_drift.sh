@@ -85,5 +85,15 @@ for i in $(seq -w 1 $N); do
 	[ "$d" = "$want" ] || bad "recall marked proc:$i as drifted=$d, expected $want"
 done
 ok
+
+# the same measurement as a command: cairn eval --drift (a history made by
+# cairn itself, through the library), default and larger
+for args in "" "--files 100 --commits 300 --seed 7"; do
+	# shellcheck disable=SC2086
+	"$cairn" eval --drift --json $args > "$tmp/eval.json" 2> "$tmp/eval.err" || bad "eval --drift $args failed: $(head -2 "$tmp/eval.err")"
+	echo "eval --drift $args: $(cat "$tmp/eval.json")" >&2
+	jq -e '.flagged_share == 1 and .false_flags == 0 and .moved >= 10 and .renamed >= 1 and .renames_told == .renamed' "$tmp/eval.json" > /dev/null &&
+		ok || bad "eval --drift $args: $(cat "$tmp/eval.json")"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

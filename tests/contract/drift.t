@@ -76,6 +76,9 @@ $ printf '\nMore context.\n' >> docs/decisions/0001-sqlite.md && cairn check --j
 > changed
 $ cairn seed >/dev/null; cairn check --json | jq -r '[.refs[] | select(.path | startswith("docs/"))] | length'
 > 0
+# an imported record remembers its files too (import writes through the store)
+$ printf '%s\n' '{"id":"imp1","kind":"procedure","title":"Ship","body":"Run scripts/ship.sh to ship."}' | cairn import >/dev/null && cairn check --all --json | jq -r '.refs[] | select(.id == "imp1") | .path + " " + .state'
+> scripts/ship.sh same
 $ cairn check --help | head -1
 ~ ^usage: cairn check
 $ cairn verify
