@@ -1072,25 +1072,6 @@ static int sha_cache_read(struct bert_model *m, const char *file,
 	return 1;
 }
 
-/* mkdir -p with mode 0700 for every missing component of dir. */
-static int make_dirs(const char *dir)
-{
-	char p[4096];
-	size_t i, n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(p))
-		return -1;
-	memcpy(p, dir, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return -1;
-		p[i] = dir[i];
-	}
-	return 0;
-}
 
 /* Write line + m->sha to file atomically; failures leave no file. */
 static void sha_cache_write(const struct bert_model *m, const char *file,
@@ -1104,7 +1085,7 @@ static void sha_cache_write(const struct bert_model *m, const char *file,
 	    !(slash = strrchr(dir, '/')))
 		return;
 	*slash = '\0';
-	if (make_dirs(dir) != 0 ||
+	if (util_mkdir_p(dir, 0700) != 0 ||
 	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
 		return;
 	sbuf_addf(&b, "%s%s\n", line, m->sha);

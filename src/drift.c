@@ -905,9 +905,8 @@ out:
 
 int cairn_drift_set_weight(cairn_db *db, double w)
 {
-	sqlite3_stmt *st = NULL;
 	char v[32];
-	int src, rc;
+	int rc;
 
 	if (!db || !(w >= 0 && w <= 1))
 		return db ? store_error(db, CAIRN_INVALID,
@@ -917,16 +916,8 @@ int cairn_drift_set_weight(cairn_db *db, double w)
 	rc = store_tx_begin(db);
 	if (rc)
 		return rc;
-	src = sqlite3_prepare_v2(db->sql,
-				 "INSERT OR REPLACE INTO main.meta (k, v) "
-				 "VALUES ('drift.weight', ?1)", -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, v, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "setting the drift weight");
-	sqlite3_finalize(st);
+	rc = store_meta_set(db, "main", "drift.weight", v,
+			    "setting the drift weight");
 	return store_tx_end(db, rc);
 }
 

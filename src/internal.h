@@ -142,6 +142,11 @@ double util_now_ms(void);
  */
 int util_dl_syms(const char *lib, const char *pkg, const char *const *names,
 		 void **const *slots, size_t n, char *why, size_t whysize);
+/*
+ * mkdir -p: make path and every missing folder above it with mode. 0, or
+ * -1 with errno (ENAMETOOLONG past PATH_MAX).
+ */
+int util_mkdir_p(const char *path, unsigned mode);
 /* Read a whole file; limit caps its size. Caller frees *out. */
 int util_read_file(const char *path, size_t limit, char **out, size_t *len,
 		   char *err, size_t errsize);

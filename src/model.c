@@ -322,25 +322,6 @@ int cairn_model_remove(const char *name, const char *dir, char *err,
 	return found ? CAIRN_OK : CAIRN_NOTFOUND;
 }
 
-/* mkdir -p, 0700 for what it makes. 0 or -1 (errno). */
-static int make_dirs(const char *dir)
-{
-	char p[4096];
-	size_t i, n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(p))
-		return errno = ENAMETOOLONG, -1;
-	memcpy(p, dir, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return -1;
-		p[i] = i < n ? '/' : '\0';
-	}
-	return 0;
-}
 
 /* ----------------------------------------------------------------- curl */
 
@@ -809,7 +790,7 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 			 mc.why);
 		return CAIRN_ERROR;
 	}
-	if (make_dirs(dir) != 0) {
+	if (util_mkdir_p(dir, 0700) != 0) {
 		snprintf(out->error, sizeof(out->error), "cannot make '%s': %s",
 			 dir, strerror(errno));
 		return CAIRN_IO;

@@ -451,27 +451,6 @@ static int precreate(struct cairn_db *db, const char *path)
 	return CAIRN_OK;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t i, n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (buf[i] == '/' || buf[i] == '\0') {
-			char c = buf[i];
-
-			buf[i] = '\0';
-			if (mkdir(buf, mode) != 0 && errno != EEXIST)
-				return -1;
-			buf[i] = c;
-		}
-	}
-	return 0;
-}
-
 static char *default_global_dir(void)
 {
 	const char *g = getenv("CAIRN_GLOBAL");
@@ -574,7 +553,7 @@ int store_attach_global(struct cairn_db *db, int create)
 			rc = CAIRN_NOTFOUND;
 			goto out;
 		}
-		if (mkdir_p(db->global_dir, 0700) != 0) {
+		if (util_mkdir_p(db->global_dir, 0700) != 0) {
 			rc = store_error(db, CAIRN_IO,
 					 "cannot create '%s': %s",
 					 db->global_dir, strerror(errno));
@@ -673,7 +652,7 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 					 dir);
 			goto out;
 		}
-		if (mkdir_p(dir, 0700) != 0) {
+		if (util_mkdir_p(dir, 0700) != 0) {
 			rc = store_error(db, CAIRN_IO,
 					 "cannot create '%s': %s", dir,
 					 strerror(errno));
@@ -1056,6 +1035,33 @@ int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
 	if (src != SQLITE_DONE)
 		return store_error(db, CAIRN_ERROR, "reading the setting %s: %s",
 				   k, sqlite3_errmsg(db->sql));
+	return CAIRN_OK;
+}
+
+int store_meta_set(struct cairn_db *db, const char *schema, const char *k,
+		   const char *v, const char *what)
+{
+	char sql[160];
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	if (v)
+		snprintf(sql, sizeof(sql),
+			 "INSERT OR REPLACE INTO %s.meta (k, v) VALUES (?1, ?2)",
+			 schema);
+	else
+		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
+			 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+		if (v)
+			sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, what);
 	return CAIRN_OK;
 }
 

@@ -205,6 +205,12 @@ int store_new_id(char out[17]);
 int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
 		   char *buf, size_t size, int *found);
 /*
+ * Set meta k to v in schema (v NULL: remove it), inside the caller's write
+ * transaction; what names the step in an error. CAIRN_OK or an SQL error.
+ */
+int store_meta_set(struct cairn_db *db, const char *schema, const char *k,
+		   const char *v, const char *what);
+/*
  * The records revision of schema (meta STORE_META_REVISION) into *out.
  * CAIRN_NOTFOUND when the store has no such row, else store_meta_get's.
  */

@@ -141,28 +141,7 @@ static int name_valid(const char *s)
 static int meta_set(struct cairn_db *db, const char *schema, const char *k,
 		    const char *v)
 {
-	char sql[160];
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	if (v)
-		snprintf(sql, sizeof(sql),
-			 "INSERT OR REPLACE INTO %s.meta (k, v) VALUES (?1, ?2)",
-			 schema);
-	else
-		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
-			 schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-		if (v)
-			sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "writing a setting");
-	return CAIRN_OK;
+	return store_meta_set(db, schema, k, v, "writing a setting");
 }
 
 struct remote {

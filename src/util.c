@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -709,6 +710,27 @@ int util_needs_escape(const char *s, size_t len, unsigned flags)
 
 		if (esc_control(u + i, len - i, flags, &cp))
 			return 1;
+	}
+	return 0;
+}
+
+int util_mkdir_p(const char *path, unsigned mode)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+
+			buf[i] = '\0';
+			if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+				return -1;
+			buf[i] = c;
+		}
 	}
 	return 0;
 }

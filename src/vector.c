@@ -875,29 +875,7 @@ static int meta_get(struct cairn_db *db, const char *schema, const char *k,
 static int meta_set(struct cairn_db *db, const char *schema, const char *k,
 		    const char *v)
 {
-	char sql[160];
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	if (v)
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO %s.meta (k, v) VALUES (?1, ?2) ON "
-			 "CONFLICT (k) DO UPDATE SET v = excluded.v",
-			 schema);
-	else
-		snprintf(sql, sizeof(sql), "DELETE FROM %s.meta WHERE k = ?1",
-			 schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-		if (v)
-			sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "writing the vector settings");
-	return CAIRN_OK;
+	return store_meta_set(db, schema, k, v, "writing the vector settings");
 }
 
 static int exec_sql(struct cairn_db *db, const char *sql, const char *what)
