@@ -1658,8 +1658,10 @@ static int doc_answer(struct pool *pool, size_t first,
 #ifdef CAIRN_MUTATE_NO_DOC_UNION
 	return 0; /* negative control: each chunk alone */
 #endif
-	if (n < 2)
-		return 0;
+	for (i = first, k = 0; i < pool->n && k < 2; i++)
+		k += pool->v[i].rec->src_path != NULL;
+	if (k < 2)
+		return 0; /* no file with two chunks in the pool */
 	v = util_calloc(n, sizeof(*v));
 	if (!v)
 		return -1;
@@ -2082,11 +2084,19 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 	else
 		sbuf_addf(&sb, "dense: not in the pool of %d, cosine %.4f\n",
 			  RANK_POOL, r->cosine);
-	sbuf_addf(&sb,
-		  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense rank) "
-		  "%.6f\n",
-		  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25, cfg->w_dense,
-		  cfg->rrf_k, r->rrf_dense);
+	if (r->zfused)
+		sbuf_addf(&sb,
+			  "fused: %.6f = %g x z(bm25) = %.4f, + %g x z(cosine) = "
+			  "%.4f (z-scores over the candidates, shifted above "
+			  "the lowest)\n",
+			  r->rrf, cfg->w_bm25, r->rrf_bm25, cfg->w_dense,
+			  r->rrf_dense);
+	else
+		sbuf_addf(&sb,
+			  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense "
+			  "rank) %.6f\n",
+			  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25,
+			  cfg->w_dense, cfg->rrf_k, r->rrf_dense);
 	if (r->pinned)
 		sbuf_addf(&sb, "pin: yes, overwhelming BM25 hit (dense rank "
 			       "worse than %d, raw >= %gx the second)\n",
@@ -2123,9 +2133,10 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x relevance\n",
 			  r->score, RANK_WEIGHT_EXP);
 	else
-		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x rrf/best "
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x %s/best "
 			       "(%.4f, best %.6f)\n",
-			  r->score, RANK_WEIGHT_EXP, r->fused, best_rrf);
+			  r->score, RANK_WEIGHT_EXP,
+			  r->zfused ? "fused" : "rrf", r->fused, best_rrf);
 	if (sb.err) {
 		sbuf_release(&sb);
 		return CAIRN_NOMEM;
