@@ -178,8 +178,43 @@ double rank_tiebreak(double weight)
 
 /* ------------------------------------------------------------ step 2: RRF */
 
+/*
+ * One signal over all the candidates (both pools together): bm25 (0 for a
+ * record outside the BM25 pool), or the cosine of each record with a
+ * vector; its mean and standard deviation, 0 when fewer than 3 records
+ * have it or their scores are all alike. Both signals are standardised
+ * over the same records: each pool alone is its own list's best 200, so a
+ * list's z-scores would say how it ranks its own pool, not the candidates.
+ */
+static int list_stats(const struct rank_cand *c, size_t n, int dense,
+		      double *mean, double *sd)
+{
+	double sum = 0, sq = 0, v;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		double x;
+
+		if (dense && !c[i].has_vector)
+			continue;
+		x = dense ? c[i].cosine : c[i].bm25_rank > 0 ? c[i].bm25 : 0;
+		sum += x;
+		sq += x * x;
+		k++;
+	}
+	if (k < 3)
+		return 0;
+	*mean = sum / (double)k;
+	v = sq / (double)k - *mean * *mean;
+	if (!(v > 1e-12))
+		return 0;
+	*sd = sqrt(v);
+	return 1;
+}
+
 void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 {
+	double mb = 0, sb = 0, md = 0, sd = 0, lo = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -191,7 +226,35 @@ void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 				? cfg->w_dense / (cfg->rrf_k + c[i].dense_rank)
 				: 0;
 		c[i].rrf = c[i].rrf_bm25 + c[i].rrf_dense;
+		c[i].zfused = 0;
 	}
+#ifndef CAIRN_MUTATE_RRF_RANKS
+	/*
+	 * Issue 17: with scores in both lists, the fusion is of scores, each
+	 * in standard deviations over the candidates (z-scores, summed:
+	 * CombSUM), not of ranks. Ranks alone (RRF) give a weak encoder's
+	 * 1st the credit of BM25's 1st however far apart their evidence is:
+	 * a record far out of the candidates by BM25 against one a little
+	 * above the cosines' mean. No vector: the cosines' mean (no evidence
+	 * either way).
+	 */
+	if (!list_stats(c, n, 0, &mb, &sb) || !list_stats(c, n, 1, &md, &sd))
+		return;
+	for (i = 0; i < n; i++) {
+		double zb = ((c[i].bm25_rank > 0 ? c[i].bm25 : 0) - mb) / sb;
+		double zd = c[i].has_vector ? (c[i].cosine - md) / sd : 0;
+
+		c[i].rrf_bm25 = cfg->w_bm25 * zb;
+		c[i].rrf_dense = cfg->w_dense * zd;
+		c[i].rrf = c[i].rrf_bm25 + c[i].rrf_dense;
+		c[i].zfused = 1;
+		if (i == 0 || c[i].rrf < lo)
+			lo = c[i].rrf;
+	}
+	/* positive, as rank_order's share of the best wants it */
+	for (i = 0; i < n; i++)
+		c[i].rrf -= lo - 1e-9;
+#endif
 }
 
 /* ------------------------------------------------ step 3: overwhelming BM25 */

@@ -54,8 +54,9 @@ struct rank_cand {
 	int has_vector;      /* 1: the record has a vector of this identity */
 	/* outputs of the steps */
 	double rrf;          /* step 2: weighted RRF sum */
-	double rrf_bm25;     /* step 2: the BM25 part of rrf */
+	double rrf_bm25;     /* step 2: the BM25 part of rrf (zfused: w x z) */
 	double rrf_dense;    /* step 2: the dense part of rrf */
+	int zfused;          /* step 2: 1: rrf is the shifted sum of z-scores */
 	int pinned;          /* step 3: overwhelming BM25 hit */
 	int basis;           /* step 4: enum rank_basis */
 	double relevance;    /* step 4: 0..1 */

@@ -1637,6 +1637,64 @@ static void score_answer(struct cand *c, const struct answer_plan *p)
 		c->answer = 1;
 }
 
+/* Candidates by source file (qsort over pointers; no file: last). */
+static int src_cmp(const void *a, const void *b)
+{
+	const struct cand *x = *(const struct cand *const *)a;
+	const struct cand *y = *(const struct cand *const *)b;
+
+	if (!x->rec->src_path || !y->rec->src_path)
+		return !x->rec->src_path - !y->rec->src_path;
+	return strcmp(x->rec->src_path, y->rec->src_path);
+}
+
+/*
+ * A file's chunks are parts of one document (cairn seed cuts a file at its
+ * headings): a question that its title chunk and a body chunk answer
+ * together is answered by the file. Each chunk's answerability is that of
+ * the words its file's chunks in the pool match together (never less than
+ * its own); a record with no source file stands alone. Candidates
+ * [first, n) are one schema's (their masks share its bits).
+ */
+static int doc_answer(struct pool *pool, size_t first,
+		      const struct answer_plan *p)
+{
+	size_t n = pool->n - first, i, j, k;
+	struct cand **v;
+
+#ifdef CAIRN_MUTATE_NO_DOC_UNION
+	return 0; /* negative control: each chunk alone */
+#endif
+	for (i = first, k = 0; i < pool->n && k < 2; i++)
+		k += pool->v[i].rec->src_path != NULL;
+	if (k < 2)
+		return 0; /* no file with two chunks in the pool */
+	v = util_calloc(n, sizeof(*v));
+	if (!v)
+		return -1;
+	for (i = 0; i < n; i++)
+		v[i] = &pool->v[first + i];
+	qsort(v, n, sizeof(*v), src_cmp);
+	for (i = 0; i < n && v[i]->rec->src_path; i = j) {
+		sqlite3_int64 mask = v[i]->mask;
+
+		for (j = i + 1; j < n && src_cmp(&v[i], &v[j]) == 0; j++)
+			mask |= v[j]->mask;
+		for (k = i; j - i > 1 && k < j; k++) {
+			struct cand u = *v[k];
+
+			if (u.mask == mask)
+				continue;
+			u.mask = mask;
+			score_answer(&u, p);
+			v[k]->covered = u.covered;
+			v[k]->answer = u.answer;
+		}
+	}
+	cairn_free(v);
+	return 0;
+}
+
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
@@ -2030,11 +2088,19 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 	else
 		sbuf_addf(&sb, "dense: not in the pool of %d, cosine %.4f\n",
 			  RANK_POOL, r->cosine);
-	sbuf_addf(&sb,
-		  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense rank) "
-		  "%.6f\n",
-		  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25, cfg->w_dense,
-		  cfg->rrf_k, r->rrf_dense);
+	if (r->zfused)
+		sbuf_addf(&sb,
+			  "fused: %.6f = %g x z(bm25) = %.4f, + %g x z(cosine) = "
+			  "%.4f (z-scores over the candidates, shifted above "
+			  "the lowest)\n",
+			  r->rrf, cfg->w_bm25, r->rrf_bm25, cfg->w_dense,
+			  r->rrf_dense);
+	else
+		sbuf_addf(&sb,
+			  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense "
+			  "rank) %.6f\n",
+			  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25,
+			  cfg->w_dense, cfg->rrf_k, r->rrf_dense);
 	if (r->pinned)
 		sbuf_addf(&sb, "pin: yes, overwhelming BM25 hit (dense rank "
 			       "worse than %d, raw >= %gx the second)\n",
@@ -2071,9 +2137,10 @@ static int explain_hybrid(cairn_hit *h, const struct cand *c,
 		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x relevance\n",
 			  r->score, RANK_WEIGHT_EXP);
 	else
-		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x rrf/best "
+		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x %s/best "
 			       "(%.4f, best %.6f)\n",
-			  r->score, RANK_WEIGHT_EXP, r->fused, best_rrf);
+			  r->score, RANK_WEIGHT_EXP,
+			  r->zfused ? "fused" : "rrf", r->fused, best_rrf);
 	if (sb.err) {
 		sbuf_release(&sb);
 		return CAIRN_NOMEM;
@@ -2479,6 +2546,10 @@ int cairn_recall(cairn_db *db, const char *query,
 		for (i = first; i < pool.n; i++) {
 			score_signal(&pool.v[i], &t);
 			score_answer(&pool.v[i], &plan);
+		}
+		if (doc_answer(&pool, first, &plan)) {
+			rc = store_error(db, CAIRN_NOMEM, "out of memory");
+			goto out;
 		}
 	}
 	/* the question's answerability: its best hit's, before any floor */

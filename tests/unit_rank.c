@@ -52,7 +52,8 @@ static void test_rrf_weighted(void)
 
 	c[0] = cand(0, 1, 9, 3, 0.8);
 	c[1] = cand(1, 0, 0, 1, 0.9);
-	c[2] = cand(2, 2, 5, 0, 0.6);
+	c[2] = cand(2, 2, 5, 0, 0);
+	c[2].has_vector = 0; /* two cosines: too few to standardise, ranks */
 	rank_rrf(c, 3, &cfg);
 	CHECK(NEAR(c[0].rrf, 1.0 / 61 + 1.0 / 63));
 	CHECK(NEAR(c[1].rrf, 1.0 / 61));
@@ -80,6 +81,39 @@ static void test_rrf_fusion_order(void)
 	CHECK_INT(rank_run(c, 3, &cfg, NOW, NULL, NULL, NULL), 0);
 	CHECK_INT(rank_kept(c, 3), 3);
 	CHECK_INT(c[0].id, 2);
+}
+
+/*
+ * Step 2 (issue 17): with scores in both lists the fusion is of z-scores,
+ * not ranks. A record far out of BM25's pool (bm25 30 among 1..3) but 10th
+ * by a bunched cosine beats the cosine's first, 2nd by BM25 (each score
+ * standardised over all 20 candidates); rank fusion
+ * (CAIRN_MUTATE_RRF_RANKS) puts the cosine's first on top.
+ */
+static void test_fusion_of_scores(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[20];
+	size_t i;
+
+	c[0] = cand(0, 1, 30, 10, 0.60);
+	c[1] = cand(1, 2, 3, 1, 0.66);
+	for (i = 2; i < 20; i++)
+		c[i] = cand(i, (int)i + 1, 3.0 - 0.1 * (double)i,
+			    i < 10 ? (int)i : (int)i + 1,
+			    0.63 - 0.002 * (double)i);
+	CHECK_INT(rank_run(c, 20, &cfg, NOW, NULL, NULL, NULL), 0);
+	CHECK_INT(c[0].id, 0);
+	CHECK_INT(c[1].id, 1);
+	CHECK_INT(c[0].zfused, 1);
+	/* too few scores to standardise (2 cosines): ranks, as before */
+	c[0] = cand(0, 1, 30, 2, 0.60);
+	c[1] = cand(1, 0, 0, 1, 0.66);
+	c[2] = cand(2, 2, 3, 0, 0);
+	c[2].has_vector = 0;
+	rank_rrf(c, 3, &cfg);
+	CHECK(NEAR(c[0].rrf, 1.0 / 61 + 1.0 / 62));
+	CHECK_INT(c[0].zfused, 0);
 }
 
 /* Step 3: the pin uses the dense RANK, not pool membership. */
@@ -447,6 +481,7 @@ void unit_rank(void)
 {
 	RUN(test_rrf_weighted);
 	RUN(test_rrf_fusion_order);
+	RUN(test_fusion_of_scores);
 	RUN(test_pin_dense_rank);
 	RUN(test_pin_absent_counts_as_worse);
 	RUN(test_pin_not_when_dense_agrees_or_close);

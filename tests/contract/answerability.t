@@ -34,3 +34,14 @@ $ a=$(cairn recall --json --no-floor "records in Kafka" | jq .answer); b=$(cairn
 # idf from jieba's dictionary: 需要 (common) less than 吉他 (NO_BACKGROUND)
 $ a=$(cairn recall --json --no-floor "平台需要" | jq .answer); b=$(cairn recall --json --no-floor "平台吉他" | jq .answer); jq -n "$a > $b"
 > true
+# a seeded file's chunks are parts of one document: a question whose words
+# its two sections hold between them is answered by the file (each chunk
+# scores what the file's chunks match together); another file that holds
+# one of the words gets no credit for it (NO_DOC_UNION)
+$ git init -q . && git config user.email t@example.com && git config user.name t && mkdir -p docs/decisions
+$ f=$(printf 'The team reviewed the options over several weeks and wrote down what each would cost. %.0s' 1 2 3 4 5 6 7); printf '# Field station\n\n## Tanks\n\nThe zebrafish tanks sit in the east wing. %s\n\n## Enclosure\n\nThe quokka enclosure is outside. %s\n' "$f" "$f" > docs/decisions/station.md
+$ printf '# Visitors\n\nA quokka photo booth for visitors.\n' > docs/decisions/visitors.md
+$ git add docs && git commit -qm docs && cairn seed
+> seeded 2 files, 3 records: 3 new, 0 changed, 0 unchanged, 0 retired
+$ cairn recall --json --no-floor "zebrafish quokka" | jq -c '[.answer, ([.hits[] | select(.record.source.path == "docs/decisions/station.md") | .answer] | length, min), ([.hits[] | select(.record.source.path == "docs/decisions/visitors.md") | .answer < 0.6] | .[0])]'
+> [1,2,1,true]

@@ -60,14 +60,15 @@ $ cairn recall --json "what does E4711 mean for the database" | jq -c '[.hits[0]
 $ cairn recall --explain "what does E4711 mean for the database"
 ~ \| bm25: rank 1, raw [0-9.]+ \(title x2\); matched: (.* )?e4711( |$)
 ~ \| dense: rank 6[0-9], cosine 0\.0000
-~ \| rrf: 0\.0[0-9]+ = 1/\(60\+bm25 rank\) 0\.016393 \+ 1/\(60\+dense rank\) 0\.00[0-9]+
+# the fusion of z-scores (issue 17): 67 candidates with both scores
+~ \| fused: [0-9.]+ = 1 x z\(bm25\) = [0-9.]+, \+ 1 x z\(cosine\) = -?[0-9.]+ \(z-scores over the candidates, shifted above the lowest\)
 ~ \| pin: yes, overwhelming BM25 hit \(dense rank worse than 50, raw >= 1\.5x the second\)
 ~ \| answer: [0-9.]+ = matched [0-9.]+ / question [0-9.]+ of IDF mass
 ~ \| floor: answer [0-9.]+ > 0\.12 \(calibrated\) -> kept, relevance [0-9.]+
 ~ \| floor: cosine 1\.0000 > 0\.29 \(calibrated\) -> kept, relevance 1\.0000
 ~ \| weight: 2\.00 \(adr, accepted\)
 ~ \| decay: 1\.0000 \(undated\)
-~ \| score: [0-9.]+ = weight\^0\.1 x decay x rrf/best
+~ \| score: [0-9.]+ = weight\^0\.1 x decay x fused/best
 ~ ^mode: hybrid
 # receipts keep the per-signal figures
 $ r=$(cairn recall --json "which database?" | jq -r .receipt); cairn receipt --json "$r" | jq -c '[.provider, .ids[0], .hits[0].dense_rank, .hits[0].cosine, .hits[0].basis, (.revision | test("vectors:static/toy.cairnvec"))]'
