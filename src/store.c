@@ -106,160 +106,6 @@ int cairn_libversion_number(void)
 	return CAIRN_VERSION_NUMBER;
 }
 
-/* ------------------------------------------------------------------ schema */
-
-/*
- * Migrations, applied in order from the store's PRAGMA user_version. Each
- * runs in one transaction; never edit a shipped step, append a new one.
- */
-static const char *const migrations[] = {
-	/* 1: records and their revisions (SPEC 3) */
-	"CREATE TABLE records ("
-	" rid INTEGER PRIMARY KEY,"
-	" id TEXT NOT NULL UNIQUE,"
-	" kind TEXT NOT NULL CHECK (kind IN ('decision','adr','fact','rule',"
-	"  'procedure','capability','finding','history','event','note')),"
-	" key TEXT,"
-	" scope TEXT NOT NULL DEFAULT 'workspace'"
-	"  CHECK (scope IN ('workspace','global')),"
-	" title TEXT NOT NULL DEFAULT '',"
-	" body TEXT NOT NULL,"
-	" status TEXT NOT NULL CHECK (status IN ('candidate','accepted',"
-	"  'unverified','stale','superseded','historical','false','retired',"
-	"  'rejected')),"
-	" confidence REAL NOT NULL DEFAULT 1.0"
-	"  CHECK (confidence >= 0 AND confidence <= 1),"
-	" proof TEXT,"
-	" origin TEXT NOT NULL CHECK (origin IN ('file','human','agent',"
-	"  'capture','reflection')),"
-	" src_path TEXT, src_heading TEXT, src_line INTEGER,"
-	" src_commit TEXT, src_session TEXT, src_tool TEXT,"
-	" time TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,"
-	" last_seen TEXT,"
-	" supersedes TEXT, superseded_by TEXT,"
-	" revision INTEGER NOT NULL DEFAULT 1,"
-	" hash TEXT,"
-	" pending_key TEXT,"
-	" UNIQUE (scope, key));"
-	"CREATE INDEX records_status ON records(status, kind);"
-	"CREATE INDEX records_src ON records(src_path);"
-	"CREATE TABLE revisions ("
-	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
-	" revision INTEGER NOT NULL,"
-	" title TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL,"
-	" confidence REAL NOT NULL, proof TEXT, origin TEXT NOT NULL,"
-	" updated TEXT NOT NULL, hash TEXT,"
-	" PRIMARY KEY (record_id, revision));"
-	"CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);",
-
-	/* 2: full-text index (our tokenizer) and recall receipts (SPEC 5.3) */
-	"CREATE VIRTUAL TABLE records_fts USING fts5("
-	" title, body, content='records', content_rowid='rid',"
-	" tokenize='cairn');"
-	"CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN"
-	" INSERT INTO records_fts(rowid, title, body)"
-	"  VALUES (new.rid, new.title, new.body); END;"
-	"CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN"
-	" INSERT INTO records_fts(records_fts, rowid, title, body)"
-	"  VALUES ('delete', old.rid, old.title, old.body); END;"
-	"CREATE TRIGGER records_au AFTER UPDATE OF title, body ON records BEGIN"
-	" INSERT INTO records_fts(records_fts, rowid, title, body)"
-	"  VALUES ('delete', old.rid, old.title, old.body);"
-	" INSERT INTO records_fts(rowid, title, body)"
-	"  VALUES (new.rid, new.title, new.body); END;"
-	"CREATE VIRTUAL TABLE records_vocab USING fts5vocab(records_fts, 'row');"
-	"CREATE TABLE receipts ("
-	" id TEXT PRIMARY KEY,"
-	" query_sha256 TEXT NOT NULL,"
-	" ids TEXT NOT NULL,"
-	" detail TEXT NOT NULL,"
-	" provider TEXT NOT NULL,"
-	" revision TEXT NOT NULL,"
-	" time TEXT NOT NULL);",
-
-	/*
-	 * 3: key lookups (WHERE key = ?) could not use UNIQUE(scope, key) and
-	 * scanned the table: seeding 20k keyed facts ran at 2,600 records/s
-	 * (bench/seed_bench.c). An index on (src_session, time) for cairn
-	 * session was tried and dropped: it cut bench/recall_bench.c's load
-	 * rate from ~6,000 to ~1,600 records/s.
-	 */
-	"CREATE INDEX records_key ON records(key);",
-
-	/*
-	 * 4: one embedding per record (src/vector.h): dim IEEE f16 values of
-	 * the record's title + body, under the identity in meta
-	 * 'vector.identity'. A vector never outlives the text it was made
-	 * from: changing the title or body, or deleting the record, deletes it
-	 * and bumps meta 'vector.generation'; a changed status or kind of a
-	 * record with a vector bumps 'vector.labels'. The in-memory index
-	 * (vector.c) watches both counters.
-	 */
-	"CREATE TABLE vectors ("
-	" rid INTEGER PRIMARY KEY,"
-	" v BLOB NOT NULL);"
-	"CREATE TRIGGER vectors_ad AFTER DELETE ON records"
-	" WHEN EXISTS (SELECT 1 FROM vectors WHERE rid = old.rid) BEGIN"
-	" DELETE FROM vectors WHERE rid = old.rid;"
-	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
-	"  WHERE k = 'vector.generation'; END;"
-	"CREATE TRIGGER vectors_au AFTER UPDATE OF title, body ON records"
-	" WHEN (old.title IS NOT new.title OR old.body IS NOT new.body)"
-	"  AND EXISTS (SELECT 1 FROM vectors WHERE rid = old.rid) BEGIN"
-	" DELETE FROM vectors WHERE rid = old.rid;"
-	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
-	"  WHERE k = 'vector.generation'; END;"
-	"CREATE TRIGGER vectors_al AFTER UPDATE OF status, kind ON records"
-	" WHEN (old.status IS NOT new.status OR old.kind IS NOT new.kind)"
-	"  AND EXISTS (SELECT 1 FROM vectors WHERE rid = new.rid) BEGIN"
-	" UPDATE meta SET v = CAST(v AS INTEGER) + 1"
-	"  WHERE k = 'vector.labels'; END;",
-
-	/*
-	 * 5: the records' revision, meta 'records.revision' (its row: see
-	 * migrate()), moved by one in every transaction that changed a
-	 * record other than in its last_seen (rev_hook, rev_bump). A receipt
-	 * names it (src/receipt.c). Reading count(*) and max(updated) instead
-	 * walked every record on every recall: a quarter of a 10k-record hook
-	 * call's instructions, and most of the store's pages faulted in.
-	 * Triggers counting each row were tried: a record's INSERT then writes
-	 * two tables, needs a statement journal, and FTS5 flushes its pending
-	 * terms at every statement (bench/recall_bench.c load: 3,300 -> 700
-	 * records/s).
-	 */
-	"",
-
-	/*
-	 * 6: the repository files a workspace record refers to and their Git
-	 * blob ids when it was written, seeded or verified (src/drift.h);
-	 * seen_blob and commits keep what `cairn check` learnt from git for
-	 * the hook, which never runs it.
-	 */
-	"CREATE TABLE refs ("
-	" record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,"
-	" path TEXT NOT NULL,"
-	" blob TEXT NOT NULL,"
-	" commit_id TEXT NOT NULL DEFAULT '',"
-	" recorded TEXT NOT NULL,"
-	" how TEXT NOT NULL CHECK (how IN ('write','verify')),"
-	" seen_blob TEXT, commits INTEGER,"
-	" PRIMARY KEY (record_id, path));",
-
-	/*
-	 * 7: team sync (src/sync.c, docs/TEAM.md): for each server (its
-	 * cairn.meta server_id) and record, the server version this copy is
-	 * based on and a fingerprint of the record as last synced; a record
-	 * whose fingerprint differs is unsynced. No trigger on records: the
-	 * write path pays nothing, sync compares.
-	 */
-	"CREATE TABLE sync_state ("
-	" server TEXT NOT NULL,"
-	" record_id TEXT NOT NULL,"
-	" ver INTEGER NOT NULL,"
-	" state TEXT NOT NULL,"
-	" PRIMARY KEY (server, record_id));",
-};
-
 int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -312,11 +158,8 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 					 : sqlite3_errstr(sqlite_rc));
 }
 
-static void rev_hook(void *user, int op, const char *schema,
-		     const char *table, sqlite3_int64 rowid);
-static void links_forget(struct cairn_db *db);
 
-static int exec(struct cairn_db *db, const char *sql, const char *what)
+int store_exec(struct cairn_db *db, const char *sql, const char *what)
 {
 	int src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
 
@@ -325,480 +168,13 @@ static int exec(struct cairn_db *db, const char *sql, const char *what)
 	return CAIRN_OK;
 }
 
-static int user_version(struct cairn_db *db, const char *schema, int *out)
-{
-	char sql[64];
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK)
-		src = sqlite3_step(st);
-	if (src != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return store_sql_error(db, src, "reading schema version");
-	}
-	*out = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return CAIRN_OK;
-}
-
-/*
- * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION. The
- * migration SQL is written unqualified; for "global" it runs with the
- * global database as the only place those names can resolve to, by
- * prefixing "global." to CREATE statements.
- */
-static int migrate(struct cairn_db *db, const char *schema)
-{
-	struct sbuf sql = SBUF_INIT;
-	int version, rc, v, nested;
-
-	rc = user_version(db, schema, &version);
-	if (rc)
-		return rc;
-	if (version > STORE_SCHEMA_VERSION)
-		return store_error(db, CAIRN_MISMATCH,
-				   "store '%s' has schema version %d, newer "
-				   "than this cairn (%d): upgrade cairn",
-				   schema, version, STORE_SCHEMA_VERSION);
-	if (version == STORE_SCHEMA_VERSION)
-		return CAIRN_OK;
-	/*
-	 * Inside an open transaction (the global store attached by the first
-	 * global record of a batch: cairn import) the migration is a
-	 * savepoint of it, and goes or stays with it.
-	 */
-	nested = !sqlite3_get_autocommit(db->sql);
-	rc = exec(db, nested ? "SAVEPOINT migrate" : "BEGIN IMMEDIATE",
-		  "migrating the store");
-	if (rc)
-		return rc;
-	/* re-read under the write lock: another process may have migrated */
-	rc = user_version(db, schema, &version);
-	for (v = version; rc == CAIRN_OK && v < STORE_SCHEMA_VERSION; v++) {
-		const char *p = migrations[v];
-
-		sbuf_reset(&sql);
-		if (strcmp(schema, "main") == 0) {
-			sbuf_adds(&sql, p);
-		} else {
-			/* qualify "CREATE [VIRTUAL ]TABLE|INDEX|TRIGGER name" */
-			while (*p) {
-				const char *c = strstr(p, "CREATE ");
-				const char *name;
-
-				if (!c) {
-					sbuf_adds(&sql, p);
-					break;
-				}
-				name = c + 7;
-				if (strncmp(name, "VIRTUAL ", 8) == 0)
-					name += 8;
-				name = strchr(name, ' ');
-				if (!name) {
-					sbuf_adds(&sql, p);
-					break;
-				}
-				name++;
-				if (strncmp(name, "IF NOT EXISTS ", 14) == 0)
-					name += 14; /* the name follows it */
-				sbuf_add(&sql, p, (size_t)(name - p));
-				sbuf_addf(&sql, "%s.", schema);
-				p = name;
-			}
-		}
-		if (v + 1 == 5) /* the revision's row (migration 5) */
-			sbuf_addf(&sql,
-				  ";INSERT OR IGNORE INTO %s.meta (k, v) "
-				  "VALUES ('" STORE_META_REVISION "', '0')",
-				  schema);
-		sbuf_addf(&sql, ";PRAGMA %s.user_version=%d;", schema, v + 1);
-		if (sql.err)
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		else
-			rc = exec(db, sql.buf, "migrating the store");
-	}
-	sbuf_release(&sql);
-	if (rc) {
-		sqlite3_exec(db->sql,
-			     nested ? "ROLLBACK TO migrate; RELEASE migrate"
-				    : "ROLLBACK",
-			     NULL, NULL, NULL);
-		return rc;
-	}
-	return exec(db, nested ? "RELEASE migrate" : "COMMIT",
-		    "migrating the store");
-}
-
-/* ------------------------------------------------------------- open, close */
-
-/* Create path as a 0600 file if it does not exist, so SQLite inherits 0600
- * for the -wal and -shm files it creates beside it. */
-static int precreate(struct cairn_db *db, const char *path)
-{
-	/* a symbolic link in its place is refused, never followed (issue
-	 * 16: a cloned repository could ship one) */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-
-	if (fd < 0)
-		return store_error(db, CAIRN_IO, errno == ELOOP
-				   ? "cannot create '%s': it is a symbolic "
-				     "link (refused)" : "cannot create '%s': %s",
-				   path, strerror(errno));
-	close(fd);
-	return CAIRN_OK;
-}
-
-static char *default_global_dir(void)
-{
-	const char *g = getenv("CAIRN_GLOBAL");
-	const char *x = getenv("XDG_DATA_HOME");
-	const char *h = getenv("HOME");
-	struct sbuf sb = SBUF_INIT;
-
-	if (g && *g)
-		return util_strdup(g);
-	if (x && *x)
-		sbuf_addf(&sb, "%s/cairn", x);
-	else
-		sbuf_addf(&sb, "%s/.local/share/cairn", h && *h ? h : "/tmp");
-	if (sb.err) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_detach(&sb, NULL);
-}
-
-int cairn_workspace_find(const char *start, char **out)
-{
-	const char *env = getenv("CAIRN_DIR");
-	char cwd[PATH_MAX], path[PATH_MAX + 16];
-	struct stat st;
-	char *slash;
-
-	*out = NULL;
-	if (env && *env) {
-		*out = util_strdup(env);
-		return *out ? CAIRN_OK : CAIRN_NOMEM;
-	}
-	if (start) {
-		if (!realpath(start, cwd))
-			return CAIRN_NOTFOUND;
-	} else if (!getcwd(cwd, sizeof(cwd))) {
-		return CAIRN_IO;
-	}
-	for (;;) {
-		snprintf(path, sizeof(path), "%s/.cairn",
-			 strcmp(cwd, "/") == 0 ? "" : cwd);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			*out = util_strdup(path);
-			return *out ? CAIRN_OK : CAIRN_NOMEM;
-		}
-		if (strcmp(cwd, "/") == 0)
-			return CAIRN_NOTFOUND;
-		slash = strrchr(cwd, '/');
-		if (!slash)
-			return CAIRN_NOTFOUND;
-		if (slash == cwd)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-}
-
-static int connection_setup(struct cairn_db *db, int busy_ms,
-			    const char *jieba)
-{
-	struct tok_opts topts;
-	char err[256];
-	int rc;
-
-	sqlite3_busy_timeout(db->sql, busy_ms);
-	sqlite3_update_hook(db->sql, rev_hook, db); /* migration 5 */
-	db->busy_ms = busy_ms;
-	sqlite3_extended_result_codes(db->sql, 1);
-	rc = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-		      "PRAGMA foreign_keys=ON;",
-		  "configuring the store");
-	if (rc)
-		return rc;
-	memset(&topts, 0, sizeof(topts));
-	topts.jieba_dict = jieba;
-	if (fts_register(db->sql, &topts, err, sizeof(err)) != CAIRN_OK)
-		return store_error(db, CAIRN_ERROR, "%s", err);
-	return CAIRN_OK;
-}
-
-int store_attach_global(struct cairn_db *db, int create)
-{
-	struct sbuf path = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	struct stat sst;
-	int rc = CAIRN_OK, src;
-
-	if (db->has_global)
-		return CAIRN_OK;
-	if (db->no_global || !db->global_dir)
-		return store_error(db, CAIRN_NOTFOUND,
-				   "the global store is disabled");
-	sbuf_addf(&path, "%s/global.db", db->global_dir);
-	if (path.err) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	if (stat(path.buf, &sst) != 0) {
-		if (!create) {
-			rc = CAIRN_NOTFOUND;
-			goto out;
-		}
-		if (util_mkdir_p(db->global_dir, 0700) != 0) {
-			rc = store_error(db, CAIRN_IO,
-					 "cannot create '%s': %s",
-					 db->global_dir, strerror(errno));
-			goto out;
-		}
-		rc = precreate(db, path.buf);
-		if (rc)
-			goto out;
-	}
-	src = sqlite3_prepare_v2(db->sql, "ATTACH DATABASE ?1 AS global", -1,
-				 &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, path.buf, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "attaching the global store");
-		goto out;
-	}
-	db->has_global = 1;
-	/* attached inside a transaction: a rollback takes its schema back
-	 * too, so it is detached again then (global_settle) */
-	db->global_in_tx = !sqlite3_get_autocommit(db->sql);
-	rc = migrate(db, "global");
-	if (rc) {
-		if (db->global_in_tx) {
-			db->has_global = 0; /* detached when the tx ends */
-		} else {
-			sqlite3_exec(db->sql, "DETACH DATABASE global", NULL,
-				     NULL, NULL);
-			db->has_global = 0;
-		}
-	}
-out:
-	sbuf_release(&path);
-	return rc;
-}
-
-int cairn_db_open(const char *dir, const cairn_open_opts *opts,
-		  cairn_db **out)
-{
-	cairn_open_opts defaults;
-	struct cairn_db *db;
-	struct sbuf path = SBUF_INIT;
-	struct stat st;
-	char *slash;
-	int rc, src;
-
-	*out = NULL;
-	if (!opts) {
-		memset(&defaults, 0, sizeof(defaults));
-		opts = &defaults;
-	}
-	db = util_calloc(1, sizeof(*db));
-	if (!db)
-		return CAIRN_NOMEM;
-	*out = db;
-	db->dir = util_strdup(dir);
-	db->no_global = opts->no_global;
-	{
-		const char *bp = opts->bilingual_dict ? opts->bilingual_dict
-						      : getenv("CAIRN_BILINGUAL");
-
-		if (bp && *bp) {
-			db->bil_path = util_strdup(bp);
-			if (!db->bil_path)
-				return store_error(db, CAIRN_NOMEM,
-						   "out of memory");
-		}
-	}
-	db->global_dir = opts->global_dir ? util_strdup(opts->global_dir)
-					  : default_global_dir();
-	if (!db->dir || !db->global_dir)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	/* the workspace root is the directory holding ".cairn" */
-	db->root = util_strdup(dir);
-	if (!db->root)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	slash = strrchr(db->root, '/');
-	if (slash && strcmp(slash, "/.cairn") == 0)
-		*(slash == db->root ? slash + 1 : slash) = '\0';
-	else if (!slash && strcmp(db->root, ".cairn") == 0)
-		strcpy(db->root, ".");
-
-	sbuf_addf(&path, "%s/cairn.db", dir);
-	if (path.err) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	if (stat(path.buf, &st) != 0) {
-		if (!opts->create) {
-			rc = store_error(db, CAIRN_NOTFOUND,
-					 "no cairn store at '%s': run "
-					 "'cairn init' first",
-					 dir);
-			goto out;
-		}
-		if (util_mkdir_p(dir, 0700) != 0) {
-			rc = store_error(db, CAIRN_IO,
-					 "cannot create '%s': %s", dir,
-					 strerror(errno));
-			goto out;
-		}
-		rc = precreate(db, path.buf);
-		if (rc)
-			goto out;
-	}
-	/* NOFOLLOW: the store (and the attached global one) is never a
-	 * symbolic link's target */
-	src = sqlite3_open_v2(path.buf, &db->sql,
-			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-				      SQLITE_OPEN_NOFOLLOW,
-			      NULL);
-	if (src != SQLITE_OK) {
-		struct stat lst;
-
-		rc = lstat(path.buf, &lst) == 0 && S_ISLNK(lst.st_mode)
-			     ? store_error(db, CAIRN_IO, "cannot open '%s': it "
-					   "is a symbolic link (refused)",
-					   path.buf)
-			     : store_sql_error(db, src, "opening the store");
-		goto out;
-	}
-	rc = connection_setup(db, opts->busy_timeout_ms > 0
-					  ? opts->busy_timeout_ms
-					  : 10000,
-			      opts->jieba_dict);
-	if (rc)
-		goto out;
-	rc = migrate(db, "main");
-	if (rc)
-		goto out;
-	if (!db->no_global) {
-		rc = store_attach_global(db, 0);
-		if (rc == CAIRN_NOTFOUND)
-			rc = CAIRN_OK;
-	}
-out:
-	sbuf_release(&path);
-	return rc;
-}
-
-int cairn_db_close(cairn_db *db)
-{
-	if (!db)
-		return CAIRN_OK;
-	if (db->vec_free)
-		db->vec_free(db->vec);
-	if (db->rerank_free)
-		db->rerank_free(db->rerank);
-	links_forget(db);
-	if (db->sql)
-		sqlite3_close_v2(db->sql);
-	bil_close(db->bil);
-	cairn_free(db->bil_path);
-	cairn_free(db->dir);
-	cairn_free(db->root);
-	cairn_free(db->global_dir);
-	cairn_free(db);
-	return CAIRN_OK;
-}
-
-const char *cairn_errmsg(const cairn_db *db)
-{
-	if (!db)
-		return "out of memory";
-	return db->errmsg[0] ? db->errmsg : "no error";
-}
-
-const char *cairn_db_root(const cairn_db *db)
-{
-	return db->root;
-}
-
-const char *cairn_db_dir(const cairn_db *db)
-{
-	return db->dir;
-}
-
-#define STORE_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
-
-void cairn_db_short_lived(cairn_db *db)
-{
-	/* every attached schema (workspace and global store) */
-	sqlite3_exec(db->sql, "PRAGMA mmap_size=" STORE_MMAP_BYTES, NULL, NULL,
-		     NULL);
-	/*
-	 * A short-lived process is usually the only connection, so its close
-	 * would be the last one: SQLite would then copy the WAL into the
-	 * database, fsync both and the folder, and delete the WAL -- four
-	 * fsyncs per prompt for one receipt. Leave that to SQLite's automatic
-	 * checkpoint (every ~1000 WAL pages, in whichever connection commits
-	 * then); the WAL is as durable as the database file
-	 * (synchronous=NORMAL). cairn_db_checkpoint() empties the WAL before
-	 * the process ends.
-	 */
-	sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	/*
-	 * And most prompts write nothing at all: the receipt (and last_seen)
-	 * is appended to the spool, moved into the store in one write every
-	 * RECEIPT_SPOOL_DRAIN bytes (receipt.h).
-	 */
-	db->spool_receipts = 1;
-}
-
-int cairn_db_spool_receipts(cairn_db *db, int on)
-{
-	int was = db->spool_receipts;
-
-	db->spool_receipts = on != 0;
-	return was;
-}
-
-/*
- * With NO_CKPT_ON_CLOSE alone the WAL was never emptied: the next hook,
- * again the only connection, finds no WAL index in shared memory, so
- * SQLite rebuilds it by reading every frame of the WAL (recovery) and,
- * having forgotten which frames were already copied into the database,
- * copies them all again at its automatic checkpoint; a WAL that is never
- * reset only grows (~40 pages a prompt, 17 MB after 270 prompts of
- * bench/hook_bench.c, each hook then reading all of it and rewriting
- * ~1 350 pages). A TRUNCATE checkpoint at the end copies this process's
- * own pages once (two fsyncs, as any checkpoint) and leaves the WAL empty.
- * Without waiting: while another connection reads, SQLite keeps the WAL
- * index in shared memory and that connection's checkpoints do the work.
- */
-void cairn_db_checkpoint(cairn_db *db)
-{
-	if (!db || !db->sql)
-		return;
-	sqlite3_busy_timeout(db->sql, 0);
-	/* every attached schema; SQLITE_BUSY (a reader) is fine */
-	(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
-					SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	sqlite3_busy_timeout(db->sql, db->busy_ms);
-}
-
 /* ------------------------------------------------------------ transactions */
 
 /*
  * sqlite3_update_hook: a row of a records table changed. Changes made
  * while db->rev_quiet is set (last_seen) do not count.
  */
-static void rev_hook(void *user, int op, const char *schema,
+void store_rev_hook(void *user, int op, const char *schema,
 		     const char *table, sqlite3_int64 rowid)
 {
 	struct cairn_db *db = user;
@@ -811,7 +187,7 @@ static void rev_hook(void *user, int op, const char *schema,
 }
 
 /* Forget the imported records whose links await the commit. */
-static void links_forget(struct cairn_db *db)
+void store_links_forget(struct cairn_db *db)
 {
 	size_t i;
 
@@ -891,7 +267,7 @@ static int links_check(struct cairn_db *db)
 					target);
 		}
 	}
-	links_forget(db);
+	store_links_forget(db);
 	return rc;
 }
 
@@ -915,7 +291,7 @@ static int rev_bump(struct cairn_db *db)
 			 "UPDATE %s.meta SET v = CAST(v AS INTEGER) + 1 "
 			 "WHERE k = '" STORE_META_REVISION "'",
 			 s == 0 ? "main" : "global");
-		rc = exec(db, sql, "counting the write");
+		rc = store_exec(db, sql, "counting the write");
 	}
 	db->rev_dirty = 0;
 	return rc;
@@ -941,7 +317,7 @@ int store_tx_begin(struct cairn_db *db)
 {
 	if (db->in_batch)
 		return CAIRN_OK;
-	return exec(db, "BEGIN IMMEDIATE", "starting a write");
+	return store_exec(db, "BEGIN IMMEDIATE", "starting a write");
 }
 
 int store_tx_end(struct cairn_db *db, int rc)
@@ -950,14 +326,14 @@ int store_tx_end(struct cairn_db *db, int rc)
 		return rc;
 	if (rc != CAIRN_OK) {
 		db->rev_dirty = 0;
-		links_forget(db);
+		store_links_forget(db);
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		global_settle(db, 0);
 		return rc;
 	}
 	rc = rev_bump(db);
 	if (rc == CAIRN_OK)
-		rc = exec(db, "COMMIT", "committing a write");
+		rc = store_exec(db, "COMMIT", "committing a write");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 	global_settle(db, rc == CAIRN_OK);
@@ -970,7 +346,7 @@ int cairn_begin(cairn_db *db)
 
 	if (db->in_batch)
 		return store_error(db, CAIRN_INVALID, "a batch is already open");
-	rc = exec(db, "BEGIN IMMEDIATE", "starting a batch");
+	rc = store_exec(db, "BEGIN IMMEDIATE", "starting a batch");
 	if (rc == CAIRN_OK)
 		db->in_batch = 1;
 	return rc;
@@ -985,7 +361,7 @@ int cairn_commit(cairn_db *db)
 	db->in_batch = 0;
 	rc = rev_bump(db);
 	if (rc == CAIRN_OK)
-		rc = exec(db, "COMMIT", "committing a batch");
+		rc = store_exec(db, "COMMIT", "committing a batch");
 	if (rc)
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 	global_settle(db, rc == CAIRN_OK);
@@ -1000,8 +376,8 @@ int cairn_rollback(cairn_db *db)
 		return CAIRN_OK;
 	db->in_batch = 0;
 	db->rev_dirty = 0;
-	links_forget(db);
-	rc = exec(db, "ROLLBACK", "rolling back a batch");
+	store_links_forget(db);
+	rc = store_exec(db, "ROLLBACK", "rolling back a batch");
 	global_settle(db, 0);
 	return rc;
 }
@@ -1411,7 +787,7 @@ static int is_agentish(const char *origin)
 }
 
 /* Look up a record in one schema by a WHERE clause on one text value. */
-static int find_one(struct cairn_db *db, const char *schema,
+int store_find_one(struct cairn_db *db, const char *schema,
 		    const char *where, const char *val, cairn_record **out)
 {
 	struct sbuf sql = SBUF_INIT;
@@ -1668,7 +1044,7 @@ static int link_target(struct cairn_db *db, const char *id)
 	for (i = 0; i < 2; i++) {
 		if (i == 1 && !db->has_global)
 			break;
-		rc = find_one(db, schemas[i], "id = ?1", id, &t);
+		rc = store_find_one(db, schemas[i], "id = ?1", id, &t);
 		cairn_record_free(t);
 		t = NULL;
 		if (rc != CAIRN_NOTFOUND)
@@ -1712,7 +1088,7 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	in_tx = 1;
 #ifndef CAIRN_MUTATE_NO_UNIQUE_KEY
 	if (c.key && *c.key) {
-		rc = find_one(db, schema, "key = ?1", c.key, &old);
+		rc = store_find_one(db, schema, "key = ?1", c.key, &old);
 		if (rc == CAIRN_NOTFOUND)
 			rc = CAIRN_OK;
 		if (rc)
@@ -1848,7 +1224,7 @@ int store_import_record(struct cairn_db *db, const char *schema,
 	}
 	content_hash(c.title, c.body, p.hash);
 	if (c.key && *c.key) {
-		rc = find_one(db, schema, "key = ?1", c.key, &holder);
+		rc = store_find_one(db, schema, "key = ?1", c.key, &holder);
 		if (rc == CAIRN_OK) {
 			rc = store_error(db, CAIRN_EXISTS,
 					 "key '%.64s' already belongs to record "
@@ -2281,7 +1657,7 @@ static int find_by_id(struct cairn_db *db, const char *id, cairn_record **out,
 
 		if (i == 1 && !db->has_global)
 			break;
-		rc = find_one(db, schemas[i], "id = ?1", id, &r);
+		rc = store_find_one(db, schemas[i], "id = ?1", id, &r);
 		if (rc == CAIRN_OK) {
 			*out = r;
 			if (schema_out)
@@ -2385,7 +1761,7 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (i == 1 && !db->has_global)
 			continue;
-		rc = find_one(db, order[i], "key = ?1", key, &r);
+		rc = store_find_one(db, order[i], "key = ?1", key, &r);
 		if (rc == CAIRN_NOTFOUND)
 			continue;
 		if (rc)
@@ -2402,7 +1778,7 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 			if (!rc && revived) {
 				cairn_record *again = NULL;
 
-				rc = find_one(db, order[i], "key = ?1", key,
+				rc = store_find_one(db, order[i], "key = ?1", key,
 					      &again);
 				if (!rc) {
 					cairn_record_free(r);
@@ -2438,7 +1814,7 @@ int cairn_record_find_key(cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (i == 1 && !db->has_global)
 			continue;
-		rc = find_one(db, order[i], "key = ?1", key, out);
+		rc = store_find_one(db, order[i], "key = ?1", key, out);
 		if (rc != CAIRN_NOTFOUND)
 			return rc;
 	}
@@ -2493,7 +1869,7 @@ int cairn_record_set_status(cairn_db *db, const char *id, const char *from,
 		struct clean_text c;
 		struct write_plan p;
 
-		rc = find_one(db, schema, "key = ?1", pending, &target);
+		rc = store_find_one(db, schema, "key = ?1", pending, &target);
 		if (rc == CAIRN_OK) {
 			memset(&c, 0, sizeof(c));
 			memset(&p, 0, sizeof(p));
@@ -2613,359 +1989,4 @@ out:
 	clean_release(&c);
 	cairn_record_free(r);
 	return rc;
-}
-
-/* ----------------------------------------------------------------- listing */
-
-/*
- * Append "AND col IN ('a','b')" for a comma-separated list whose every
- * item passes `valid` (so quoting them literally is safe).
- */
-int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
-		 const char *list, int (*valid)(const char *),
-		 const char *what)
-{
-	const char *p = list;
-	int first = 1;
-
-	if (!list || !*list)
-		return CAIRN_OK;
-	sbuf_addf(sql, " AND %s IN (", col);
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char item[64];
-
-		if (n == 0 || n >= sizeof(item))
-			return store_error(db, CAIRN_INVALID, "empty or "
-					   "overlong %s in filter", what);
-		memcpy(item, p, n);
-		item[n] = '\0';
-		if (!valid(item))
-			return store_error(db, CAIRN_INVALID,
-					   "unknown %s '%s'", what, item);
-		sbuf_addf(sql, "%s'%s'", first ? "" : ",", item);
-		first = 0;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	sbuf_addc(sql, ')');
-	return CAIRN_OK;
-}
-
-static int scope_valid(const char *s)
-{
-	return strcmp(s, "workspace") == 0 || strcmp(s, "global") == 0;
-}
-
-int cairn_record_list(cairn_db *db, const cairn_filter *f,
-		      cairn_record ***out, size_t *n)
-{
-	static const cairn_filter none;
-	struct sbuf where = SBUF_INIT, sql = SBUF_INIT;
-	cairn_record **v = NULL;
-	size_t cap = 0, len = 0;
-	sqlite3_stmt *st = NULL;
-	const char *want;
-	int rc, src;
-
-	*out = NULL;
-	*n = 0;
-	if (!f)
-		f = &none;
-	/* SPEC 3: default listing is accepted + unverified only */
-#ifndef CAIRN_MUTATE_NO_STATUS_FILTER
-	want = f->statuses && *f->statuses ? f->statuses
-					   : "accepted,unverified";
-#else
-	/* tests/mutate: the default lists every status */
-	want = f->statuses && *f->statuses ? f->statuses : "all";
-#endif
-	sbuf_adds(&where, " WHERE 1");
-	rc = store_add_in(db, &where, "kind", f->kinds, cairn_kind_valid, "kind");
-	if (rc == CAIRN_OK && strcmp(want, "all") != 0)
-		rc = store_add_in(db, &where, "status", want,
-			    cairn_status_valid, "status");
-	if (rc == CAIRN_OK)
-		rc = store_add_in(db, &where, "origin", f->origins,
-			    cairn_origin_valid, "origin");
-	if (rc == CAIRN_OK)
-		rc = store_add_in(db, &where, "scope", f->scope, scope_valid,
-			    "scope");
-	if (rc)
-		goto out;
-	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM main.records%s",
-		  sbuf_str(&where));
-	if (db->has_global)
-		sbuf_addf(&sql,
-			  " UNION ALL SELECT " STORE_COLS
-			  " FROM global.records%s",
-			  sbuf_str(&where));
-	sbuf_adds(&sql, " ORDER BY updated DESC, id");
-	if (f->limit > 0)
-		sbuf_addf(&sql, " LIMIT %ld", f->limit);
-	if (sql.err || where.err) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "listing records");
-		goto out;
-	}
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			cairn_record **nv =
-				util_realloc(v, ncap * sizeof(*v));
-
-			if (!nv) {
-				rc = store_error(db, CAIRN_NOMEM,
-						 "out of memory");
-				goto out;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		v[len] = store_row_record(st, 0);
-		if (!v[len]) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		len++;
-	}
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "listing records");
-out:
-	sqlite3_finalize(st);
-	sbuf_release(&where);
-	sbuf_release(&sql);
-	if (rc) {
-		cairn_record_list_free(v, len);
-		return rc;
-	}
-	*out = v;
-	*n = len;
-	return CAIRN_OK;
-}
-
-int cairn_record_history(cairn_db *db, const char *key, const char *scope,
-			 cairn_record ***out, size_t *n)
-{
-	cairn_record *cur = NULL, **v = NULL;
-	const char *schema;
-	char sql[512];
-	sqlite3_stmt *st = NULL;
-	size_t len = 0, cap = 8;
-	int rc, src;
-
-	*out = NULL;
-	*n = 0;
-	rc = CAIRN_NOTFOUND;
-	if (!scope || strcmp(scope, "workspace") == 0)
-		rc = find_one(db, "main", "key = ?1", key, &cur);
-	schema = "main";
-	if (rc == CAIRN_NOTFOUND && db->has_global &&
-	    (!scope || strcmp(scope, "global") == 0)) {
-		rc = find_one(db, "global", "key = ?1", key, &cur);
-		schema = "global";
-	}
-	if (rc == CAIRN_NOTFOUND)
-		return store_error(db, rc, "no record with key '%s'", key);
-	if (rc)
-		return rc;
-	v = util_calloc(cap, sizeof(*v));
-	if (!v) {
-		cairn_record_free(cur);
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	}
-	v[len++] = cur;
-	/* revisions as records: the current row's fields, the old text */
-	snprintf(sql, sizeof(sql),
-		 "SELECT r.id, r.kind, r.key, r.scope, v.title, v.body, "
-		 "v.status, v.confidence, v.proof, v.origin, r.src_path, "
-		 "r.src_heading, r.src_line, r.src_commit, r.src_session, "
-		 "r.src_tool, r.time, r.created, v.updated, r.last_seen, "
-		 "r.supersedes, r.superseded_by, v.revision, v.hash FROM "
-		 "%s.revisions v JOIN %s.records r ON r.id = v.record_id "
-		 "WHERE v.record_id = ?1 ORDER BY v.revision DESC",
-		 schema, schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "reading history");
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, cur->id, -1, SQLITE_STATIC);
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			cairn_record **nv =
-				util_realloc(v, 2 * cap * sizeof(*v));
-
-			if (!nv) {
-				rc = store_error(db, CAIRN_NOMEM,
-						 "out of memory");
-				goto out;
-			}
-			v = nv;
-			cap *= 2;
-		}
-		v[len] = store_row_record(st, 0);
-		if (!v[len]) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		len++;
-	}
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "reading history");
-out:
-	sqlite3_finalize(st);
-	if (rc) {
-		cairn_record_list_free(v, len);
-		return rc;
-	}
-	*out = v;
-	*n = len;
-	return CAIRN_OK;
-}
-
-/* ------------------------------------------------------------------- stats */
-
-static void stats_group(struct cairn_db *db, struct sbuf *sb, const char *col,
-			int *rc)
-{
-	struct sbuf sql = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int src, first = 1;
-
-	sbuf_addf(&sql, "SELECT %s, count(*) FROM (SELECT %s FROM "
-		  "main.records", col, col);
-	if (db->has_global)
-		sbuf_addf(&sql, " UNION ALL SELECT %s FROM global.records",
-			  col);
-	sbuf_addf(&sql, ") GROUP BY 1 ORDER BY 1");
-	src = sqlite3_prepare_v2(db->sql, sbuf_str(&sql), -1, &st, NULL);
-	sbuf_release(&sql);
-	if (src != SQLITE_OK) {
-		*rc = store_sql_error(db, src, "counting records");
-		return;
-	}
-	sbuf_addf(sb, "\"%s\":{", col);
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		/* values are CHECK-constrained identifiers: no escaping needed */
-		sbuf_addf(sb, "%s\"%s\":%lld", first ? "" : ",",
-			  (const char *)sqlite3_column_text(st, 0),
-			  (long long)sqlite3_column_int64(st, 1));
-		first = 0;
-	}
-	sbuf_addc(sb, '}');
-	if (src != SQLITE_DONE)
-		*rc = store_sql_error(db, src, "counting records");
-	sqlite3_finalize(st);
-}
-
-/* Complete lines in the receipt spool: receipts not yet in the table. */
-static long long spooled_lines(struct cairn_db *db)
-{
-	char path[4200], buf[8192];
-	long long n = 0;
-	ssize_t got;
-	int fd;
-
-	if (!store_dir_file(db, STORE_SPOOL_FILE, path, sizeof(path)))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < got; i++)
-			n += buf[i] == '\n';
-	close(fd);
-	return n;
-}
-
-int cairn_stats_json(cairn_db *db, char **out)
-{
-	struct sbuf sb = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	long long total = 0, revs = 0, receipts = 0;
-	int rc = CAIRN_OK;
-
-	*out = NULL;
-	if (sqlite3_prepare_v2(db->sql,
-			       "SELECT (SELECT count(*) FROM main.records), "
-			       "(SELECT count(*) FROM main.revisions), "
-			       "(SELECT count(*) FROM main.receipts)",
-			       -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		total = sqlite3_column_int64(st, 0);
-		revs = sqlite3_column_int64(st, 1);
-		receipts = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	sbuf_addf(&sb, "{\"workspace_records\":%lld,\"revisions\":%lld,"
-		  "\"receipts\":%lld,\"receipts_spooled\":%lld,"
-		  "\"global_attached\":%s,",
-		  total, revs, receipts, spooled_lines(db),
-		  db->has_global ? "true" : "false");
-	stats_group(db, &sb, "kind", &rc);
-	sbuf_addc(&sb, ',');
-	stats_group(db, &sb, "status", &rc);
-	sbuf_addc(&sb, ',');
-	stats_group(db, &sb, "origin", &rc);
-	sbuf_addc(&sb, ',');
-	stats_group(db, &sb, "scope", &rc);
-	sbuf_addc(&sb, '}');
-	if (rc == CAIRN_OK && sb.err)
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-	if (rc) {
-		sbuf_release(&sb);
-		return rc;
-	}
-	*out = sbuf_detach(&sb, NULL);
-	return *out ? CAIRN_OK : CAIRN_NOMEM;
-}
-
-/* --------------------------------------------------------------- integrity */
-
-int cairn_check_integrity(cairn_db *db)
-{
-	const char *schemas[2] = { "main", "global" };
-	char sql[160];
-	sqlite3_stmt *st = NULL;
-	int i, src;
-
-	for (i = 0; i < 2; i++) {
-		if (i == 1 && !db->has_global)
-			break;
-		snprintf(sql, sizeof(sql), "PRAGMA %s.integrity_check",
-			 schemas[i]);
-		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-		if (src != SQLITE_OK)
-			return store_sql_error(db, src, "checking integrity");
-		src = sqlite3_step(st);
-		if (src != SQLITE_ROW ||
-		    strcmp((const char *)sqlite3_column_text(st, 0), "ok")) {
-			store_error(db, CAIRN_CORRUPT, "%s: %s", schemas[i],
-				    src == SQLITE_ROW
-					    ? (const char *)sqlite3_column_text(
-						      st, 0)
-					    : sqlite3_errmsg(db->sql));
-			sqlite3_finalize(st);
-			return CAIRN_CORRUPT;
-		}
-		sqlite3_finalize(st);
-		/* the FTS index must agree with the records table */
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO %s.records_fts(records_fts, rank) "
-			 "VALUES ('integrity-check', 1)",
-			 schemas[i]);
-		src = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
-		if (src != SQLITE_OK)
-			return store_error(db, CAIRN_CORRUPT,
-					   "%s full-text index: %s", schemas[i],
-					   sqlite3_errmsg(db->sql));
-	}
-	return CAIRN_OK;
 }

@@ -208,6 +208,27 @@ int store_meta_get(struct cairn_db *db, const char *schema, const char *k,
  * Set meta k to v in schema (v NULL: remove it), inside the caller's write
  * transaction; what names the step in an error. CAIRN_OK or an SQL error.
  */
+/*
+ * sqlite3_update_hook callback (store_open.c installs it): marks the
+ * schemas whose records a transaction changed (the revision, migration 5).
+ */
+void store_rev_hook(void *user, int op, const char *schema, const char *table,
+		    sqlite3_int64 rowid);
+/* Drop the links an import batch still had to check at its commit. */
+void store_links_forget(struct cairn_db *db);
+/* Run sql (no results) on db's connection; what names it in an error. */
+int store_exec(struct cairn_db *db, const char *sql, const char *what);
+/*
+ * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION
+ * (store_schema.c). CAIRN_MISMATCH for a store of a newer cairn.
+ */
+int store_migrate(struct cairn_db *db, const char *schema);
+/*
+ * The record of schema matching "where" (a condition on ?1 = val) into
+ * *out (caller frees); CAIRN_NOTFOUND when none.
+ */
+int store_find_one(struct cairn_db *db, const char *schema,
+		   const char *where, const char *val, cairn_record **out);
 int store_meta_set(struct cairn_db *db, const char *schema, const char *k,
 		   const char *v, const char *what);
 /*
