@@ -60,6 +60,7 @@
 #include "lifecycle.h"
 #include "store.h"
 #include "rank.h"
+#include "recall_int.h"
 #include "receipt.h"
 #include "rerank.h"
 #include "termstat.h"
@@ -824,7 +825,7 @@ static const char *floor_key = "lexical_floor";
 #define RECALL_FLOOR_SCALE " answer/1"
 
 /* The identity a floor is stored with: tokenizer + RECALL_FLOOR_SCALE. */
-static void floor_identity(const char *tok_id, char *out, size_t size)
+void recall_floor_identity(const char *tok_id, char *out, size_t size)
 {
 	snprintf(out, size, "%s%s", tok_id, RECALL_FLOOR_SCALE);
 }
@@ -849,7 +850,7 @@ static double load_floor(struct cairn_db *db, const char *identity,
 
 		char want[1100];
 
-		floor_identity(identity, want, sizeof(want));
+		recall_floor_identity(identity, want, sizeof(want));
 		/* a floor measured for another tokenizer (or scale) is not used */
 		if (id && strcmp(id, want) == 0) {
 			f = sqlite3_column_double(st, 0);
@@ -1739,22 +1740,9 @@ static void matched_terms(struct sbuf *sb, const struct cand *c,
  * cosines all lie above 0.7, and everything for others).
  */
 #define RECALL_DEFAULT_COS_FLOOR 0.0
-#define RECALL_IDENTITY_MAX 1200 /* bytes of an identity string */
 
-/* The dense side of one recall: the question's vector and its pool. */
-struct dense {
-	struct embedder *e;                /* the db's (borrowed) */
-	float *q;                          /* question vector, dim floats */
-	int dim;
-	char identity[RECALL_IDENTITY_MAX]; /* embed_identity_string() */
-	char label[400];                   /* provider/model@revision, for receipts */
-	struct vector_hit *hits;           /* RANK_POOL best, best first */
-	size_t n;
-	int down;                          /* 1: the provider failed (CAIRN_IO):
-					      recall may go on lexical only */
-};
 
-static void dense_release(struct dense *d)
+void recall_dense_release(struct dense *d)
 {
 	cairn_free(d->q);
 	cairn_free(d->hits);
@@ -1766,7 +1754,7 @@ static void dense_release(struct dense *d)
  * when no provider is configured or no record has a vector: recall is then
  * lexical only, exactly as without a model.
  */
-static int dense_pool(struct cairn_db *db, const char *query,
+int recall_dense_pool(struct cairn_db *db, const char *query,
 		      const cairn_recall_opts *o, struct dense *d)
 {
 	const struct embed_identity *id;
@@ -2557,7 +2545,7 @@ int cairn_recall(cairn_db *db, const char *query,
 		if (pool.v[i].answer > res->answer)
 			res->answer = pool.v[i].answer;
 	/* with vectors of the configured model: the hybrid pipeline */
-	rc = dense_pool(db, query, opts, &dn);
+	rc = recall_dense_pool(db, query, opts, &dn);
 	if (rc == CAIRN_IO && dn.down) {
 		/* the provider is down: the words alone, and say so */
 		char msg[600];
@@ -2567,7 +2555,7 @@ int cairn_recall(cairn_db *db, const char *query,
 		cairn_free(res->notice);
 		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
 		res->embed_down = 1;
-		dense_release(&dn);
+		recall_dense_release(&dn);
 		rc = CAIRN_OK;
 	}
 	if (rc)
@@ -2688,7 +2676,7 @@ terms:
 out:
 	if (own_read)
 		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
-	dense_release(&dn);
+	recall_dense_release(&dn);
 	sbuf_release(&sb);
 	pool_release(&pool);
 	terms_release(&t);
@@ -2716,245 +2704,6 @@ void cairn_result_free(cairn_result *res)
 	cairn_free(res->terms);
 	cairn_free(res->notice);
 	cairn_free(res);
-}
-
-/* Round a highest probe figure up to 0.01 (SPEC 5.2), below 1. */
-static double round_floor(double max)
-{
-	double f = ceil(max * 100.0 - 1e-9) / 100.0;
-
-	return f >= 1.0 ? 0.99 : f <= 0 ? 0.0 : f;
-}
-
-/*
- * Generic off-topic probes (cairn_default_probes): what no engineering
- * store answers, in both languages of the tokenizer.
- */
-static const char *const default_probes[] = {
-	"How long should sourdough proof in the fridge before baking?",
-	"What tyre pressure should I run on a road bike?",
-	"How do I repot an orchid without damaging the roots?",
-	"Which wine goes well with grilled salmon?",
-	"How many eggs do I need for a sponge cake?",
-	"What is the best time of year to plant tulip bulbs?",
-	"How do I tune a guitar to drop D?",
-	"Which hiking boots are good for wet weather?",
-	"周末去爬山需要准备哪些装备？",
-	"红烧肉要炖多久才会入味？",
-	"吉他要怎么调成 Drop D 的调弦？",
-	"第一次去日本旅游应该带多少现金？",
-	"家里的绿萝叶子发黄是什么原因？",
-	"跑马拉松之前一周应该怎么饮食？",
-};
-
-const char *const *cairn_default_probes(size_t *n)
-{
-	*n = ARRAY_SIZE(default_probes);
-	return default_probes;
-}
-
-struct probe_score {
-	size_t idx;
-	double answer;
-};
-
-static int probe_desc(const void *a, const void *b)
-{
-	const struct probe_score *x = a, *y = b;
-
-	if (x->answer != y->answer)
-		return x->answer > y->answer ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/*
- * The floor from probes (cairn_calibrate): the median probe answerability,
- * not below RECALL_DEFAULT_FLOOR. The probes above it are named in *out.
- */
-static int calibrate_lexical(cairn_db *db, const char *const *probes,
-			     size_t n, cairn_calibration *out)
-{
-	cairn_recall_opts o;
-	struct tok *tk;
-	struct probe_score *ps = NULL;
-	char err[256], val[32], ident[1100];
-	sqlite3_stmt *st = NULL;
-	double f, med;
-	size_t i, m = 0;
-	int rc = CAIRN_OK, src;
-
-	if (n == 0)
-		return store_error(db, CAIRN_INVALID,
-				   "no probe questions given");
-	tk = fts_tok(db->sql, err, sizeof(err));
-	if (!tk)
-		return store_error(db, CAIRN_IO, "%s", err);
-	ps = util_calloc(n, sizeof(*ps));
-	if (!ps)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	memset(&o, 0, sizeof(o));
-	o.k = 1;
-	o.no_floor = 1;
-	o.no_receipt = 1;
-	o.statuses = "all";
-	for (i = 0; i < n; i++) {
-		cairn_result *res = NULL;
-
-		rc = cairn_recall(db, probes[i], &o, &res);
-		if (rc == CAIRN_INVALID) { /* e.g. only punctuation: skip */
-			rc = CAIRN_OK;
-			continue;
-		}
-		if (rc)
-			goto out;
-		ps[m].idx = i;
-		ps[m].answer = res->answer;
-		m++;
-		cairn_result_free(res);
-	}
-	if (m > 1)
-		qsort(ps, m, sizeof(*ps), probe_desc);
-	/* the median, from the top: ps is best first */
-	med = m == 0 ? 0
-		     : m % 2 ? ps[m / 2].answer
-			     : (ps[m / 2 - 1].answer + ps[m / 2].answer) / 2;
-#ifdef CAIRN_MUTATE_CALIBRATE_MAX
-	med = m ? ps[0].answer : 0; /* negative control: the highest probe */
-#endif
-	f = round_floor(med);
-	if (f < RECALL_DEFAULT_FLOOR)
-		f = RECALL_DEFAULT_FLOOR;
-	out->lexical_floor = f;
-	out->probes = m;
-	out->probe_max = m ? ps[0].answer : 0;
-	for (i = 0; i < m && ps[i].answer > f; i++) {
-		if (out->shown < CAIRN_CAL_SHOW) {
-			out->through_idx[out->shown] = ps[i].idx;
-			out->through_answer[out->shown] = ps[i].answer;
-			out->shown++;
-		}
-		out->through++;
-	}
-	snprintf(val, sizeof(val), "%.2f", f);
-	floor_identity(tok_identity(tk), ident, sizeof(ident));
-	rc = store_tx_begin(db);
-	if (rc)
-		goto out;
-	src = sqlite3_prepare_v2(db->sql,
-				 "INSERT OR REPLACE INTO main.meta (k, v) "
-				 "VALUES ('lexical_floor', ?1), "
-				 "('lexical_floor_identity', ?2)",
-				 -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, ident, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "storing the floor");
-	rc = store_tx_end(db, rc);
-out:
-	cairn_free(ps);
-	return rc;
-}
-
-/*
- * The cosine floor: the highest cosine any probe reaches with any record
- * (every status), for the configured vector identity. *has = 0 when no
- * model is configured or no record has a vector.
- */
-static int calibrate_cosine(cairn_db *db, const char *const *probes, size_t n,
-			    cairn_calibration *out)
-{
-	cairn_recall_opts o;
-	struct dense d;
-	double max = -1;
-	char val[32];
-	size_t i;
-	int rc = CAIRN_OK, any = 0;
-
-	memset(&o, 0, sizeof(o));
-	o.statuses = "all";
-	memset(&d, 0, sizeof(d));
-	for (i = 0; i < n && rc == CAIRN_OK; i++) {
-		rc = dense_pool(db, probes[i], &o, &d);
-		if (rc == CAIRN_OK && d.n > 0) {
-			any = 1;
-			if (d.hits[0].cos > max)
-				max = d.hits[0].cos;
-		}
-		if (rc == CAIRN_OK && i + 1 == n && any)
-			snprintf(out->identity, sizeof(out->identity), "%s",
-				 d.identity);
-		dense_release(&d);
-	}
-	if (rc || !any)
-		return rc;
-	out->has_cosine = 1;
-	out->cosine_floor = round_floor(max);
-	snprintf(val, sizeof(val), "%.2f", out->cosine_floor);
-	rc = store_tx_begin(db);
-	if (rc)
-		return rc;
-	{
-		sqlite3_stmt *st = NULL;
-		int src = sqlite3_prepare_v2(
-			db->sql,
-			"INSERT OR REPLACE INTO main.meta (k, v) VALUES "
-			"('cosine_floor', ?1), ('cosine_floor_identity', ?2)",
-			-1, &st, NULL);
-
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, val, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 2, out->identity, -1,
-					  SQLITE_STATIC);
-			src = sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-		if (src != SQLITE_DONE)
-			rc = store_sql_error(db, src, "storing the cosine floor");
-	}
-	return store_tx_end(db, rc);
-}
-
-int cairn_calibrate_ex(cairn_db *db, const char *const *probes, size_t n,
-		       cairn_calibration *out)
-{
-	cairn_calibration c;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = calibrate_lexical(db, probes, n, &c);
-	if (rc == CAIRN_OK)
-		rc = calibrate_cosine(db, probes, n, &c);
-	if (rc == CAIRN_OK && out)
-		*out = c;
-	return rc;
-}
-
-int cairn_calibrate_cosine(cairn_db *db, const char *const *probes,
-			   size_t n, cairn_calibration *out)
-{
-	cairn_calibration c;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = calibrate_cosine(db, probes, n, &c);
-	if (rc == CAIRN_OK && out)
-		*out = c;
-	return rc;
-}
-
-int cairn_calibrate(cairn_db *db, const char *const *probes, size_t n,
-		    double *floor_out)
-{
-	cairn_calibration c;
-	int rc = cairn_calibrate_ex(db, probes, n, &c);
-
-	if (rc == CAIRN_OK && floor_out)
-		*floor_out = c.lexical_floor;
-	return rc;
 }
 
 int cairn_gc(cairn_db *db, int force, cairn_gc_result *out)
