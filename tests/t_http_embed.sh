@@ -134,7 +134,8 @@ emb() { # emb MODE [extra flags] -- TEXTS
 	shift
 	"$bin" model embed --provider http --url "$(url "$mode")" --model m "$@"
 }
-log_count() { grep -c "^$1 " "$tmp/log" 2>/dev/null || true; }
+# a missing log is no count of 0: it fails every check that compares one
+log_count() { if [ -f "$tmp/log" ]; then grep -c "^$1 " "$tmp/log"; else echo missing; fi; }
 
 # success: vectors are letter counts, normalised; the order follows index
 out=$(emb ok abc hhh 2> "$tmp/err")

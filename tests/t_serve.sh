@@ -75,8 +75,9 @@ new=$("$cairn" write --origin agent -k decision -t "Blue-green deploys with kama
 	"We deploy the billing service with blue-green switches on blyck using kamal." | id_of)
 x=$("$cairn" write --origin agent -k note -t "<img src=x onerror=alert(1)>" \
 	"<script>alert(1)</script> stored markup" | id_of)
-check "the store has its candidates" \
-	[ -n "$a" ] && [ -n "$b" ] && [ -n "$c" ] && [ -n "$old" ] && [ -n "$new" ] && [ -n "$x" ]
+for v in a b c old new x; do
+	check "the store has candidate \$$v" [ -n "${!v}" ]
+done
 
 # ----------------------------------------------------------------- start
 "$cairn" serve > "$tmp/out" 2> "$tmp/serve.err" &

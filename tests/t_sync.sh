@@ -279,10 +279,14 @@ check "and a second workspace converges with it" [ "$(state k1 | md5sum)" = "$(s
 check "nothing is unsynced on k1" grep -q "unsynced  team=0" <<< "$(c k1 stats)"
 
 # ---------------------------------------------------------- --watch
-c b sync --watch --for 12 > "$tmp/watch.out" 2>&1 &
+c b sync --watch --for 20 > "$tmp/watch.out" 2>&1 &
 wp=$!
 bg_pids="$bg_pids $wp"
-sleep 1
+# the watcher reports its first sync once it listens (bounded wait)
+for _ in $(seq 1 100); do
+	[ -s "$tmp/watch.out" ] && break
+	sleep 0.1
+done
 c a write --kind fact --title "Watched" --body "the watcher sees this zebra quickly" >/dev/null
 c a sync >/dev/null
 seen=0
