@@ -425,7 +425,7 @@ static const char *const hook_outcomes[] = { "injected", "empty", "captured",
 /* What the hook log says: calls, latency, outcomes (hook_outcomes). */
 struct hook_summary {
 	size_t calls;     /* lines read */
-	size_t counts[6]; /* per hook_outcomes[] */
+	size_t counts[ARRAY_SIZE(hook_outcomes)]; /* per hook_outcomes[] */
 	size_t served;    /* answered by a running cairn mcp (via=mcp) */
 	double p50, p90, max; /* latency, ms */
 	int refused;          /* 1: the log is a symbolic link, not read */
@@ -462,7 +462,7 @@ static void hook_summarize(const char *path, struct hook_summary *s)
 		}
 		if (!fields[3])
 			continue;
-		for (k = 0; k < 6; k++)
+		for (k = 0; k < (int)ARRAY_SIZE(hook_outcomes); k++)
 			if (fields[2] && strcmp(fields[2], hook_outcomes[k]) == 0)
 				s->counts[k]++;
 		s->served += fields[4] && strstr(fields[4], "via=mcp") != NULL;
@@ -490,19 +490,25 @@ static void hook_summarize(const char *path, struct hook_summary *s)
 	cairn_free(lat);
 }
 
+static void summary_json(const struct hook_summary *s, struct sbuf *sb)
+{
+	size_t i;
+
+	sbuf_addf(sb, "{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
+		  "\"max_ms\":%.1f", s->calls, s->p50, s->p90, s->max);
+	for (i = 0; i < ARRAY_SIZE(hook_outcomes); i++)
+		sbuf_addf(sb, ",\"%s\":%zu", hook_outcomes[i], s->counts[i]);
+	sbuf_addf(sb, ",\"served\":%zu}", s->served);
+}
+
 void cli_hook_stats_json(const char *dir, struct sbuf *sb)
 {
 	struct hook_summary s;
 	char path[4200];
-	size_t i;
 
 	snprintf(path, sizeof(path), "%s/hook.log", dir);
 	hook_summarize(path, &s);
-	sbuf_addf(sb, "{\"calls\":%zu,\"p50_ms\":%.1f,\"p90_ms\":%.1f,"
-		  "\"max_ms\":%.1f", s.calls, s.p50, s.p90, s.max);
-	for (i = 0; i < 6; i++)
-		sbuf_addf(sb, ",\"%s\":%zu", hook_outcomes[i], s.counts[i]);
-	sbuf_addf(sb, ",\"served\":%zu}", s.served);
+	summary_json(&s, sb);
 }
 
 /* `cairn stats --hook`: latency percentiles and outcomes from hook.log. */
@@ -524,7 +530,7 @@ int cli_hook_stats(int json)
 	if (json) {
 		struct sbuf sb = SBUF_INIT;
 
-		cli_hook_stats_json(dir, &sb);
+		summary_json(&s, &sb); /* the summary read above, once */
 		cairn_free(dir);
 		cli_print_json(&sb);
 		sbuf_release(&sb);
@@ -539,7 +545,7 @@ int cli_hook_stats(int json)
 	printf("latency:    p50 %.1f ms, p90 %.1f ms, max %.1f ms\n", s.p50,
 	       s.p90, s.max);
 	printf("outcomes:  ");
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < ARRAY_SIZE(hook_outcomes); i++)
 		printf(" %s=%zu", hook_outcomes[i], s.counts[i]);
 	printf("\nserved:     %zu by a running cairn mcp (via=mcp)\n", s.served);
 	return 0;

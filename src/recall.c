@@ -1608,10 +1608,11 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
  * score), term frequency and record length do not count: they order
  * hits, they do not say whether the question is answered.
  */
-static void score_answer(struct cand *c, const struct answer_plan *p)
+/* The answerability of the matched terms in mask; their mass into *covered. */
+static double answer_of(uint64_t mask, const struct answer_plan *p,
+			double *covered)
 {
-	uint64_t mask = (uint64_t)c->mask;
-	double got = 0;
+	double got = 0, a;
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
@@ -1630,12 +1631,16 @@ static void score_answer(struct cand *c, const struct answer_plan *p)
 				best = p->idf_bit[b];
 		got += best;
 	}
+	*covered = got;
+	a = p->mass > 0 ? got / p->mass : 0;
+	return a > 1 ? 1 : a;
+}
+
+static void score_answer(struct cand *c, const struct answer_plan *p)
+{
 	c->mass = p->mass;
-	c->covered = got;
 	c->unseen = p->unseen;
-	c->answer = p->mass > 0 ? got / p->mass : 0;
-	if (c->answer > 1)
-		c->answer = 1;
+	c->answer = answer_of((uint64_t)c->mask, p, &c->covered);
 }
 
 /* Candidates by source file (qsort over pointers; no file: last). */
@@ -1681,16 +1686,10 @@ static int doc_answer(struct pool *pool, size_t first,
 
 		for (j = i + 1; j < n && src_cmp(&v[i], &v[j]) == 0; j++)
 			mask |= v[j]->mask;
-		for (k = i; j - i > 1 && k < j; k++) {
-			struct cand u = *v[k];
-
-			if (u.mask == mask)
-				continue;
-			u.mask = mask;
-			score_answer(&u, p);
-			v[k]->covered = u.covered;
-			v[k]->answer = u.answer;
-		}
+		for (k = i; j - i > 1 && k < j; k++)
+			if (v[k]->mask != mask)
+				v[k]->answer = answer_of((uint64_t)mask, p,
+							 &v[k]->covered);
 	}
 	cairn_free(v);
 	return 0;
