@@ -2,7 +2,7 @@
  * cli_mcp.c -- `cairn mcp`: the MCP server on stdin/stdout (SPEC 7).
  *
  * Layer: top (the cairn command). Opens the workspace store once, like
- * every command, and hands stdin and stdout to mcp_serve() until the
+ * every command, and hands stdin and stdout to mcp_serve_side() until the
  * client closes stdin.
  *
  * Must never: print anything but JSON-RPC messages on stdout; diagnostics

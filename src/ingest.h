@@ -1,9 +1,10 @@
 /*
  * ingest.h -- transcripts as events (issue 6, seed 004's history layer).
  *
- * Layer: ingest sits on store and json; the CLI sits on it. The cairn_
- * declarations below are meant for include/cairn.h; until they move there
- * they live here. The ingest_ ones are internal (the unit tests use them).
+ * Layer: ingest sits on store and json; the CLI sits on it. Its public
+ * calls (cairn_ingest_file, cairn_ingest_report_release,
+ * cairn_session_events) are declared in include/cairn.h; the ingest_ ones
+ * below are internal (the unit tests use them).
  *
  * A transcript is JSON Lines: Claude Code session transcripts, or a generic
  * form {"time","speaker","text","session"}; the format is detected per line.
@@ -31,90 +32,6 @@ extern "C" {
 #define INGEST_MAX_SUMMARY 200             /* bytes of a tool call's one-line summary */
 #define INGEST_MAX_SPEAKER 64              /* bytes in a generic line's speaker */
 #define INGEST_MAX_SESSION 256             /* bytes in a session id */
-
-/* Options for cairn_ingest_file(); a zeroed struct (or NULL) means the defaults. */
-typedef struct cairn_ingest_opts {
-	unsigned flags;      /* CAIRN_WRITE_REDACT: store secrets masked instead of refusing the line */
-	const char *session; /* session of generic lines without one; NULL: the file name without .jsonl */
-	void (*progress)(void *user, size_t done, size_t total); /* bytes read of the file; may be NULL */
-	void *user;          /* passed to progress */
-	int include_tools;   /* 1: also tool output (failed tool calls' output,
-			      * tool-result lines, generic tool/web speakers);
-			      * 0: left out, not the user's or the assistant's
-			      * words (stored prompt injection, issue 16) */
-} cairn_ingest_opts;
-
-/* What ingesting one file did. Release with cairn_ingest_report_release(). */
-typedef struct cairn_ingest_report {
-	size_t lines;     /* non-blank lines read */
-	size_t events;    /* events those lines hold (written or not) */
-	size_t added;     /* events stored now */
-	size_t unchanged; /* events already stored (same id): not touched */
-	size_t skipped;   /* lines with nothing to keep: summaries, meta, thinking, tool output */
-	size_t tools;     /* tool-output events left out (no include_tools) */
-	size_t refused;   /* lines refused for a secret (none of their events stored) */
-	size_t errors;    /* lines reported and skipped: invalid JSON, too long, bad fields */
-	char *messages;   /* "FILE:LINE: message\n" for every refused or bad line; NULL if none */
-} cairn_ingest_report;
-
-/*
- * Ingest one transcript file (JSON Lines) as event records.
- *
- * path is read as given (relative to the current directory); the records'
- * src_path is it relative to the workspace root when the file lies inside
- * the workspace, else its absolute path. Every event gets kind "event",
- * origin "human", status "unverified", the session id (src_session), the
- * speaker (src_tool, and the title "speaker · YYYY-MM-DD HH:MM"), the time
- * (normalised to UTC, "YYYY-MM-DDTHH:MM:SS.mmmZ") and the JSONL line
- * (src_line). A text longer than INGEST_MAX_CHARS code points is cut
- * there and ends in " […]" (after the secret filter saw all of it). Ids are "e" + 15 hex digits of SHA-256 over session, the
- * line's uuid (or line number), the event's place in the line, speaker and
- * text, so re-ingesting a file adds nothing (report->unchanged).
- * A line without a uuid (or "id") counts by its time, and only without a
- * time by its line number.
- *
- * A line is written whole or not at all. A line that is not JSON, longer
- * than INGEST_MAX_LINE, or has bad fields is reported and skipped
- * (report->errors); a line whose text holds a secret is refused
- * (report->refused) unless opts->flags has CAIRN_WRITE_REDACT, when it is
- * stored masked. Each such line adds "path:line: message" to
- * report->messages (the first 100; then one "path: N more problem lines
- * not listed"); the rest of the file is still ingested. All of the
- * file is one batch (cairn_begin .. cairn_commit), so the call must not be
- * made inside a batch.
- *
- * Returns CAIRN_OK when the file was read to its end (even with reported
- * lines: check report->refused and report->errors), else CAIRN_IO (cannot
- * read the file), CAIRN_INVALID (a batch is already open), CAIRN_NOMEM,
- * CAIRN_BUSY; then nothing of the file is written. rep is filled in both
- * cases; the caller releases it with cairn_ingest_report_release().
- */
-CAIRN_API int cairn_ingest_file(cairn_db *db, const char *path,
-				const cairn_ingest_opts *opts,
-				cairn_ingest_report *rep);
-
-/* Free everything a report holds and zero it. NULL is a no-op. */
-CAIRN_API void cairn_ingest_report_release(cairn_ingest_report *rep);
-
-/*
- * The events of a session in their original order: by time, then source
- * path, then line, then the order they were stored in. Retired and
- * rejected events are left out. session is an exact session id, or a
- * unique prefix of one (at least 4 characters).
- *
- * With around_id NULL: every event, or with n > 0 the last n. With
- * around_id (a record id or unique prefix): that event and the n events
- * before and after it (n >= 0); session may then be NULL or "" to mean the
- * record's own session.
- *
- * *out is an array of *count records: the caller frees it with
- * cairn_record_list_free(). Errors: CAIRN_NOTFOUND (no events of that
- * session, no such record), CAIRN_INVALID (an ambiguous prefix, a record
- * that is not an event of that session, n < 0), CAIRN_NOMEM, CAIRN_BUSY.
- */
-CAIRN_API int cairn_session_events(cairn_db *db, const char *session,
-				   const char *around_id, int n,
-				   cairn_record ***out, size_t *count);
 
 /* ----------------------------------------------------------- internal */
 

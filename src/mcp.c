@@ -8,7 +8,7 @@
  * the CLI.
  *
  * Holds: the message dispatcher (mcp_handle_line), the serving loop over
- * two file descriptors (mcp_serve), the tool table with each tool's
+ * two file descriptors (mcp_serve_side), the tool table with each tool's
  * description, input and output JSON Schemas, argument validation and the
  * six tool handlers.
  *
@@ -44,6 +44,7 @@
 #include "json.h"
 #include "mcp.h"
 #include "store.h"
+#include "words.h"
 
 #define MCP_READ_CHUNK 65536       /* bytes per read() from the client */
 #define MCP_EXCERPT_BYTES 400      /* body excerpt of a search result */
@@ -79,12 +80,8 @@ static const char *const protocol_versions[] = {
 #define S_NUM "{\"type\":\"number\"}"
 #define S_INT "{\"type\":\"integer\"}"
 #define S_BOOL "{\"type\":\"boolean\"}"
-#define KIND_ENUM                                                           \
-	"[\"decision\",\"adr\",\"fact\",\"rule\",\"procedure\","            \
-	"\"capability\",\"finding\",\"history\",\"event\",\"note\"]"
-#define STATUS_ENUM                                                         \
-	"[\"candidate\",\"accepted\",\"unverified\",\"stale\",\"superseded\"," \
-	"\"historical\",\"false\",\"retired\",\"rejected\"]"
+#define KIND_ENUM WORDS_JSON(CAIRN_KINDS)
+#define STATUS_ENUM WORDS_JSON(CAIRN_STATUSES)
 #define S_SOURCE                                                            \
 	"{\"type\":\"object\",\"properties\":{\"path\":" S_NSTR               \
 	",\"heading\":" S_NSTR ",\"line\":{\"type\":[\"integer\",\"null\"]}," \
@@ -884,9 +881,8 @@ static int tool_write(struct mcp_server *s, const struct tool *t,
 	if (!cairn_kind_valid(arg_str(args, "kind"))) {
 		sbuf_adds(msg, "unknown kind ");
 		json_add_strz(msg, arg_str(args, "kind"));
-		sbuf_adds(msg, " (expected one of: decision, adr, fact, rule, "
-			  "procedure, capability, finding, history, event, "
-			  "note)");
+		sbuf_adds(msg, " (expected one of: " WORDS_LISTED(CAIRN_KINDS)
+			  ")");
 		return 1;
 	}
 	sbuf_adds(&tool, "mcp memory_write");
@@ -1508,11 +1504,6 @@ static int serve_line(struct mcp_server *s, int outfd, const char *line,
 	}
 	cairn_free(reply);
 	return rc;
-}
-
-int mcp_serve(struct mcp_server *s, int infd, int outfd)
-{
-	return mcp_serve_side(s, infd, outfd, -1, NULL, NULL);
 }
 
 /* Wait until infd is readable, serving side_fd meanwhile; 0, or -1 (poll). */

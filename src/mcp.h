@@ -52,16 +52,11 @@ int mcp_handle_line(struct mcp_server *s, const char *line, size_t len,
 /*
  * Serve: read messages from file descriptor infd until end of input, write
  * each reply and a newline to outfd. A line over MCP_MAX_LINE is discarded
- * as it is read (never buffered whole) and answered with an error.
+ * as it is read (never buffered whole) and answered with an error. While
+ * waiting for the client, call side(arg) whenever side_fd is readable
+ * (cli_mcp.c: the hook's socket, hook_server.h); side_fd < 0: no side.
  * Returns CAIRN_OK at end of input, CAIRN_IO when reading or writing
  * fails (e.g. the client went away), CAIRN_NOMEM.
- */
-int mcp_serve(struct mcp_server *s, int infd, int outfd);
-
-/*
- * mcp_serve(), and while waiting for the client, call side(arg) whenever
- * side_fd is readable (cli_mcp.c: the hook's socket, hook_server.h).
- * side_fd < 0: exactly mcp_serve().
  */
 int mcp_serve_side(struct mcp_server *s, int infd, int outfd, int side_fd,
 		   void (*side)(void *), void *arg);

@@ -19,14 +19,12 @@
 
 #include "internal.h"
 #include "rank.h"
+#include "words.h"
 
 #define DAY_SECONDS 86400.0
 
-/* Kind names the tables may hold (SPEC 3); the config keeps these pointers. */
-static const char *const kinds[] = {
-	"decision", "adr", "fact", "rule", "procedure", "capability",
-	"finding", "history", "event", "note",
-};
+/* Kind names the tables may hold (words.h); the config keeps these pointers. */
+static const char *const kinds[] = { WORDS_ARRAY(CAIRN_KINDS) };
 
 static const char *known_kind(const char *s, size_t len)
 {
@@ -36,6 +34,24 @@ static const char *known_kind(const char *s, size_t len)
 		if (strlen(kinds[i]) == len && memcmp(kinds[i], s, len) == 0)
 			return kinds[i];
 	return NULL;
+}
+
+/* the kinds whose default weight (words.h) is not neutral, in table order */
+static void rank_default_weights(struct rank_config *cfg)
+{
+#define RANK_W_(k, w) { #k, w }
+	static const struct rank_weight table[] = {
+		CAIRN_KINDS(RANK_W_, WORDS_COMMA_)
+	};
+#undef RANK_W_
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(table) && n < RANK_MAX_KINDS; i++)
+		if (table[i].weight != 1.0)
+			cfg->weights[n++] = (struct rank_weight){
+				known_kind(table[i].kind, strlen(table[i].kind)),
+				table[i].weight
+			};
 }
 
 void rank_config_default(struct rank_config *cfg)
@@ -52,8 +68,7 @@ void rank_config_default(struct rank_config *cfg)
 	cfg->order = RANK_ORDER_FUSED;
 	cfg->verified_fact = 1.7;
 	cfg->candidate_factor = 0.8;
-	cfg->weights[0] = (struct rank_weight){ "decision", 2.0 };
-	cfg->weights[1] = (struct rank_weight){ "adr", 2.0 };
+	rank_default_weights(cfg);
 	/*
 	 * SPEC 5.2: events and facts decay after a window, advice less,
 	 * decisions, rules, procedures and capabilities not at all (SPEC 5.5:

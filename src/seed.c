@@ -56,6 +56,7 @@
 #include "secret.h"
 #include "drift.h"
 #include "seed_run.h"
+#include "words.h"
 
 extern char **environ;
 
@@ -197,10 +198,7 @@ void seed_msg(struct run *r, int error, int rc, const char *path,
 
 static const char *static_kind(const char *k)
 {
-	static const char *const kinds[] = {
-		"decision", "adr",   "fact",    "rule",  "procedure",
-		"capability", "finding", "history", "event", "note",
-	};
+	static const char *const kinds[] = { WORDS_ARRAY(CAIRN_KINDS) };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)

@@ -36,20 +36,14 @@
 #include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
+#include "words.h"
 
 /* ------------------------------------------------------------ vocabularies */
 
-static const char *const kinds[] = {
-	"decision", "adr",   "fact",    "rule",  "procedure", "capability",
-	"finding",  "history", "event", "note",
-};
-static const char *const statuses[] = {
-	"candidate",  "accepted", "unverified", "stale",   "superseded",
-	"historical", "false",    "retired",    "rejected",
-};
-static const char *const origins[] = {
-	"file", "human", "agent", "capture", "reflection",
-};
+/* the spec's words (words.h) */
+static const char *const kinds[] = { WORDS_ARRAY(CAIRN_KINDS) };
+static const char *const statuses[] = { WORDS_ARRAY(CAIRN_STATUSES) };
+static const char *const origins[] = { WORDS_ARRAY(CAIRN_ORIGINS) };
 
 static int in_list(const char *s, const char *const *list, size_t n)
 {
@@ -80,23 +74,24 @@ int cairn_origin_valid(const char *s)
 
 const char *cairn_errstr(int rc)
 {
+	/* by code, not by position: unit_store reads the codes from cairn.h */
 	static const char *const names[] = {
-		"ok",
-		"error",
-		"out of memory",
-		"I/O error",
-		"corrupt data",
-		"invalid input",
-		"input too large",
-		"store is busy",
-		"not found",
-		"secret refused",
-		"record is file-backed",
-		"already exists",
-		"identity mismatch",
+		[CAIRN_OK] = "ok",
+		[CAIRN_ERROR] = "error",
+		[CAIRN_NOMEM] = "out of memory",
+		[CAIRN_IO] = "I/O error",
+		[CAIRN_CORRUPT] = "corrupt data",
+		[CAIRN_INVALID] = "invalid input",
+		[CAIRN_TOOBIG] = "input too large",
+		[CAIRN_BUSY] = "store is busy",
+		[CAIRN_NOTFOUND] = "not found",
+		[CAIRN_SECRET] = "secret refused",
+		[CAIRN_READONLY] = "record is file-backed",
+		[CAIRN_EXISTS] = "already exists",
+		[CAIRN_MISMATCH] = "identity mismatch",
 	};
 
-	if (rc < 0 || (size_t)rc >= ARRAY_SIZE(names))
+	if (rc < 0 || (size_t)rc >= ARRAY_SIZE(names) || !names[rc])
 		return "unknown error";
 	return names[rc];
 }

@@ -39,6 +39,20 @@ else
 fi
 extra=$(nm -D --defined-only "$tmp/p/lib/libcairn.so.0" | awk '{print $3}' | grep -v '^cairn_' | head -3)
 if [ -z "$extra" ]; then ok; else bad "libcairn.so exports non-API symbols: $extra"; fi
+# every exported cairn_ function is declared in the installed cairn.h (a
+# CAIRN_API left in an internal header exports a call no user can see)
+undeclared() { # LIB HEADER: exported cairn_ symbols HEADER never declares
+	nm -D --defined-only "$1" | awk '$3 ~ /^cairn_/ {print $3}' | sort -u > "$tmp/exp"
+	grep -E '^CAIRN_API ' "$2" | grep -oE 'cairn_[a-z0-9_]+\(' | tr -d '(' | sort -u > "$tmp/decl"
+	comm -23 "$tmp/exp" "$tmp/decl" | head -5
+}
+hdr="$tmp/p/include/cairn.h"
+out=$(undeclared "$tmp/p/lib/libcairn.so.0" "$hdr")
+if [ -z "$out" ]; then ok; else bad "libcairn.so exports calls cairn.h does not declare:" $out; fi
+# negative control: the header without cairn_seed's declaration
+grep -v '^CAIRN_API int cairn_seed(' "$hdr" > "$tmp/cut.h"
+out=$(undeclared "$tmp/p/lib/libcairn.so.0" "$tmp/cut.h")
+if [ "$out" = cairn_seed ]; then ok; else bad "negative control: a missing declaration not found (got '$out')"; fi
 if MANWIDTH=80 man -l "$tmp/p/share/man/man1/cairn.1" 2>/dev/null | grep -q "cairn"; then
 	ok
 elif ! command -v man >/dev/null; then

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "store.h"
 #include "test.h"
+#include "words.h"
 
 static char *write_simple(cairn_db *db, const char *kind, const char *status,
 			  const char *origin, const char *key, const char *body)
@@ -350,6 +351,130 @@ static void test_face_calls(void)
 	cairn_db_close(db);
 }
 
+/*
+ * the words of `CHECK (COL IN ('a','b',...))` in the records table's SQL,
+ * as one string "a b ..." (empty when the column has no such CHECK)
+ */
+static void check_words(const char *sql, const char *col, char *out,
+			size_t cap)
+{
+	char pat[64];
+	const char *p, *end;
+	size_t n = 0;
+
+	out[0] = '\0';
+	snprintf(pat, sizeof(pat), "CHECK (%s IN (", col);
+	p = strstr(sql, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	end = strchr(p, ')');
+	for (; p && p < end; p++) {
+		const char *q;
+
+		if (*p != '\'')
+			continue;
+		q = strchr(p + 1, '\'');
+		if (!q || q > end || n + (size_t)(q - p) + 1 >= cap)
+			break;
+		if (n)
+			out[n++] = ' ';
+		memcpy(out + n, p + 1, (size_t)(q - p - 1));
+		n += (size_t)(q - p - 1);
+		out[n] = '\0';
+		p = q;
+	}
+}
+
+/*
+ * EVIDENCE-OF: the spec's words are defined once (words.h) -- the SQL
+ * CHECKs of the shipped migrations name exactly the kinds, statuses and
+ * origins the store validates, and the manual page lists every kind and
+ * status: a word added to words.h without a migration and the docs fails
+ */
+static void test_words_one_table(void)
+{
+	static const char *const kinds[] = { WORDS_ARRAY(CAIRN_KINDS) };
+	static const char *const statuses[] = { WORDS_ARRAY(CAIRN_STATUSES) };
+	cairn_db *db = test_store("words", NULL, 0);
+	sqlite3_stmt *st = NULL;
+	char got[512], *man = NULL, err[256];
+	size_t i, len = 0;
+
+	CHECK_INT(sqlite3_prepare_v2(db->sql,
+				     "SELECT sql FROM main.sqlite_master "
+				     "WHERE name = 'records'",
+				     -1, &st, NULL),
+		  SQLITE_OK);
+	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	{
+		const char *sql = (const char *)sqlite3_column_text(st, 0);
+
+		check_words(sql, "kind", got, sizeof(got));
+		CHECK_STR(got, WORDS_SPACED(CAIRN_KINDS) + 1);
+		check_words(sql, "status", got, sizeof(got));
+		CHECK_STR(got, WORDS_SPACED(CAIRN_STATUSES) + 1);
+		check_words(sql, "origin", got, sizeof(got));
+		CHECK_STR(got, WORDS_SPACED(CAIRN_ORIGINS) + 1);
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		CHECK(cairn_kind_valid(kinds[i]));
+	for (i = 0; i < ARRAY_SIZE(statuses); i++)
+		CHECK(cairn_status_valid(statuses[i]));
+	CHECK(!cairn_kind_valid("memo") && !cairn_status_valid("done"));
+	/* the manual page (run from the repository root) */
+	CHECK_INT(util_read_file("docs/cairn.1", 1 << 22, &man, &len, err,
+				 sizeof(err)),
+		  0);
+	for (i = 0; man && i < ARRAY_SIZE(kinds); i++)
+		CHECK_MSG(strstr(man, kinds[i]) != NULL,
+			  "docs/cairn.1 never names kind %s", kinds[i]);
+	for (i = 0; man && i < ARRAY_SIZE(statuses); i++)
+		CHECK_MSG(strstr(man, statuses[i]) != NULL,
+			  "docs/cairn.1 never names status %s", statuses[i]);
+	cairn_free(man);
+	cairn_db_close(db);
+}
+
+/*
+ * EVIDENCE-OF: every error code of cairn.h has its own name -- the codes
+ * are read from the header itself, so a code appended without a name in
+ * cairn_errstr's table fails here
+ */
+static void test_errstr_names(void)
+{
+	char *h = NULL, err[256];
+	const char *p = NULL, *end = NULL;
+	size_t len = 0;
+	int seen = 0;
+
+	/* the block from "error codes" to cairn_errstr's declaration */
+	CHECK_INT(util_read_file("include/cairn.h", 1 << 22, &h, &len, err,
+				 sizeof(err)),
+		  0);
+	if (h && (p = strstr(h, "= error codes")) != NULL)
+		end = strstr(p, "cairn_errstr");
+	CHECK_MSG(p && end, "no error code block in include/cairn.h");
+	for (; end && (p = strstr(p, "\n#define CAIRN_")) != NULL && p < end;
+	     p++) {
+		char name[64];
+		int code;
+
+		if (sscanf(p + 1, "#define %63s %d", name, &code) != 2)
+			continue;
+		seen++;
+		CHECK_MSG(strcmp(cairn_errstr(code), "unknown error") != 0,
+			  "%s (%d) has no name in cairn_errstr", name, code);
+	}
+	CHECK_MSG(seen >= 13, "only %d error codes found in cairn.h", seen);
+	CHECK_STR(cairn_errstr(CAIRN_NOMEM), "out of memory");
+	CHECK_STR(cairn_errstr(CAIRN_MISMATCH), "identity mismatch");
+	CHECK_STR(cairn_errstr(-1), "unknown error");
+	CHECK_STR(cairn_errstr(CAIRN_MISMATCH + 1), "unknown error");
+	cairn_free(h);
+}
+
 void unit_store(void)
 {
 	RUN(test_global_migration);
@@ -362,4 +487,6 @@ void unit_store(void)
 	RUN(test_secret_refused);
 	RUN(test_alloc_failures);
 	RUN(test_face_calls);
+	RUN(test_words_one_table);
+	RUN(test_errstr_names);
 }
