@@ -191,77 +191,85 @@ void store_links_forget(struct cairn_db *db)
 	cairn_free(db->links);
 	db->links = NULL;
 	db->nlinks = 0;
+	db->links_cap = 0;
 }
 
-/* The id a link column of record id in schema names exists (1), or not. */
-static int link_ok(struct cairn_db *db, const char *schema, const char *id,
-		   const char *col, char *target, size_t tsize)
+/*
+ * The statement that finds a dangling link of one record of schema: a row
+ * (the column's name, the id it names) when its supersedes or its
+ * superseded_by names a record of neither store, no row when both hold.
+ */
+static int links_prepare(struct cairn_db *db, const char *schema,
+			 sqlite3_stmt **st)
 {
-	char sql[512];
-	sqlite3_stmt *st = NULL;
-	int src, ok = 1;
+	char sql[1024];
+	int src;
 
+	/* one side per column; the global store's part only when attached */
+#define LINK_SIDE(col)                                                       \
+	"SELECT '" col "', r." col " FROM %s.records r WHERE r.id = ?1 AND "  \
+	"r." col " IS NOT NULL AND NOT (EXISTS (SELECT 1 FROM main.records " \
+	"m WHERE m.id = r." col ")%s)"
 	snprintf(sql, sizeof(sql),
-		 "SELECT r.%s FROM %s.records r WHERE r.id = ?1 AND r.%s IS "
-		 "NOT NULL AND NOT EXISTS (SELECT 1 FROM main.records m WHERE "
-		 "m.id = r.%s)%s%s%s",
-		 col, schema, col, col,
-		 db->has_global ? " AND NOT EXISTS (SELECT 1 FROM "
-				  "global.records g WHERE g.id = r."
+		 LINK_SIDE("supersedes") " UNION ALL " LINK_SIDE(
+			 "superseded_by") " LIMIT 1",
+		 schema,
+		 db->has_global ? " OR EXISTS (SELECT 1 FROM global.records g "
+				  "WHERE g.id = r.supersedes)"
 				: "",
-		 db->has_global ? col : "", db->has_global ? ")" : "");
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		store_sql_error(db, src, "checking links");
-		return -1;
-	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	src = sqlite3_step(st);
-	if (src == SQLITE_ROW) {
-		snprintf(target, tsize, "%s",
-			 (const char *)sqlite3_column_text(st, 0));
-		ok = 0;
-	} else if (src != SQLITE_DONE) {
-		store_sql_error(db, src, "checking links");
-		ok = -1;
-	}
-	sqlite3_finalize(st);
-	return ok;
+		 schema,
+		 db->has_global ? " OR EXISTS (SELECT 1 FROM global.records g "
+				  "WHERE g.id = r.superseded_by)"
+				: "");
+#undef LINK_SIDE
+	src = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "checking links");
+	return CAIRN_OK;
 }
 
 /*
  * Before a COMMIT of imported links (store_import_record): the
  * supersedes and superseded_by of each record imported in it name a
  * record of either store. A link may point forward in the file, so it is
- * checked once all of it is in.
+ * checked once all of it is in: one statement per schema, stepped once
+ * per record.
  */
 static int links_check(struct cairn_db *db)
 {
+	sqlite3_stmt *st[2] = { NULL, NULL }; /* main, global */
 	size_t i;
-	int k, rc = CAIRN_OK;
+	int rc = CAIRN_OK;
 
 	for (i = 0; i < db->nlinks && rc == CAIRN_OK; i++) {
-		const char *schema = db->links[i][0] == 'g' ? "global" : "main";
+		int g = db->links[i][0] == 'g', src;
 		const char *id = db->links[i] + 1;
 
-		for (k = 0; k < 2 && rc == CAIRN_OK; k++) {
-			char target[80];
-			int ok = link_ok(db, schema, id,
-					 k ? "superseded_by" : "supersedes",
-					 target, sizeof(target));
+		if (!st[g]) {
+			rc = links_prepare(db, g ? "global" : "main", &st[g]);
+			if (rc)
+				break;
+		}
+		sqlite3_reset(st[g]);
+		sqlite3_bind_text(st[g], 1, id, -1, SQLITE_STATIC);
+		src = sqlite3_step(st[g]);
+		if (src == SQLITE_ROW) {
+			int by = strcmp((const char *)sqlite3_column_text(
+						st[g], 0),
+					"superseded_by") == 0;
 
-			if (ok < 0)
-				rc = CAIRN_ERROR;
-			else if (!ok)
-				rc = store_error(
-					db, CAIRN_NOTFOUND,
-					"record '%s' %s '%.64s', which is "
-					"neither in the store nor imported",
-					id,
-					k ? "is superseded by" : "supersedes",
-					target);
+			rc = store_error(db, CAIRN_NOTFOUND,
+					 "record '%s' %s '%.64s', which is "
+					 "neither in the store nor imported",
+					 id, by ? "is superseded by" : "supersedes",
+					 (const char *)sqlite3_column_text(st[g],
+									   1));
+		} else if (src != SQLITE_DONE) {
+			rc = store_sql_error(db, src, "checking links");
 		}
 	}
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
 	store_links_forget(db);
 	return rc;
 }
@@ -1032,19 +1040,26 @@ static int update_text(struct cairn_db *db, const char *schema,
 /* A record a write links to (supersedes) must exist, in either store. */
 static int link_target(struct cairn_db *db, const char *id)
 {
-	const char *schemas[2] = { "main", "global" };
-	cairn_record *t = NULL;
-	int i, rc;
+	sqlite3_stmt *st = NULL;
+	int src;
 
-	for (i = 0; i < 2; i++) {
-		if (i == 1 && !db->has_global)
-			break;
-		rc = store_find_one(db, schemas[i], "id = ?1", id, &t);
-		cairn_record_free(t);
-		t = NULL;
-		if (rc != CAIRN_NOTFOUND)
-			return rc;
+	/* existence only: the record itself is not loaded */
+	src = sqlite3_prepare_v2(
+		db->sql,
+		db->has_global ? "SELECT 1 FROM main.records WHERE id = ?1 "
+				 "UNION ALL SELECT 1 FROM global.records "
+				 "WHERE id = ?1 LIMIT 1"
+			       : "SELECT 1 FROM main.records WHERE id = ?1",
+		-1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
 	}
+	sqlite3_finalize(st);
+	if (src == SQLITE_ROW)
+		return CAIRN_OK;
+	if (src != SQLITE_DONE)
+		return store_sql_error(db, src, "finding the superseded record");
 	return store_error(db, CAIRN_NOTFOUND,
 			   "supersedes '%.64s': no such record", id);
 }
@@ -1070,7 +1085,6 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	rc = clean_fields(db, r, flags, &c);
 	if (rc)
 		goto out;
-	content_hash(c.title, c.body, p.hash);
 	schema = store_schema(p.scope);
 	if (strcmp(schema, "global") == 0) {
 		rc = store_attach_global(db, 1);
@@ -1125,8 +1139,9 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 			m.src_session = old->src_session;
 			m.src_tool = old->src_tool;
 		}
-		content_hash(c.title, c.body, p.hash);
 	}
+	/* once the title is known: the rewritten key's kept one, or the new */
+	content_hash(c.title, c.body, p.hash);
 	if (r->supersedes && strcmp(p.origin, "file") != 0) {
 		/* (seed links its files itself, in an order of its own; a
 		 * link kept from the record is not checked again) */
@@ -1236,12 +1251,19 @@ int store_import_record(struct cairn_db *db, const char *schema,
 		rc = drift_note(db, r->id, "write");
 	if (rc == CAIRN_OK && (r->supersedes || r->superseded_by)) {
 		/* checked when the transaction commits (links_check) */
-		char **grown = util_realloc(db->links, (db->nlinks + 1) *
-							       sizeof(*grown));
+		char **grown = db->links;
 		struct sbuf e = SBUF_INIT;
 
-		if (grown)
-			db->links = grown;
+		if (db->nlinks == db->links_cap) {
+			/* doubling: one import may link every record */
+			size_t cap = db->links_cap ? 2 * db->links_cap : 16;
+
+			grown = util_realloc(db->links, cap * sizeof(*grown));
+			if (grown) {
+				db->links = grown;
+				db->links_cap = cap;
+			}
+		}
 		sbuf_addf(&e, "%c%s", strcmp(schema, "global") == 0 ? 'g' : 'm',
 			  r->id);
 		if (!grown || e.err) {
@@ -1592,32 +1614,23 @@ int store_record_proof(struct cairn_db *db, const char *id,
 int store_candidate_proof(struct cairn_db *db, const char *id,
 			  const char *proof)
 {
-	sqlite3_stmt *st = NULL;
-	char now[32], *masked = NULL;
-	int rc, src;
+	char now[32], *own = NULL;
+	int rc;
 
-	rc = check_text(db, "the proof", proof);
+	/* a proof holding a secret is refused (flags 0: never masked) */
+	rc = store_clean_text(db, "the proof", &proof, &own, 0);
 	if (rc == CAIRN_OK)
-		rc = filter_secret(db, "the proof", proof, 0, &masked);
-	if (rc)
+		rc = store_tx_begin(db);
+	if (rc) {
+		cairn_free(own);
 		return rc;
-	rc = store_tx_begin(db);
-	if (rc)
-		return rc;
-	util_now_iso(now, sizeof(now));
-	src = sqlite3_prepare_v2(db->sql,
-				 "UPDATE main.records SET proof = ?2, updated = "
-				 "?3 WHERE id = ?1 AND status = 'candidate'",
-				 -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, proof, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
 	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		rc = store_sql_error(db, src, "adding proof");
+	util_now_iso(now, sizeof(now));
+	rc = run3(db,
+		  "UPDATE main.records SET proof = ?2, updated = ?3 "
+		  "WHERE id = ?1 AND status = 'candidate'",
+		  id, proof, now, NULL, "adding proof");
+	cairn_free(own);
 	return store_tx_end(db, rc);
 }
 

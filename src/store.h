@@ -32,6 +32,7 @@ struct cairn_db {
 				    * transaction: 'm' or 'g' + id, checked at
 				    * the commit (store.c, links_check) */
 	size_t nlinks;
+	size_t links_cap;          /* allocated entries of links */
 	int global_in_tx;          /* 1: the global store was attached inside
 				    * the open transaction (store.c) */
 	int rev_dirty;             /* records changed in this transaction: bit 0
