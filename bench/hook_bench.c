@@ -1,5 +1,5 @@
 /*
- * hook_bench.c -- `cairn hook` as a whole process (issue 7: "benchmark the
+ * hook_bench.c -- `cairn hook` as a whole process ("benchmark the
  * hook as a whole process on a 10k-record workspace").
  *
  * Data (fixed seed; hashed): --n records (default 10 000) of engineering
@@ -33,7 +33,7 @@
  * first, against the same store: "compare_prompt" and the ratio
  * "prompt_p50_vs_compare" (first / second) come out of one run.
  *
- * With --model FILE.gguf (issue 7: "lexical-only and with a
+ * With --model FILE.gguf ("lexical-only and with a
  * bge-small-shaped model") the workspace is then embedded by the binary
  * itself, `cairn reindex --provider gguf --model FILE --yes` run in the
  * workspace (so the model is the store's setting, as a user would have

@@ -65,7 +65,7 @@
 #define KEY_EVERY 10          /* default: every 10th fact has [key=...] */
 #define UNVERIFIED_EVERY 7    /* every 7th fact is [unverified] */
 #define SUPERSEDE_EVERY 20    /* every 20th ADR is superseded by the next */
-#define TARGET_RATE 5000.0    /* issue 6: records/s without embeddings */
+#define TARGET_RATE 5000.0    /* records/s without embeddings */
 
 /* ================================================================== PRNG */
 

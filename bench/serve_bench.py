@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""serve_bench.py -- `cairn serve` on a 10k-record store (issue 22: "starts in
+"""serve_bench.py -- `cairn serve` on a 10k-record store ("starts in
 under 100 ms on a 10k-record store and answers a search in under 50 ms").
 
     bench/serve_bench.py --cairn build/cairn [--n 10000] [--q 200]

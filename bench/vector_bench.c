@@ -15,7 +15,7 @@
  * integer dot products on one thread, then exact f16 rescoring of the
  * rows a proven bound cannot rule out). Reports
  * p50/p95 in ms, the baseline/shipped ratio and whether both return the
- * same top-k ids. Target (issue 5): p50 <= 5 ms for 100k x 384, k = 200,
+ * same top-k ids. Target: p50 <= 5 ms for 100k x 384, k = 200,
  * on 2 cores.
  */
 #include <math.h>

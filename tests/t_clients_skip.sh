@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 21 -- `make check-clients` (tests/clients/
+# EVIDENCE-OF: `make check-clients` (tests/clients/
 # claude-code.sh) reports "skipped", never "passed", when npm cannot
 # install Claude Code, and the skip fails the run under
 # CAIRN_FAIL_ON_SKIP=1 (as in .ci/run). An `npm` that fails as one without

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: SPEC 9 reliability, issue 8 -- on one workspace, for a
+# EVIDENCE-OF: SPEC 9 reliability -- on one workspace, for a
 # bounded time (CONC_SECONDS, default 8), all at once: 3 CLI writers, 2 CLI
 # readers, the Claude Code hook (UserPromptSubmit, in a loop), one `cairn
 # mcp` server fed memory_write + memory_recall over a pipe, `cairn seed` (its

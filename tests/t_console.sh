@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 22 -- the review console in a real browser: headless
+# EVIDENCE-OF: the review console in a real browser: headless
 # Chromium (Debian chromium) driven through the DevTools protocol by
 # tests/tools/cdp_console.py opens the URL `cairn serve` printed, finds the
 # candidates, shows stored <script>/<img onerror> as text, approves one

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: SPEC 9 reliability, issue 8 -- no lost or half-written record
+# EVIDENCE-OF: SPEC 9 reliability -- no lost or half-written record
 # after kill -9 at any point. One workspace; in turn: `cairn import
 # --replace` (CRASH_RECORDS records), `cairn write`, `cairn seed` (files
 # changed before each run), `cairn capture` (a generated command log) and

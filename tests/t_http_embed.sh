@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 4 -- the http embedding provider against a local
+# EVIDENCE-OF: the http embedding provider against a local
 # OpenAI-compatible server: success, batching (64 per request), retry after
 # 503 with backoff, bounded retries, timeout, malformed replies (not JSON,
 # wrong count, wrong width), 4xx with the server's message, the API key from
@@ -219,7 +219,7 @@ mkdir -p "$ws"
 	"$bin" reindex --status --json > "$tmp/st.json"
 	awk '{print $2}' "$tmp/log" | tr '\n' ' ' > "$tmp/ri.log"
 	# a later process knows the width from the stored identity: one
-	# request per recall, no dimension probe (issue 20)
+	# request per recall, no dimension probe
 	: > "$tmp/log"
 	SESAME_KEY=sesame "$bin" recall --status all --json "apples" > "$tmp/rc.json" 2> "$tmp/rc.err"
 	echo $? > "$tmp/rc.rc"
@@ -235,7 +235,7 @@ check "recall: one request (the question), no dimension probe" [ "$(cat "$tmp/rc
 check "reindex: the key is not in the store" sh -c "! grep -aq sesame '$ws/.cairn/cairn.db' '$ws/.cairn/cairn.db-wal' 2>/dev/null"
 
 # the provider down or slow at recall: lexical recall within the budget,
-# with a notice (JSON, stderr) and a hook.log mark; never an error (issue 20)
+# with a notice (JSON, stderr) and a hook.log mark; never an error
 ws2=$tmp/ws2
 mkdir -p "$ws2"
 (

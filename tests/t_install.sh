@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 2 -- make install puts the binary, both libraries, the
+# EVIDENCE-OF: make install puts the binary, both libraries, the
 # header, cairn.pc and cairn(1) under PREFIX; a program built with
 # `pkg-config cairn` links and runs; the shared library exports only the
 # cairn_ API (hidden visibility).

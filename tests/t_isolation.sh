@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 8 (isolation), SPEC 9 -- two workspaces on one machine
+# EVIDENCE-OF: SPEC 9 -- two workspaces on one machine
 # (one HOME, one global store) never see each other's records, through the
 # CLI (recall, list, get, read), the MCP server (memory_recall,
 # memory_read, memory_candidates) and the Claude Code hook; a record

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_layers.sh [CAIRN] -- the store is the one gate (issue 15).
+# tests/t_layers.sh [CAIRN] -- the store is the one gate.
 #
 # Two rules of docs/ARCHITECTURE.md, checked in the source:
 #   1. the faces (src/cli*.c, src/mcp.c, src/hook.c, src/hook_server.c)
@@ -31,7 +31,7 @@ faces() {
 writers() {
 	for f in "$1"/*.c; do
 		case $(basename "$f") in store.c | store_*.c) continue ;; esac
-		# the one known exception, open in issue 24: sync.c writes pulled
+		# the one known exception, open in  sync.c writes pulled
 		# records itself (local_put, yield_key) behind its own secret
 		# filter and gate (pulled_ok); its cairn.* statements are the
 		# PostgreSQL server's tables, not the store's

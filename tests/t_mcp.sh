@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 7 (MCP server) -- `cairn mcp` speaks JSON-RPC 2.0 over
+# EVIDENCE-OF: `cairn mcp` speaks JSON-RPC 2.0 over
 # stdio: raw-pipe checks with jq (always run) for malformed input, limits,
 # ordering and negotiation, each followed by a ping that must still be
 # answered; then the official TypeScript SDK client (tests/tools/
@@ -96,7 +96,7 @@ case_ '{"jsonrpc":"2.0","id":14,"method":"ping","params":{"a":'"$(printf '{"b":%
 case_ $'{"jsonrpc":"2.0","id":15,"method":"ping"}\r' '.id == 15 and .result == {}'
 case_ '{"jsonrpc":"2.0","id":"list","method":"tools/list"}' '.id == "list" and (.result.tools | length) == 6 and ([.result.tools[].name | test("approve|reject|accept")] | any | not) and ([.result.tools[] | has("outputSchema")] | all)'
 case_ '{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","body":"Use Valkey for sessions"}}}' '.id == 16 and .result.structuredContent.record.status == "candidate" and .result.structuredContent.record.origin == "agent" and .result.structuredContent.may_replace == []'
-# issue 5: a write close to an existing decision lists it in may_replace (never linked)
+# a write close to an existing decision lists it in may_replace (never linked)
 case_ '{"jsonrpc":"2.0","id":161,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"PostgreSQL for orders","body":"We chose PostgreSQL for the orders database because we need transactions and joins."}}}' '.id == 161 and ([.result.structuredContent.may_replace[] | .key] == ["db:engine"]) and .result.structuredContent.may_replace[0].similarity >= 0.5 and .result.structuredContent.may_replace[0].status == "accepted" and .result.structuredContent.record.supersedes == null'
 case_ '{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","body":"Use Valkey","status":"accepted"}}}' '.id == 17 and .result.isError == true'
 case_ '{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"memory_candidates","arguments":{}}}' '.id == 18 and .result.structuredContent.count == 2'

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 20 -- `cairn model pull | list | rm` and `cairn reindex
+# EVIDENCE-OF: `cairn model pull | list | rm` and `cairn reindex
 # --model NAME`: catalogue names fetched from $HF_ENDPOINT (here a local
 # server), a transfer cut in the middle resumed with a Range request in the
 # same pull, a partial file left by a failed pull resumed by the next one,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 5 step 6 -- `cairn recall --rerank=FILE` with a tiny
+# EVIDENCE-OF: `cairn recall --rerank=FILE` with a tiny
 # generated cross-encoder (tests/tools/make_model.py --pool rank): the hits
 # carry their cross-encoder score and rank, --explain and the JSON report
 # the time, the receipt names the model, the set of records is the same as

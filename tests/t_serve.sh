@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 22 -- `cairn serve`, the review console's HTTP API,
+# EVIDENCE-OF: `cairn serve`, the review console's HTTP API,
 # against 127.0.0.1 with curl: the printed URL and .cairn/serve.url (0600),
 # no token -> 401, a wrong token -> 401, a foreign Host -> 403 (DNS
 # rebinding), a foreign Origin -> 403, no CORS header, a strict CSP;
@@ -239,7 +239,7 @@ check "a group: both rejected in the store" \
 	[ "$(status_of "$g1") $(status_of "$g2")" = "rejected rejected" ]
 
 # ---------------------------------------------------- pending forgets
-# an agent's forget of a human's record waits for a human (issue 16); the
+# an agent's forget of a human's record waits for a human; the
 # console lists it beside the candidates and retires or keeps it
 h=$("$cairn" write -k rule -t "Review terraform" "Never run terraform apply against prod without review." | id_of)
 forget_rpc() {

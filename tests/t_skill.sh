@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/t_skill.sh CAIRN -- the Skill says only what the code does (issue 7,
-# seed 004 criterion 6: a prompt that describes behaviour the code does not
+# tests/t_skill.sh CAIRN -- the Skill says only what the code does
+# (seed 004 criterion 6: a prompt that describes behaviour the code does not
 # have is worse than none).
 #
 # `cairn setup claude-code` installs .claude/skills/cairn-memory/SKILL.md.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 24 -- team memory on PostgreSQL, against a throwaway
+# EVIDENCE-OF: team memory on PostgreSQL, against a throwaway
 # PostgreSQL 15 cluster (tests/tools/pg-cluster: initdb in a temporary
 # directory, a Unix socket there and a 127.0.0.1 port, stopped at exit).
 # remote add|list|rm and the password rule; two and four workspaces

@@ -1,5 +1,5 @@
 /*
- * unit_capture.c -- auto-capture and reflection (issue 7): the command
+ * unit_capture.c -- auto-capture and reflection: the command
  * classifier and its traps, failure detection, the statement rules (English
  * and Chinese) and their traps, the --llm-cmd check and runner, and
  * capture_transcript on a store: candidates only, one per key, proof added
@@ -77,7 +77,7 @@ static int find_key(const struct got *g, const char *key)
 
 /* -------------------------------------------------------------- classify */
 
-/* EVIDENCE-OF: issue 7 -- success events map to capability/procedure keys */
+/* EVIDENCE-OF: success events map to capability/procedure keys */
 static void test_classify(void)
 {
 	static const struct {
@@ -179,7 +179,7 @@ static const char *first_kind(const char *text, int from_user, char *key)
 	return n ? s[0].kind : "";
 }
 
-/* EVIDENCE-OF: issue 7 -- user rules (English, Chinese), decisions, facts */
+/* EVIDENCE-OF: user rules (English, Chinese), decisions, facts */
 static void test_reflect_rules(void)
 {
 	static const struct {
@@ -343,7 +343,7 @@ static void test_run_cmd(void)
 #define AWS_ID "AKIAQ3EXAMPLE7KZT2WX"
 #define GH_TOKEN "ghp_R7xK2mQ9vL4tN8wP1sZ6yB3cD5fG0hJ2kA4e"
 
-/* EVIDENCE-OF: issue 7 -- candidates with proof, one per key, secrets masked */
+/* EVIDENCE-OF: candidates with proof, one per key, secrets masked */
 static void test_transcript_store(void)
 {
 	cairn_db *db = ws_open("store");

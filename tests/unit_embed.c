@@ -109,7 +109,7 @@ static struct embedder *open_static(const char *path, const char *qi)
 	return e;
 }
 
-/* EVIDENCE-OF: issue 4 -- static provider: SIF average, normalised */
+/* EVIDENCE-OF: static provider: SIF average, normalised */
 static void test_static_tiny(void)
 {
 	char path[600], err[256];
@@ -273,7 +273,7 @@ static void test_static_damaged(void)
 	cairn_free(data);
 }
 
-/* EVIDENCE-OF: issue 4 -- a real semantic signal from GloVe vectors */
+/* EVIDENCE-OF: a real semantic signal from GloVe vectors */
 static void test_glove_smoke(void)
 {
 	struct embedder *e;

@@ -651,7 +651,7 @@ static size_t find_query(const struct eval_report *r, const char *id)
 	return i;
 }
 
-/* EVIDENCE-OF: issue 6 -- eval seeds a workspace's docs/, answers are paths */
+/* EVIDENCE-OF: eval seeds a workspace's docs/, answers are paths */
 static void test_seeded_workspace(void)
 {
 	char ws[600], docs[700], dec[800], tmp[600], err[512];
@@ -775,9 +775,9 @@ static void test_seeded_workspace(void)
 
 /* ------------------------------------------------------ stale-hit rate */
 
-/* EVIDENCE-OF: issue 5 -- which records count as stale, and the rate */
+/* EVIDENCE-OF: which records count as stale, and the rate */
 /*
- * Issue 17: the AUROC of the answerability (answerable above no-answer,
+ * The AUROC of the answerability (answerable above no-answer,
  * ties half) and the sweep of floors, on a report built by hand.
  */
 static void test_auroc_sweep(void)
@@ -911,7 +911,7 @@ static const char stale_queries[] =
 	"{\"id\":\"s2\",\"text\":\"lost session new login\",\"answers\":[]}\n";
 
 /*
- * EVIDENCE-OF: issue 5 -- the stale-hit rate is 0 by default, and it is
+ * EVIDENCE-OF: the stale-hit rate is 0 by default, and it is
  * not 0 by construction: the same run with the status filter removed
  * (statuses "all") returns the superseded ADR and the rate says so.
  */

@@ -1,6 +1,6 @@
 /*
  * unit_faults.c -- allocation-failure injection along the write, seed,
- * recall and import paths (issue 8, SPEC 9).
+ * recall and import paths (SPEC 9).
  *
  * For N = 1, 2, ...: fail the N-th allocation through the one wrapper
  * (util_fail_alloc_after), run the operation, and check that it either
@@ -57,7 +57,7 @@ static int key_exists(cairn_db *db, const char *key)
 	return rc == CAIRN_OK;
 }
 
-/* EVIDENCE-OF: issue 8 -- fail every allocation of a record write. */
+/* EVIDENCE-OF: fail every allocation of a record write. */
 static void test_fault_write(void)
 {
 	cairn_db *db = test_store("faults-write", NULL, 0);
@@ -103,7 +103,7 @@ static void test_fault_write(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 8 -- fail every allocation of an import line. */
+/* EVIDENCE-OF: fail every allocation of an import line. */
 static void test_fault_import(void)
 {
 	cairn_db *db = test_store("faults-import", NULL, 0);
@@ -151,7 +151,7 @@ static void test_fault_import(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 8 -- fail every allocation of a recall (which also
+/* EVIDENCE-OF: fail every allocation of a recall (which also
  * writes its receipt and last_seen). */
 static void test_fault_recall(void)
 {
@@ -237,7 +237,7 @@ static long count_records(cairn_db *db)
 	return (long)n;
 }
 
-/* EVIDENCE-OF: issue 8 -- fail every allocation of a seed (two ADRs and a
+/* EVIDENCE-OF: fail every allocation of a seed (two ADRs and a
  * facts file, one transaction); a failed seed writes nothing. */
 static void test_fault_seed(void)
 {

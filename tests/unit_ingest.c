@@ -1,5 +1,5 @@
 /*
- * unit_ingest.c -- transcripts as events (issue 6): parsing Claude Code and
+ * unit_ingest.c -- transcripts as events: parsing Claude Code and
  * generic lines, the skip rules, times, cuts, stable ids, idempotent
  * re-ingest, the secret filter, and a session's order and --around window.
  */
@@ -34,7 +34,7 @@ static int parse(const char *line, struct ingest_event **ev, size_t *n,
 
 /* ---------------------------------------------------------- parsing lines */
 
-/* EVIDENCE-OF: issue 6 -- Claude Code user/assistant text becomes events */
+/* EVIDENCE-OF: Claude Code user/assistant text becomes events */
 static void test_parse_claude_shapes(void)
 {
 	struct ingest_event *ev = NULL;
@@ -105,7 +105,7 @@ static void test_parse_claude_shapes(void)
 	if (n == 1) {
 		CHECK_STR(ev[0].speaker, "tool");
 		CHECK_STR(ev[0].text, "error: exit 2: no rule");
-		/* tool output: stored only with include_tools (issue 16) */
+		/* tool output: stored only with include_tools */
 		CHECK_INT(ev[0].tool_output, 1);
 	}
 	ingest_events_free(ev, n);
@@ -130,7 +130,7 @@ static void test_parse_claude_shapes(void)
 	ingest_events_free(ev, n);
 }
 
-/* EVIDENCE-OF: issue 6 -- summaries, system, meta and sidechain lines are skipped */
+/* EVIDENCE-OF: summaries, system, meta and sidechain lines are skipped */
 static void test_parse_skips(void)
 {
 	static const char *const skip[] = {
@@ -158,7 +158,7 @@ static void test_parse_skips(void)
 	}
 }
 
-/* EVIDENCE-OF: issue 6 -- generic {"time","speaker","text","session"} lines */
+/* EVIDENCE-OF: generic {"time","speaker","text","session"} lines */
 static void test_parse_generic(void)
 {
 	struct ingest_event *ev = NULL;
@@ -283,7 +283,7 @@ static void test_cut(void)
 	cairn_free(t);
 }
 
-/* EVIDENCE-OF: issue 6 -- ids are stable and depend on session, line and text */
+/* EVIDENCE-OF: ids are stable and depend on session, line and text */
 static void test_ids(void)
 {
 	struct ingest_event e;
@@ -353,7 +353,7 @@ static void words(cairn_record **v, size_t n, char *out, size_t size)
 					v[i]->body);
 }
 
-/* EVIDENCE-OF: issue 6 -- ingest, re-ingest adds nothing, secrets refused */
+/* EVIDENCE-OF: ingest, re-ingest adds nothing, secrets refused */
 static void test_ingest_file(void)
 {
 	cairn_db *db = ws_open("file");
@@ -396,7 +396,7 @@ static void test_ingest_file(void)
 	}
 	cairn_record_list_free(v, n);
 
-	/* EVIDENCE-OF: issue 6 -- re-ingesting the same file adds nothing */
+	/* EVIDENCE-OF: re-ingesting the same file adds nothing */
 	rc = cairn_ingest_file(db, path, &o, &rep);
 	CHECK_INT(rc, CAIRN_OK);
 	CHECK_INT(rep.added, 0);
@@ -465,7 +465,7 @@ static void test_line_atomic(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 6 -- a session's events in time order; --around window */
+/* EVIDENCE-OF: a session's events in time order; --around window */
 static void test_session_order(void)
 {
 	cairn_db *db = ws_open("session");

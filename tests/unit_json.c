@@ -765,7 +765,7 @@ static void test_write_tree(void)
 	ROUNDTRIP("[1E2,0.10,-0,1e-400]", "[100,0.1,0,0]");
 	ROUNDTRIP("{\"a\":1,\"a\":2}", "{\"a\":1,\"a\":2}");
 	ROUNDTRIP("12", "12");
-	/* issue 15: an integer over 2^53 (a JSON-RPC id) is written back exactly */
+	/* an integer over 2^53 (a JSON-RPC id) is written back exactly */
 	ROUNDTRIP("[12345678901234567890,-9007199254740993,9007199254740993.5]",
 		  "[12345678901234567890,-9007199254740993,9007199254740994]");
 	ROUNDTRIP("\"\"", "\"\"");

@@ -84,7 +84,7 @@ static void test_rrf_fusion_order(void)
 }
 
 /*
- * Step 2 (issue 17): with scores in both lists the fusion is of z-scores,
+ * Step 2: with scores in both lists the fusion is of z-scores,
  * not ranks. A record far out of BM25's pool (bm25 30 among 1..3) but 10th
  * by a bunched cosine beats the cosine's first, 2nd by BM25 (each score
  * standardised over all 20 candidates); rank fusion
@@ -237,7 +237,7 @@ static void test_floor_lexical_only_hits(void)
 }
 
 /*
- * Issue 17: hybrid never discards lexical evidence. A hit whose cosine is
+ * Hybrid never discards lexical evidence. A hit whose cosine is
  * under the floor (a weak model) but whose answerability is above the
  * lexical floor stays; only both under their floors drop it (negative
  * control CAIRN_MUTATE_HYBRID_COSINE_ONLY).
@@ -257,7 +257,7 @@ static void test_floor_keeps_lexical_evidence(void)
 }
 
 /*
- * Issue 17: a weight is a tie-breaker. A decision far behind a note in
+ * A weight is a tie-breaker. A decision far behind a note in
  * both pools (fused 0.68 of it) stays behind although its weight is 2
  * (negative control CAIRN_MUTATE_WEIGHT_FULL: 2 x 0.68 would lift it).
  */

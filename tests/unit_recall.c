@@ -157,7 +157,7 @@ static void compare(cairn_db *db, const char *q)
 }
 
 /*
- * EVIDENCE-OF: issue 3 -- recall p50 on 100k records: the shortcuts of
+ * EVIDENCE-OF: recall p50 on 100k records: the shortcuts of
  * cairn_rank change no hit, no order and no score.
  */
 static void test_same_as_bm25(void)

@@ -1,6 +1,6 @@
 /*
- * unit_seed.c -- seeding file-backed records from Markdown (SPEC 4.1,
- * issue 6): the status mapping, chunking, ids, idempotence, facts files,
+ * unit_seed.c -- seeding file-backed records from Markdown (SPEC 4.1):
+ * the status mapping, chunking, ids, idempotence, facts files,
  * front matter, links and the read-only rule.
  */
 #include <stdio.h>
@@ -55,7 +55,7 @@ static int seed_mode(cairn_db *db, int dry, int strict, cairn_seed_report *rep)
 	return cairn_seed(db, NULL, 0, &o, rep);
 }
 
-/* All or nothing, as --strict (the tests of issue 6). */
+/* All or nothing, as --strict. */
 static int seed(cairn_db *db, int dry, cairn_seed_report *rep)
 {
 	return seed_mode(db, dry, 1, rep);
@@ -138,7 +138,7 @@ static void para(struct sbuf *sb, const char *word, int n)
 
 /* ---------------------------------------------------------------- mapping */
 
-/* EVIDENCE-OF: issue 6 -- the ADR status mapping keeps standing knowledge recallable */
+/* EVIDENCE-OF: the ADR status mapping keeps standing knowledge recallable */
 static void test_status_map(void)
 {
 	static const struct {
@@ -157,7 +157,7 @@ static void test_status_map(void)
 		{ "proposed | accepted", "unverified", NULL, NULL },
 		{ "false", "false", NULL, NULL },
 		{ "historical", "historical", NULL, NULL },
-		/* issue 18: what real repositories write */
+		/* what real repositories write */
 		{ "Accepted and shipped", "accepted", NULL, NULL },
 		{ "Superseded later", "superseded", NULL, NULL },
 		{ "✅ Accepted", "accepted", NULL, NULL },
@@ -221,7 +221,7 @@ static void test_status_map(void)
 			  "'%s' should be an unknown status", bad[i]);
 }
 
-/* EVIDENCE-OF: issue 6 -- an unknown status is an error naming file:line; nothing is written */
+/* EVIDENCE-OF: an unknown status is an error naming file:line; nothing is written */
 static void test_unknown_status(void)
 {
 	cairn_db *db = ws_open("unknown");
@@ -244,7 +244,7 @@ static void test_unknown_status(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- a bad file is reported and skipped, the rest seeded; its records stay as they were */
+/* EVIDENCE-OF: a bad file is reported and skipped, the rest seeded; its records stay as they were */
 static void test_per_file_errors(void)
 {
 	cairn_db *db = ws_open("perfile");
@@ -296,7 +296,7 @@ static void test_per_file_errors(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 6 -- Rejected stays recallable with its outcome; Superseded by X links to X */
+/* EVIDENCE-OF: Rejected stays recallable with its outcome; Superseded by X links to X */
 static void test_adr_statuses(void)
 {
 	cairn_db *db = ws_open("statuses");
@@ -345,7 +345,7 @@ static void test_adr_statuses(void)
 
 /* --------------------------------------------------------------- chunking */
 
-/* EVIDENCE-OF: issue 6 -- chunking: whole when short; H1-H3 sections, merged and split; no bare heading */
+/* EVIDENCE-OF: chunking: whole when short; H1-H3 sections, merged and split; no bare heading */
 static void test_chunking(void)
 {
 	cairn_db *db = ws_open("chunks");
@@ -421,7 +421,7 @@ static void test_chunking(void)
 
 /* ------------------------------------------------------ ids, idempotence */
 
-/* EVIDENCE-OF: issue 6 -- stable ids; idempotent by content hash; revisions kept; deleted files retire */
+/* EVIDENCE-OF: stable ids; idempotent by content hash; revisions kept; deleted files retire */
 static void test_idempotence(void)
 {
 	cairn_db *db = ws_open("idem");
@@ -487,7 +487,7 @@ static void test_idempotence(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 6 -- ids depend on path + heading path, not on order or other files */
+/* EVIDENCE-OF: ids depend on path + heading path, not on order or other files */
 static void test_stable_ids(void)
 {
 	cairn_db *db = ws_open("ids1");
@@ -512,7 +512,7 @@ static void test_stable_ids(void)
 
 /* ------------------------------------------------------------------ facts */
 
-/* EVIDENCE-OF: issue 6 -- facts files: one record per item, own status and key; false leaves recall */
+/* EVIDENCE-OF: facts files: one record per item, own status and key; false leaves recall */
 static void test_facts(void)
 {
 	cairn_db *db = ws_open("facts");
@@ -589,7 +589,7 @@ static void test_facts(void)
 
 /* ----------------------------------------------------------- front matter */
 
-/* EVIDENCE-OF: issue 6 -- front matter gives kind, key, status, supersedes, date, id */
+/* EVIDENCE-OF: front matter gives kind, key, status, supersedes, date, id */
 static void test_front_matter(void)
 {
 	cairn_db *db = ws_open("front");
@@ -687,7 +687,7 @@ static void check_file(cairn_db *db, const char *path, const char *status,
 	cairn_record_free(r);
 }
 
-/* EVIDENCE-OF: issue 18 -- the date forms of real ADRs parse, an ambiguous day/month is marked */
+/* EVIDENCE-OF: the date forms of real ADRs parse, an ambiguous day/month is marked */
 static void test_date_forms(void)
 {
 	static const struct {
@@ -737,7 +737,7 @@ static void test_date_forms(void)
 			  "'%s' should not parse", bad[i]);
 }
 
-/* EVIDENCE-OF: issue 18 -- dates in list items, numeric and English forms; front matter and text agree; ambiguity warned */
+/* EVIDENCE-OF: dates in list items, numeric and English forms; front matter and text agree; ambiguity warned */
 static void test_dates(void)
 {
 	cairn_db *db = ws_open("dates");
@@ -797,7 +797,7 @@ static void test_dates(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- real statuses in files map; a Status list item after others is read; unknown refused per file */
+/* EVIDENCE-OF: real statuses in files map; a Status list item after others is read; unknown refused per file */
 static void test_real_statuses(void)
 {
 	cairn_db *db = ws_open("realstatus");
@@ -875,7 +875,7 @@ static void test_real_statuses(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- decision folders are found: tool configuration, more defaults, by content, folder per ADR, .mdx */
+/* EVIDENCE-OF: decision folders are found: tool configuration, more defaults, by content, folder per ADR, .mdx */
 static void test_discovery(void)
 {
 	static const char adr_body[] = "\n\n## Status\n\nAccepted\n\n"
@@ -979,7 +979,7 @@ static void test_discovery(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- titles: HTML comments dropped (ids kept), no-H1 files, front matter title and H1 not joined */
+/* EVIDENCE-OF: titles: HTML comments dropped (ids kept), no-H1 files, front matter title and H1 not joined */
 static void test_titles(void)
 {
 	cairn_db *db = ws_open("titles");
@@ -1071,7 +1071,7 @@ static void test_titles(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- templates are skipped by content, not by a name with "template" in it */
+/* EVIDENCE-OF: templates are skipped by content, not by a name with "template" in it */
 static void test_templates(void)
 {
 	cairn_db *db = ws_open("templates");
@@ -1133,7 +1133,7 @@ static void test_templates(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- supersession outside the Status section, adr-tools' spelling, and the reverse link */
+/* EVIDENCE-OF: supersession outside the Status section, adr-tools' spelling, and the reverse link */
 static void test_supersession(void)
 {
 	cairn_db *db = ws_open("supersede");
@@ -1184,7 +1184,7 @@ static void test_supersession(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 18 -- decision records are recognised by content; templates by their title */
+/* EVIDENCE-OF: decision records are recognised by content; templates by their title */
 static void test_recognise(void)
 {
 	static const struct {

@@ -20,7 +20,7 @@ static char *write_simple(cairn_db *db, const char *kind, const char *status,
 	return test_write_record(db, kind, status, origin, key, NULL, body);
 }
 
-/* EVIDENCE-OF: issue 2 -- database, -wal and -shm files are 0600 */
+/* EVIDENCE-OF: database, -wal and -shm files are 0600 */
 static void test_file_modes(void)
 {
 	cairn_db *db = test_store("modes", NULL, 0);
@@ -122,7 +122,7 @@ static void test_default_filter(void)
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 2 -- UNIQUE(scope, key) with revisions */
+/* EVIDENCE-OF: UNIQUE(scope, key) with revisions */
 static void test_key_revisions(void)
 {
 	cairn_db *db = test_store("keys", NULL, 0);
@@ -209,7 +209,7 @@ static void test_alloc_failures(void)
 }
 
 /*
- * EVIDENCE-OF: issue 2 -- forward migrations: a store left at schema 2
+ * EVIDENCE-OF: forward migrations: a store left at schema 2
  * (before the key index) is brought to the current schema on open, and a
  * store from a newer cairn is refused, not damaged.
  */
@@ -310,7 +310,7 @@ static void test_global_migration(void)
 }
 
 /*
- * EVIDENCE-OF: issue 15 -- the public calls the faces use instead of SQL
+ * EVIDENCE-OF: the public calls the faces use instead of SQL
  * on db->sql: cairn_record_find_key is a lookup only (last_seen and a
  * stale status stay), cairn_db_spool_receipts says what it was, and
  * cairn_db_dir names the store directory.

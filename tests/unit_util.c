@@ -4,7 +4,7 @@
  * was written: the FIPS 180-2 examples and 1000 x 'a'), and a message
  * hashed in parts equals it hashed whole, at every split of a block edge;
  * and util_add_escaped, which keeps stored control characters off
- * terminals and out of the hook's block (issue 16 §4).
+ * terminals and out of the hook's block.
  */
 #include <string.h>
 
@@ -54,7 +54,7 @@ static void test_sha256_parts(void)
 	}
 }
 
-/* EVIDENCE-OF: issue 16 -- C0 (but tab, and newline when kept), DEL and C1
+/* EVIDENCE-OF: C0 (but tab, and newline when kept), DEL and C1
  * written visibly; UTF-8 text, invalid bytes and U+2028 (unless asked)
  * pass as they are */
 static void test_escape(void)

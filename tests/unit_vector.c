@@ -287,7 +287,7 @@ static void unit(float *v, int dim, int axis, float tilt)
 	v[(axis + 1) % dim] = tilt;
 }
 
-/* EVIDENCE-OF: issue 5 -- exact top-k over stored vectors, filters, triggers */
+/* EVIDENCE-OF: exact top-k over stored vectors, filters, triggers */
 static void test_store_search(void)
 {
 	cairn_db *db = test_store("vsearch", NULL, 0);
@@ -467,7 +467,7 @@ static int zero_first_one(const char *path)
 	return done;
 }
 
-/* EVIDENCE-OF: issue 7 -- the hook's dense search maps the sidecar instead
+/* EVIDENCE-OF: the hook's dense search maps the sidecar instead
  * of reading SQLite, and never uses one that no longer matches the store */
 static void test_sidecar(void)
 {
@@ -657,7 +657,7 @@ static void on_progress(void *ctx, long long done, long long total)
 	(void)total;
 }
 
-/* EVIDENCE-OF: issue 4 -- reindex is incremental and resumes */
+/* EVIDENCE-OF: reindex is incremental and resumes */
 static void test_reindex(void)
 {
 	cairn_db *db = test_store("vreindex", NULL, 0);
@@ -759,7 +759,7 @@ out:
 	cairn_db_close(db);
 }
 
-/* EVIDENCE-OF: issue 5 -- a schema-3 store gains the vector table */
+/* EVIDENCE-OF: a schema-3 store gains the vector table */
 static void test_migrate_v4(void)
 {
 	cairn_db *db = test_store("vmigrate", NULL, 0);

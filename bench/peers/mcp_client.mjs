@@ -18,7 +18,7 @@
 // --queries  ask every query once, in file order, write the common ranked
 //            format {"qid","ids","ms"} (ms = the tool call's wall time)
 // --query    ask one query, print one ranked line (qid "-", ms null)
-// A query row with "keywords" (the keyword row of run.py, issue 17): qmd
+// A query row with "keywords" (the keyword row of run.py): qmd
 // gets one lex sub-query per keyword, memory-words searches those words.
 //
 // The styles: cairn calls memory_recall {query, k: 10}; memory calls
@@ -93,7 +93,7 @@ function call(style, text, keywords) {
   if (style === 'memory') return { name: 'search_nodes', arguments: { query: text } };
   // qmd's MCP `query` tool with one `lex` sub-query (its BM25 mode, the
   // CLI's `search`) and rerank off (reranking needs a downloaded model)
-  // with the keyword row (issue 17): one `lex` sub-query per keyword, as
+  // with the keyword row: one `lex` sub-query per keyword, as
   // the tool's description tells an agent (one sub-query ANDs its words)
   const searches = keywords ? keywords.map((k) => ({ type: 'lex', query: k }))
     : [{ type: 'lex', query: text }];

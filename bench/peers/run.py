@@ -113,7 +113,7 @@ def cold_subset(parts_queries, n_cold):
 
 # ------------------------------------------------------------- keywords
 
-# The keyword row (issue 17): what an agent sends a keyword search when the
+# The keyword row: what an agent sends a keyword search when the
 # tool's docs tell it to send keywords -- computed once per question, the
 # same for every system: the question's words (jieba for Chinese), stop
 # words and one-letter words dropped, the KEYWORDS rarest in the store

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EVIDENCE-OF: issue 21 -- Claude Code itself as the test client of cairn's
+# EVIDENCE-OF: Claude Code itself as the test client of cairn's
 # hooks, MCP server and Skill (`make check-clients`).
 #
 #   tests/clients/claude-code.sh CAIRN
@@ -24,7 +24,7 @@
 #     "Pending approval", and after the user's answers in the interactive
 #     client (tests/tools/claude-approve.py on a pseudo-terminal) "Connected".
 # It also notes (not a check) whether a one-record store injects anything
-# (issue 17's small-store case).
+# (the small-store case).
 #
 # Everything runs under a HOME, CAIRN_GLOBAL and projects of its own, with
 # a clean environment (env -i): the user's Claude Code settings, keys and
@@ -171,7 +171,7 @@ project "$p1" || bad "project set-up failed: $(cat "$p1.setup.err")"
 		"Public endpoints are REST with JSON; gRPC stays inside the cluster."
 ) > /dev/null 2> "$tmp/seed.err" || bad "records: $(cat "$tmp/seed.err")"
 # a prompt the staging record answers plainly (a store of 8 records: the
-# injection must not hang on how a tiny store ranks, issue 17); the fake
+# injection must not hang on how a tiny store ranks); the fake
 # agent answers it by running the tests first
 prompt="How do we deploy the orders service to staging?"
 s1=$tmp/s1.jsonl
@@ -323,7 +323,7 @@ l=$(client_env "$p4" timeout 60 "$claude" mcp list 2>&1 | grep '^cairn:')
 check "after approval, claude mcp list says '$l'" grep -q 'Connected' <<< "$l"
 
 # ------------------------------------------------------ noted, not checked
-# issue 17's small-store case: one record, a question it answers
+# the small-store case: one record, a question it answers
 p5=$tmp/small
 project "$p5" || bad "project set-up failed: $(cat "$p5.setup.err")"
 (cd "$p5" && "$cairn" write -k fact -t "Platform records" \

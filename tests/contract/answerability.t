@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 17 -- the answerability (share of the question's
+# EVIDENCE-OF: the answerability (share of the question's
 # informative IDF mass the best hit matches) decides the floor, apart
 # from the ordering; each rule below has its negative control in
 # tests/mutate

@@ -1,11 +1,11 @@
-# EVIDENCE-OF: issue 3 -- the floor is calibrated from probes and stored
+# EVIDENCE-OF: the floor is calibrated from probes and stored
 $ cairn init >/dev/null
 $ printf '%s\n' '{"id":"a","kind":"adr","title":"Use PostgreSQL for orders","body":"Orders are stored in PostgreSQL on RDS."}' '{"id":"b","kind":"fact","title":"Deploys","body":"Deploys run from GitHub Actions to ECS for every service."}' | cairn import >/dev/null
 $ printf '%s\n' '{"text":"which service handles payments refunds?"}' 'how do I bake bread?' > probes.jsonl; cairn calibrate --probes probes.jsonl
 ~ ^floor 0\.12 from 2 probe questions \(median answerability; highest 0\.[0-9]{2}\)$
 ~ ^let through: 1 probe above the floor \(recall answers them\):$
 ~ ^  0\.[0-9]{2}  which service handles payments refunds\?$
-# issue 17: the median, not the highest probe, sets the floor, and what it
+# the median, not the highest probe, sets the floor, and what it
 # lets through is named: that probe shares "service" with a record
 $ cairn recall --json "which service handles payments refunds?" | jq -c '[(.hits|length), .floor_calibrated]'
 > [1,true]
@@ -19,7 +19,7 @@ $ cairn calibrate --json | jq -c '[.builtin, .probes > 10, .floor >= 0.12]'
 $ printf '{"nope":1}\n' > bad.jsonl; cairn calibrate --probes bad.jsonl
 ? 1
 e~ bad.jsonl:1: no "text" field
-# EVIDENCE-OF: issue 5 -- hybrid recall driven by vectors the test chooses: a
+# EVIDENCE-OF: hybrid recall driven by vectors the test chooses: a
 # static word-vector model written here (each word one direction of 8), the
 # cosine floor calibrated per vector identity, the overwhelming BM25 hit,
 # --explain and receipts. Without vectors recall stays lexical only.
@@ -60,7 +60,7 @@ $ cairn recall --json "what does E4711 mean for the database" | jq -c '[.hits[0]
 $ cairn recall --explain "what does E4711 mean for the database"
 ~ \| bm25: rank 1, raw [0-9.]+ \(title x2\); matched: (.* )?e4711( |$)
 ~ \| dense: rank 6[0-9], cosine 0\.0000
-# the fusion of z-scores (issue 17): 67 candidates with both scores
+# the fusion of z-scores: 67 candidates with both scores
 ~ \| fused: [0-9.]+ = 1 x z\(bm25\) = [0-9.]+, \+ 1 x z\(cosine\) = -?[0-9.]+ \(z-scores over the candidates, shifted above the lowest\)
 ~ \| pin: yes, overwhelming BM25 hit \(dense rank worse than 50, raw >= 1\.5x the second\)
 ~ \| answer: [0-9.]+ = matched [0-9.]+ / question [0-9.]+ of IDF mass

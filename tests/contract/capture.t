@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 7 -- `cairn capture` turns success events in transcripts
+# EVIDENCE-OF: `cairn capture` turns success events in transcripts
 # into candidates with proof (one per key, secrets masked, failures and
 # trivial commands never), `cairn reflect` proposes rules, decisions and facts
 # outside a workspace a dry run works and writes nothing

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 16 §4 -- near-identical capture candidates (the same
+# EVIDENCE-OF: near-identical capture candidates (the same
 # command shape: one psql per host) become one candidate listing what
 # varied, and a session proposes at most 20, so approval stays humane
 $ cairn init >/dev/null && for i in $(seq 1 110); do printf '{"time":"2025-06-03T10:%02d:%02dZ","session":"s1","cmd":"psql -h db%d.internal -U app -c \\"select 1\\"","exit":0,"output":"1"}\n' $((i/60)) $((i%60)) $i; done > ops.jsonl && printf '{"time":"2025-06-03T11:00:00Z","session":"s1","cmd":"aws sts get-caller-identity --profile prod","exit":0,"output":"{}"}\n' >> ops.jsonl && cairn capture ops.jsonl | tail -1

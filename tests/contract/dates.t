@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 3 -- answer type: a Chinese question that asks when
+# EVIDENCE-OF: answer type: a Chinese question that asks when
 # (时间, 什么时候, 哪一年, ...) prefers, among records that match it about
 # equally, the one that states a date (digits then 年/月/日/号); other
 # questions rank by BM25 alone (tests/mutate: NO_DATE_BOOST)

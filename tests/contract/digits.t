@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 3 -- a word written with its number attached (EMNLP2022,
+# EVIDENCE-OF: a word written with its number attached (EMNLP2022,
 # python3) and the same word spaced from it (EMNLP 2022, Python 3) meet in
 # recall: the tokenizer splits at a change between letters and digits and
 # keeps the whole word too (tests/mutate: NO_DIGIT_SPLIT)

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 20 -- cairn eval reports the cosine floor that gates
+# EVIDENCE-OF: cairn eval reports the cosine floor that gates
 # hybrid recall: calibrated from probes.jsonl, or 0 and saying so when the
 # set has no probes; lexical runs report null. The static model is written
 # here (each word one direction of 4).

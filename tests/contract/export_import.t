@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 2 -- export -> import -> export is byte-identical
+# EVIDENCE-OF: export -> import -> export is byte-identical
 $ cairn init >/dev/null
 $ cairn write --kind fact --key a:1 --proof "checked" --confidence 0.7 "first" >/dev/null; cairn write --kind fact --key a:1 "second" >/dev/null; cairn write --origin agent --session s1 --tool Bash "cand" >/dev/null; cairn write --kind event --time 2024-01-02T03:04:05Z "事件：部署成功" >/dev/null
 $ cairn export > "$T/one.jsonl"; wc -l < "$T/one.jsonl"

@@ -1,6 +1,6 @@
 # EVIDENCE-OF: SPEC 4.5 -- forgets have an approval gate as writes do: an
 # agent's memory_forget of a record it did not write is a pending forget a
-# human confirms; a destructive tool takes full ids only (issue 16 §2)
+# human confirms; a destructive tool takes full ids only
 $ cairn init >/dev/null && printf '%s\n' '{"id":"r7f8a1b2c3d4e5f6","kind":"rule","title":"Never run terraform apply against prod without review","body":"Never run terraform apply against prod without review."}' '{"id":"n1","kind":"note","title":"Orders dashboard","body":"The orders dashboard reads PostgreSQL replicas."}' | cairn import >/dev/null
 # ../call SESSION TOOL ARGS...: one MCP process (one session), one call per
 # (TOOL, ARGS) pair, their results one per line

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 2 -- reads see workspace + global, never another workspace
+# EVIDENCE-OF: reads see workspace + global, never another workspace
 $ mkdir -p A B && cd A && cairn init >/dev/null && cairn write --key pref:editor --scope global "use vim keybindings" >/dev/null && cairn write --key ws:a "only in A" >/dev/null
 $ ls "$T/global"
 > global.db

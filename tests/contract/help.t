@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 2 -- every command has --help; exit codes 0 ok, 1 error, 2 usage
+# EVIDENCE-OF: every command has --help; exit codes 0 ok, 1 error, 2 usage
 $ cairn --help
 ~ ^usage: cairn
 ~ exit status: 0 ok, 1 error, 2 usage

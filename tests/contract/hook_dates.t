@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 6 -- an ADR whose date cannot be parsed is
+# EVIDENCE-OF: an ADR whose date cannot be parsed is
 # shown undated in the hook block, not with the day it was seeded
 $ cairn init >/dev/null && mkdir -p docs/adr && printf '# ADR 1: Use PostgreSQL for orders\n\nDate: sometime in spring\n\n## Status\n\nAccepted\n\n## Decision\n\nOrders are stored in PostgreSQL 15 on RDS.\n' > docs/adr/0001-db.md && printf '# ADR 2: Queue\n\nDate: 2023-04-01\n\n## Status\n\nAccepted\n\n## Decision\n\nThe job queue is SQS.\n' > docs/adr/0002-queue.md && printf '# ADR 3: Cache\n\n## Status\n\nAccepted\n\n## Decision\n\nThe cache is Redis.\n' > docs/adr/0003-cache.md && cairn seed >/dev/null
 $ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which database stores the orders?"}' "$PWD" | cairn hook --local | jq -r .hookSpecificOutput.additionalContext | grep '0001-db.md'

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 6 -- hook --budget is bounded and checked,
+# EVIDENCE-OF: hook --budget is bounded and checked,
 # and a prompt over 64 KiB is recalled for by its first part
 $ cairn init >/dev/null && printf '%s\n' '{"id":"pg","kind":"adr","title":"Use PostgreSQL for orders","body":"Orders are stored in PostgreSQL 15 on RDS."}' '{"id":"r1","kind":"rule","title":"Never touch PROD","body":"Never run scripts against the production machines by hand."}' '{"id":"c1","kind":"capability","title":"Deploying to staging works","body":"make deploy ENV=staging works from this machine."}' '{"id":"n1","kind":"note","title":"Coffee","body":"The coffee machine is on floor three."}' | cairn import >/dev/null
 $ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which database stores the orders?"}' "$PWD" | cairn hook --local --budget 0 | wc -c

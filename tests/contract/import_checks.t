@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 4 -- import passes the checks of write: the
+# EVIDENCE-OF: import passes the checks of write: the
 # size limits, ids, dates, links to records that exist, and a key collision
 # gets a clear error, not SQLite's.
 $ cairn init >/dev/null

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 1 -- an export holding scope=global records
+# EVIDENCE-OF: an export holding scope=global records
 # imports on a machine whose global store does not exist yet, with the
 # workspace records of the same file; the import is all or nothing, also
 # beyond 500 lines, and says so.

@@ -1,5 +1,5 @@
-# EVIDENCE-OF: issue 8 -- `cairn import` refuses a line over EXPORT_MAX_LINE
-# (8 MiB) by its number, imports nothing of the file (issue 15: all or
+# EVIDENCE-OF: `cairn import` refuses a line over EXPORT_MAX_LINE
+# (8 MiB) by its number, imports nothing of the file (all or
 # nothing), and never holds more
 # than the limit of a line in memory, however long the line.
 $ cairn init >/dev/null

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 6 -- transcripts become events that recall finds and
+# EVIDENCE-OF: transcripts become events that recall finds and
 # that 'cairn session' gives back in their original order
 $ cairn init >/dev/null
 # a Claude Code transcript (lines 5 and 4 out of time order on purpose), a

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 2 -- init creates .cairn/cairn.db (0600), found by walking up
+# EVIDENCE-OF: init creates .cairn/cairn.db (0600), found by walking up
 $ cairn list
 ? 1
 e~ not in a cairn workspace

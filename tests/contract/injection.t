@@ -1,4 +1,4 @@
-# EVIDENCE-OF: SPEC 5.4 -- stored prompt injection (issue 16 §3): ingested
+# EVIDENCE-OF: SPEC 5.4 -- stored prompt injection: ingested
 # transcripts come back in the hook's block only as quoted past
 # conversation, never as a rule, capability or procedure, and tool output
 # and fetched pages are not ingested unless asked (--include-tools). The

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 6 -- recall --json / --explain name the
+# EVIDENCE-OF: recall --json / --explain name the
 # matched terms when a global store exists too
 $ cairn init >/dev/null
 $ cairn write --scope global --kind fact "The office coffee machine is on floor three." >/dev/null; cairn write --kind fact --title "Deploys" "Deploys run from GitHub Actions to ECS." >/dev/null

@@ -1,4 +1,4 @@
-# Supersession on the write side (SPEC 5.5, issue 5): `cairn write` and
+# Supersession on the write side (SPEC 5.5): `cairn write` and
 # `cairn approve` list the live records of the same kind (and key family)
 # with close text that the new record may replace, and say how to link
 # them; nothing is linked automatically.

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 2 -- a NUL byte is refused clearly wherever
+# EVIDENCE-OF: a NUL byte is refused clearly wherever
 # text comes in (write and revise from stdin, ingest's "\u0000"), as import
 # and MCP do, instead of cutting the text there silently
 $ cairn init >/dev/null

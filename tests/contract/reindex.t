@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 4 -- cairn reindex: settings stored in the store,
+# EVIDENCE-OF: cairn reindex: settings stored in the store,
 # incremental and resumable, identity switches drop old vectors only with
 # --yes, new records wait for the next reindex, CAIRN_EMBED_* overrides,
 # cairn model embed. The static model is written here (docs/EMBEDDINGS.md

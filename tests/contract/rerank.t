@@ -1,4 +1,4 @@
-# Cross-encoder rerank (issue 5 step 6): off by default; asked for without
+# Cross-encoder rerank: off by default; asked for without
 # a model it is an error; a configured model that cannot run leaves the
 # order and says why. tests/t_rerank.sh runs it with a generated model.
 $ cairn init

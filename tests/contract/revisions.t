@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 2 -- UNIQUE(scope, key): rewriting a key replaces the text, keeps the old revision
+# EVIDENCE-OF: UNIQUE(scope, key): rewriting a key replaces the text, keeps the old revision
 $ cairn init >/dev/null
 $ cairn write --kind fact --key db:primary "orders live in MySQL" >/dev/null
 $ cairn write --kind fact --key db:primary "orders live in PostgreSQL" >/dev/null

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 16 -- every write path refuses the credentials a mature
+# EVIDENCE-OF: every write path refuses the credentials a mature
 # scanner knows, disguised or not; --redact stores [REDACTED:<kind>]
 $ cairn init >/dev/null
 $ cairn write 'DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=U89K1D5a0HECbLMQsNcCGctd76LCNUH1lS/2wLfKkaVE+tNMO66iv9b4+b8p6k/csDZVefZO9jDOmlpFbYfogY==;EndpointSuffix=core.windows.net'

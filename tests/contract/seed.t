@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 6 -- cairn seed: ADRs and facts files become file-backed records with provenance
+# EVIDENCE-OF: cairn seed: ADRs and facts files become file-backed records with provenance
 $ cairn seed --help | head -1
 ~ ^usage: cairn seed
 $ cairn init >/dev/null
@@ -60,7 +60,7 @@ $ sed -i 's/PostgreSQL 15/PostgreSQL 16/' docs/adr/0001-db.md && cairn seed
 $ cairn list --json | jq -r '.[] | select(.source.path=="docs/adr/0001-db.md") | .revision'
 > 2
 # an unknown status is an error naming file:line; with --strict nothing is
-# written (issue 18: without it the file is skipped, the others seeded)
+# written (without it the file is skipped, the others seeded)
 $ printf '# ADR 5: Cache\n\n## Status\n\nMaybe later\n' > docs/adr/0005-cache.md && cairn seed --strict
 ? 1
 e~ docs/adr/0005-cache\.md:5: error: unknown status 'Maybe later'

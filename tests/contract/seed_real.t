@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 18 -- cairn seed on the shapes real ADR repositories have (adr-tools, MADR 2-4, log4brains)
+# EVIDENCE-OF: cairn seed on the shapes real ADR repositories have (adr-tools, MADR 2-4, log4brains)
 $ cairn init >/dev/null
 # adr-tools: .adr-dir names the folder; "Superceded by" / "Supercedes"
 $ echo doc/architecture/decisions > .adr-dir

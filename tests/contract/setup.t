@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 7 -- `cairn setup claude-code` merges the hook entries
+# EVIDENCE-OF: `cairn setup claude-code` merges the hook entries
 # into .claude/settings.json and the server into .mcp.json, idempotently,
 # keeping what is there, refusing a file it cannot parse, and installs the
 # Skill. Lines tagged "CLAIM: name" are the evidence tests/t_skill.sh binds
@@ -20,7 +20,7 @@ $ cairn setup claude-code
 > .mcp.json: updated, added server "cairn" (cairn mcp)
 > .claude/skills/cairn-memory/SKILL.md: created
 > Restart Claude Code in '.' to load them; 'cairn init' there if the project has no store yet.
-# a new server waits for the user's approval in Claude Code (issue 21; what
+# a new server waits for the user's approval in Claude Code (what
 # Claude Code shows is checked with the real client by make check-clients)
 > The MCP server "cairn" needs your approval in Claude Code: until then `claude mcp list`
 > shows it as "Pending approval". Start `claude` in '.', trust the folder and choose

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 6 -- setup claude-code: --cairn is a cairn
+# EVIDENCE-OF: setup claude-code: --cairn is a cairn
 # command, a missing one is noted, a symlinked settings file stays a link,
 # big integers stay as written, and --json is honoured
 $ cairn setup claude-code --cairn --foo

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 6 -- smaller CLI defects
+# EVIDENCE-OF: smaller CLI defects
 $ cairn init >/dev/null
 # stats names the database file where it is: DIR/.cairn/cairn.db
 $ cairn stats | head -1

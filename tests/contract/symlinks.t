@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 16 §4 -- every file under .cairn/ is opened without
+# EVIDENCE-OF: every file under .cairn/ is opened without
 # following a symbolic link (a cloned repository could ship one pointing
 # anywhere): a link is refused and said so, never written through or
 # connected to; the files cairn creates there are 0600

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 16 §4 -- terminal output makes stored control
+# EVIDENCE-OF: terminal output makes stored control
 # characters visible (ESC, OSC, BEL, CR, DEL, C1: as \u001b and the like;
 # newline and tab pass); the stored text stays as written and --json stays
 # valid JSON with the same values

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 15 defect 3 -- rewriting a key without --kind keeps
+# EVIDENCE-OF: rewriting a key without --kind keeps
 # its kind and the fields not given
 $ cairn init >/dev/null
 $ cairn write --kind decision --key db:main --title "Main database" --proof "ADR 7" --confidence 0.8 --session s1 --tool Edit "Orders live in PostgreSQL." >/dev/null
@@ -9,7 +9,7 @@ $ cairn read db:main --json | jq -c "{kind, title, proof, confidence, session: .
 # a field that is given replaces
 $ cairn write --key db:main --kind fact --title "" "Orders live in MySQL." >/dev/null; cairn read db:main --json | jq -c '{kind, title, proof}'
 > {"kind":"fact","title":"","proof":"ADR 7"}
-# EVIDENCE-OF: issue 15 defect 6 -- write refuses bad times, NaN confidence
+# EVIDENCE-OF: write refuses bad times, NaN confidence
 # and links to records that do not exist; nothing is stored
 $ cairn write --time bogus "a bogus time"
 ? 1

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """hook-block-check.py MARKER... < HOOK-OUTPUT -- the hook's block never
-presents stored text as a rule, capability or procedure (issue 16 §3).
+presents stored text as a rule, capability or procedure.
 
 Reads what `cairn hook` printed (its JSON, or nothing) and checks the
 additionalContext line by line against the block's own format (src/hook.c):

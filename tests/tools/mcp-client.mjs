@@ -164,7 +164,7 @@ async function main() {
 	await call('memory_read', {}, true);
 
 	// memory_forget: a human's rule is not retired by an agent, only
-	// proposed for a human to confirm (issue 16)
+	// proposed for a human to confirm
 	r = await call('memory_forget', { key: 'rule:prod' });
 	check(r?.structuredContent?.pending === true && r?.structuredContent?.status !== 'retired' &&
 		/^cairn approve /.test(r?.structuredContent?.confirm_with ?? ''), 'forget of a human rule is pending');
