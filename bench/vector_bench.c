@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "quant.h"
 #include "vector.h"
 
 static unsigned long long st = 1;
@@ -143,9 +144,9 @@ int main(int argc, char **argv)
 
 		rand_unit(f + i * (size_t)dim, dim);
 		for (j = 0; j < (size_t)dim; j++) {
-			h[i * (size_t)dim + j] = vector_f16(f[i * (size_t)dim + j]);
+			h[i * (size_t)dim + j] = quant_f32_to_f16(f[i * (size_t)dim + j]);
 			/* the baseline scans the very same values */
-			f[i * (size_t)dim + j] = vector_f32(h[i * (size_t)dim + j]);
+			f[i * (size_t)dim + j] = quant_f16_to_f32(h[i * (size_t)dim + j]);
 		}
 	}
 	memset(&vm, 0, sizeof(vm));
