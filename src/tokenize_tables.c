@@ -1060,8 +1060,6 @@ int tok_open(const struct tok_opts *o, struct tok **out, char *err,
 		o = &defaults;
 	dict_path = o->jieba_dict;
 	if (!dict_path || !*dict_path)
-		dict_path = getenv("CAIRN_JIEBA_DICT");
-	if (!dict_path || !*dict_path)
 		dict_path = TOK_DEFAULT_JIEBA_DICT;
 	cfg = o->opencc_config && *o->opencc_config ? o->opencc_config
 						    : TOK_DEFAULT_OPENCC;

@@ -28,6 +28,7 @@
 #include <signal.h>
 #endif
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,21 +200,29 @@ static const char *schema_name(int i)
 
 /* ------------------------------------------------------------- settings */
 
+/* Each embed.* key with the variable that overrides it (CAIRN_EMBED_*, read
+ * when the store opened: its char * in struct store_env). */
+#define SET_ENV(field) offsetof(struct store_env, field)
 static const struct {
-	const char *key;
-	const char *env;
+	const char *key; /* the main store's meta key */
+	size_t env;      /* its override in struct store_env */
 } setting_names[] = {
-	{ "embed.provider", "CAIRN_EMBED_PROVIDER" },
-	{ "embed.model", "CAIRN_EMBED_MODEL" },
-	{ "embed.url", "CAIRN_EMBED_URL" },
-	{ "embed.api_key_env", "CAIRN_EMBED_API_KEY_ENV" },
-	{ "embed.query_instruction", "CAIRN_EMBED_QUERY_INSTRUCTION" },
-	{ "embed.passage_instruction", "CAIRN_EMBED_PASSAGE_INSTRUCTION" },
-	{ "embed.pooling", "CAIRN_EMBED_POOLING" },
-	{ "embed.threads", "CAIRN_EMBED_THREADS" },
+	{ "embed.provider", SET_ENV(embed_provider) },
+	{ "embed.model", SET_ENV(embed_model) },
+	{ "embed.url", SET_ENV(embed_url) },
+	{ "embed.api_key_env", SET_ENV(embed_api_key_env) },
+	{ "embed.query_instruction", SET_ENV(embed_query_instruction) },
+	{ "embed.passage_instruction", SET_ENV(embed_passage_instruction) },
+	{ "embed.pooling", SET_ENV(embed_pooling) },
+	{ "embed.threads", SET_ENV(embed_threads) },
 };
-#define SET_TIMEOUT_KEY "embed.timeout_ms"
-#define SET_TIMEOUT_ENV "CAIRN_EMBED_TIMEOUT_MS"
+#undef SET_ENV
+#define SET_TIMEOUT_KEY "embed.timeout_ms" /* CAIRN_EMBED_TIMEOUT_MS overrides */
+
+static const char *env_value(const struct store_env *env, size_t off)
+{
+	return *(char *const *)((const char *)env + off);
+}
 
 static int pooling_code(const char *s)
 {
@@ -228,13 +237,19 @@ int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
 {
 	char buf[1024];
 	const char *vals[ARRAY_SIZE(setting_names)];
+	struct store_env own;
+	const struct store_env *ev = db ? &db->env : &own;
 	size_t i;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->cfg.pooling = -1;
+	/* no store: the environment as it is now (cairn model embed outside
+	 * a workspace) */
+	if (!db && (rc = store_env_read(&own)) != CAIRN_OK)
+		return rc;
 	for (i = 0; i < ARRAY_SIZE(setting_names); i++) {
-		const char *env = getenv(setting_names[i].env);
+		const char *env = env_value(ev, setting_names[i].env);
 		int found = 0;
 
 		vals[i] = NULL;
@@ -275,7 +290,7 @@ int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
 	if (vals[7] && *vals[7])
 		s->cfg.threads = atoi(vals[7]);
 	{
-		const char *env = getenv(SET_TIMEOUT_ENV);
+		const char *env = ev->embed_timeout_ms;
 
 		buf[0] = '\0';
 		if (!env && db) {
@@ -288,8 +303,12 @@ int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
 		if (s->cfg.timeout_ms < 0)
 			s->cfg.timeout_ms = 0;
 	}
+	if (!db)
+		store_env_release(&own);
 	return CAIRN_OK;
 fail:
+	if (!db)
+		store_env_release(&own);
 	vector_settings_release(s);
 	if (rc == CAIRN_NOMEM)
 		store_error(db, rc, "out of memory");

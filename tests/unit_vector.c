@@ -578,14 +578,27 @@ static void test_settings(void)
 	CHECK_INT(s.cfg.timeout_ms, 1234);
 	CHECK_INT(s.cfg.pooling, -1);
 	vector_settings_release(&s);
-	/* the environment overrides for one process */
+	/* the environment overrides for one process, as it was when the
+	 * store opened: set now, it reaches the next handle, not this one */
 	setenv("CAIRN_EMBED_MODEL", "/elsewhere.cairnvec", 1);
 	setenv("CAIRN_EMBED_POOLING", "cls", 1);
+	CHECK_INT(vector_settings_load(db, &s), CAIRN_OK);
+	CHECK_STR(s.cfg.model, "/tmp/x.cairnvec");
+	vector_settings_release(&s);
+	cairn_db_close(db);
+	db = test_store("vsettings", NULL, 0);
 	CHECK_INT(vector_settings_load(db, &s), CAIRN_OK);
 	CHECK_STR(s.cfg.model, "/elsewhere.cairnvec");
 	CHECK_INT(s.cfg.pooling, 2);
 	vector_settings_release(&s);
+	/* no store: the environment as it is now */
+	CHECK_INT(vector_settings_load(NULL, &s), CAIRN_OK);
+	CHECK_STR(s.cfg.model, "/elsewhere.cairnvec");
+	CHECK(s.cfg.provider == NULL);
+	vector_settings_release(&s);
 	setenv("CAIRN_EMBED_POOLING", "sideways", 1);
+	cairn_db_close(db);
+	db = test_store("vsettings", NULL, 0);
 	CHECK_INT(vector_settings_load(db, &s), CAIRN_INVALID);
 	unsetenv("CAIRN_EMBED_MODEL");
 	unsetenv("CAIRN_EMBED_POOLING");
