@@ -1,8 +1,8 @@
 /*
  * vector_bench.c -- exact top-k search over an in-memory f16 matrix
- * (src/vector.c's vector_dots + vector_topk, the code vector_search runs per
- * schema) against a plain scalar loop over the same values as f32, in the
- * same run.
+ * (src/vector_kernel.c's vector_dots + vector_topk, the code vector_search
+ * runs per schema) against a plain scalar loop over the same values as
+ * f32, in the same run.
  *
  *   vector_bench [--n 100000] [--dim 384] [--k 200] [--queries 60]
  *                [--seed 1] [--out FILE]

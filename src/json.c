@@ -607,7 +607,7 @@ static int parse_number_node(struct parser *p, struct json *node)
 /* WANT_VALUE: one value, or the opening of a container (which it pushes). */
 static int want_value(struct parser *p, struct build *b, int c)
 {
-	struct json *node;
+	struct json *node = NULL;
 	int rc = new_node(p, b, c, &node);
 
 	if (rc)

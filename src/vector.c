@@ -238,10 +238,12 @@ int vector_settings_load(struct cairn_db *db, struct vector_settings *s)
 	char buf[1024];
 	const char *vals[ARRAY_SIZE(setting_names)];
 	struct store_env own;
-	const struct store_env *ev = db ? &db->env : &own;
+	const struct store_env *ev;
 	size_t i;
 	int rc;
 
+	memset(&own, 0, sizeof(own));
+	ev = db ? &db->env : &own;
 	memset(s, 0, sizeof(*s));
 	s->cfg.pooling = -1;
 	/* no store: the environment as it is now (cairn model embed outside

@@ -663,7 +663,8 @@ static void tokenize_alloc_failures(void)
 /* ----------------------------------------------------------------- cache */
 
 /*
- * The layout of the cache file header (struct cache_header in tokenize.c),
+ * The layout of the cache file header (struct cache_header in
+ * tokenize_tables.c),
  * for the tests that forge a header with a valid checksum.
  */
 #define HDR_BYTES 352          /* sizeof(struct cache_header) */
