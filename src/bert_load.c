@@ -8,11 +8,19 @@
  *
  * Layer: model files, above gguf.h, quant.h and vocab.h; below bert.c,
  * which runs the model this file builds (bert_int.h is what they share).
+ * The one variable it reads, CAIRN_BERT_KERNELS, is read at each load:
+ * models load without a store (docs/ARCHITECTURE.md, "Environment").
  *
  * Tensor layout: a ggml matrix with ne = {in, out} is `out` rows of `in`
  * floats, i.e. PyTorch's Linear weight; y = x W^T. Split attn_q/k/v
  * matrices are concatenated at load into one [3E x E] matrix so one GEMM
  * makes Q, K and V, as for a fused attn_qkv.
+ *
+ * Invariants: after bert_load returns, every field of struct bert_model
+ * is fixed except the f32 copies (made once, f32_ready) and the SHA-256
+ * (computed once, sha_mu); every tensor it reads was checked by gguf.c to
+ * lie inside the mapping (data_lo .. data_hi is their span) and here to
+ * have the shape the hyper-parameters say.
  *
  * Must never: read outside the mapping on a malformed file (every shape
  * is checked here, before any allocation), copy a matrix that the kernels

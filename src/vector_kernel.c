@@ -28,6 +28,11 @@
  * and twice as slow at p50 on a busy one (6.9 against 3.1 ms), besides
  * a thread start per query.
  *
+ * Invariants: every kernel gives the same scores on every CPU up to float
+ * rounding (the portable loop and the AVX2 one are tested against a
+ * double-precision reference), and vector_matrix_topk returns exactly the
+ * ids and order of a full f16 scan.
+ *
  * Must never: return a row the keep mask excludes, return an order other
  * than an exact f16 scan's (ties by lower index), or allocate inside a
  * dot-product kernel (the matrix calls allocate their scratch first).
