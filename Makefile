@@ -27,8 +27,8 @@ WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
 BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl, OpenBLAS, OpenCC, libmicrohttpd and libpq: headers only;
-# embed_http.c, bert.c, tokenize.c, cli_serve.c and sync.c load them with
-# dlopen() when an HTTP provider, a model, a conversion, `cairn serve` or a
+# embed_http.c, bert.c, tokenize_tables.c, cli_serve.c and sync.c load them
+# with dlopen() when an HTTP provider, a model, a conversion, `cairn serve` or a
 # team sync is used, so that no other command pays for libcurl's ~30
 # libraries, OpenBLAS's thread pool, OpenCC's C++ runtime, libmicrohttpd's
 # GnuTLS or libpq's TLS and Kerberos libraries

@@ -1,8 +1,8 @@
 /*
  * vector_bench.c -- exact top-k search over an in-memory f16 matrix
- * (src/vector.c's vector_dots + vector_topk, the code vector_search runs per
- * schema) against a plain scalar loop over the same values as f32, in the
- * same run.
+ * (src/vector_kernel.c's vector_dots + vector_topk, the code vector_search
+ * runs per schema) against a plain scalar loop over the same values as
+ * f32, in the same run.
  *
  *   vector_bench [--n 100000] [--dim 384] [--k 200] [--queries 60]
  *                [--seed 1] [--out FILE]
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "quant.h"
 #include "vector.h"
 
 static unsigned long long st = 1;
@@ -143,9 +144,9 @@ int main(int argc, char **argv)
 
 		rand_unit(f + i * (size_t)dim, dim);
 		for (j = 0; j < (size_t)dim; j++) {
-			h[i * (size_t)dim + j] = vector_f16(f[i * (size_t)dim + j]);
+			h[i * (size_t)dim + j] = quant_f32_to_f16(f[i * (size_t)dim + j]);
 			/* the baseline scans the very same values */
-			f[i * (size_t)dim + j] = vector_f32(h[i * (size_t)dim + j]);
+			f[i * (size_t)dim + j] = quant_f16_to_f32(h[i * (size_t)dim + j]);
 		}
 	}
 	memset(&vm, 0, sizeof(vm));

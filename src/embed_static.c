@@ -32,7 +32,7 @@
 
 #include "embed.h"
 #include "internal.h"
-#include "vector.h"
+#include "quant.h"
 
 #define STATIC_MAGIC "CAIRNVEC"
 #define STATIC_VERSION 1
@@ -277,7 +277,7 @@ static int static_embed(void *impl, const char *const *texts, size_t n,
 				float wt = m->weight[w];
 
 				for (j = 0; j < dim; j++)
-					v[j] += wt * vector_f32(row[j]);
+					v[j] += wt * quant_f16_to_f32(row[j]);
 			}
 		}
 	}
@@ -376,7 +376,7 @@ int embed_static_write(const char *path, const char *const *words,
 		fwrite(b, 1, 8, f);
 	}
 	for (i = 0; i < n * (size_t)dim; i++) {
-		unsigned short h = vector_f16(vecs[i]);
+		unsigned short h = quant_f32_to_f16(vecs[i]);
 
 		b[0] = (unsigned char)h;
 		b[1] = (unsigned char)(h >> 8);

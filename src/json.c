@@ -487,17 +487,171 @@ enum parse_state {
 	AFTER_VALUE /* a value ended: ',' or a closing bracket, or the end */
 };
 
+/* The parse in progress: the containers still open and the pending key. */
+struct build {
+	struct json *stack[JSON_MAX_DEPTH]; /* containers not yet closed */
+	struct json *tail[JSON_MAX_DEPTH];  /* their last child so far */
+	struct json *root;                  /* the top value, once started */
+	char *key;                          /* the next member's key, or NULL */
+	size_t keylen;                      /* its length */
+	int depth;                          /* containers open */
+	enum parse_state state;             /* what the next byte must be */
+};
+
+/* WANT_KEY: an object member's key and its ':'. */
+static int want_key(struct parser *p, struct build *b, int c)
+{
+	int rc;
+
+	if (c != '"')
+		return unexpected(p, p->pos, "");
+	rc = parse_string(p, &b->key, &b->keylen);
+	if (rc)
+		return rc;
+	skip_ws(p);
+	if (peek(p, p->pos) != ':')
+		return unexpected(p, p->pos, "");
+	p->pos++;
+	b->state = WANT_VALUE;
+	return CAIRN_OK;
+}
+
+/* AFTER_VALUE: a ',' or the closing bracket of the open container, or
+ * (at depth 0) the end of the input, which sets *done. */
+static int after_value(struct parser *p, struct build *b, int c, int *done)
+{
+	struct json *top;
+	int closer;
+
+	if (b->depth == 0) {
+		if (c != -1)
+			return unexpected(p, p->pos, " after the value");
+		*done = 1;
+		return CAIRN_OK;
+	}
+	top = b->stack[b->depth - 1];
+	closer = top->type == JSON_OBJECT ? '}' : ']';
+	if (c == closer) {
+		p->pos++;
+		b->depth--;
+		return CAIRN_OK;
+	}
+	if (c != ',')
+		return unexpected(p, p->pos, "");
+	p->pos++;
+	skip_ws(p);
+	if (peek(p, p->pos) == closer)
+		return fail(p, CAIRN_INVALID, p->pos,
+			    "trailing comma before '%c'", (char)closer);
+	b->state = closer == '}' ? WANT_KEY : WANT_VALUE;
+	return CAIRN_OK;
+}
+
+/* A new node for the value starting with c, given the pending key and
+ * linked in at once (as the root or the open container's last child), so
+ * that an error below frees it. */
+static int new_node(struct parser *p, struct build *b, int c,
+		    struct json **out)
+{
+	struct json *node;
+
+	/* check the first byte before allocating */
+	if (c != '{' && c != '[' && c != '"' && c != '-' && !is_digit(c) &&
+	    c != 't' && c != 'f' && c != 'n')
+		return unexpected(p, p->pos, "");
+	if ((c == '{' || c == '[') && b->depth == JSON_MAX_DEPTH)
+		return fail(p, CAIRN_INVALID, p->pos, "nesting deeper than %d",
+			    JSON_MAX_DEPTH);
+	node = util_calloc(1, sizeof(*node));
+	if (!node)
+		return nomem(p);
+	node->key = b->key;
+	node->keylen = b->keylen;
+	b->key = NULL;
+	b->keylen = 0;
+	if (b->depth == 0) {
+		b->root = node;
+	} else {
+		if (b->tail[b->depth - 1])
+			b->tail[b->depth - 1]->next = node;
+		else
+			b->stack[b->depth - 1]->child = node;
+		b->tail[b->depth - 1] = node;
+		b->stack[b->depth - 1]->len++;
+	}
+	*out = node;
+	return CAIRN_OK;
+}
+
+/* A number into node; an integer a double cannot hold exactly (a JSON-RPC
+ * id) keeps its text as well, to be written back. */
+static int parse_number_node(struct parser *p, struct json *node)
+{
+	size_t from = p->pos;
+	int rc;
+
+	node->type = JSON_NUMBER;
+	rc = parse_number(p, &node->num);
+	if (rc == CAIRN_OK && fabs(node->num) >= 9007199254740992.0 &&
+	    !memchr(p->s + from, '.', p->pos - from) &&
+	    !memchr(p->s + from, 'e', p->pos - from) &&
+	    !memchr(p->s + from, 'E', p->pos - from)) {
+		node->len = p->pos - from;
+		node->str = util_strndup((const char *)p->s + from, node->len);
+		if (!node->str)
+			rc = fail(p, CAIRN_NOMEM, p->pos, "out of memory");
+	}
+	return rc;
+}
+
+/* WANT_VALUE: one value, or the opening of a container (which it pushes). */
+static int want_value(struct parser *p, struct build *b, int c)
+{
+	struct json *node = NULL;
+	int rc = new_node(p, b, c, &node);
+
+	if (rc)
+		return rc;
+	b->state = AFTER_VALUE;
+	switch (c) {
+	case '{':
+	case '[':
+		node->type = c == '{' ? JSON_OBJECT : JSON_ARRAY;
+		b->stack[b->depth] = node;
+		b->tail[b->depth] = NULL;
+		b->depth++;
+		p->pos++;
+		skip_ws(p);
+		if (peek(p, p->pos) == (c == '{' ? '}' : ']')) {
+			p->pos++;
+			b->depth--;
+		} else {
+			b->state = c == '{' ? WANT_KEY : WANT_VALUE;
+		}
+		return CAIRN_OK;
+	case '"':
+		node->type = JSON_STRING;
+		return parse_string(p, &node->str, &node->len);
+	case 't':
+		node->type = JSON_TRUE;
+		return parse_literal(p, "true");
+	case 'f':
+		node->type = JSON_FALSE;
+		return parse_literal(p, "false");
+	case 'n':
+		node->type = JSON_NULL;
+		return parse_literal(p, "null");
+	default:
+		return parse_number_node(p, node);
+	}
+}
+
 int json_parse(const char *text, size_t len, struct json **out, char *err,
 	       size_t errsize)
 {
 	struct parser p;
-	struct json *stack[JSON_MAX_DEPTH]; /* containers not yet closed */
-	struct json *tail[JSON_MAX_DEPTH]; /* their last child so far */
-	struct json *root = NULL, *node;
-	enum parse_state state = WANT_VALUE;
-	char *key = NULL;
-	size_t keylen = 0;
-	int depth = 0, rc = CAIRN_OK, c;
+	struct build b;
+	int rc = CAIRN_OK, done = 0, c;
 
 	if (err && errsize > 0)
 		err[0] = '\0';
@@ -514,156 +668,28 @@ int json_parse(const char *text, size_t len, struct json **out, char *err,
 	if (len > JSON_MAX_INPUT)
 		return fail(&p, CAIRN_TOOBIG, JSON_MAX_INPUT,
 			    "input longer than %zu bytes", JSON_MAX_INPUT);
-
-	for (;;) {
+	b.root = NULL;
+	b.key = NULL;
+	b.keylen = 0;
+	b.depth = 0;
+	b.state = WANT_VALUE;
+	while (!done) {
 		skip_ws(&p);
 		c = peek(&p, p.pos);
-		if (state == WANT_KEY) {
-			if (c != '"') {
-				rc = unexpected(&p, p.pos, "");
-				goto out;
-			}
-			rc = parse_string(&p, &key, &keylen);
-			if (rc)
-				goto out;
-			skip_ws(&p);
-			if (peek(&p, p.pos) != ':') {
-				rc = unexpected(&p, p.pos, "");
-				goto out;
-			}
-			p.pos++;
-			state = WANT_VALUE;
-			continue;
-		}
-		if (state == AFTER_VALUE) {
-			struct json *top;
-			int closer;
-
-			if (depth == 0) {
-				if (c != -1) {
-					rc = unexpected(&p, p.pos,
-							" after the value");
-					goto out;
-				}
-				break;
-			}
-			top = stack[depth - 1];
-			closer = top->type == JSON_OBJECT ? '}' : ']';
-			if (c == closer) {
-				p.pos++;
-				depth--;
-				continue;
-			}
-			if (c != ',') {
-				rc = unexpected(&p, p.pos, "");
-				goto out;
-			}
-			p.pos++;
-			skip_ws(&p);
-			if (peek(&p, p.pos) == closer) {
-				rc = fail(&p, CAIRN_INVALID, p.pos,
-					  "trailing comma before '%c'",
-					  (char)closer);
-				goto out;
-			}
-			state = closer == '}' ? WANT_KEY : WANT_VALUE;
-			continue;
-		}
-
-		/* WANT_VALUE: check the first byte before allocating */
-		if (c != '{' && c != '[' && c != '"' && c != '-' &&
-		    !is_digit(c) && c != 't' && c != 'f' && c != 'n') {
-			rc = unexpected(&p, p.pos, "");
-			goto out;
-		}
-		if ((c == '{' || c == '[') && depth == JSON_MAX_DEPTH) {
-			rc = fail(&p, CAIRN_INVALID, p.pos,
-				  "nesting deeper than %d", JSON_MAX_DEPTH);
-			goto out;
-		}
-		node = util_calloc(1, sizeof(*node));
-		if (!node) {
-			rc = nomem(&p);
-			goto out;
-		}
-		node->key = key;
-		node->keylen = keylen;
-		key = NULL;
-		keylen = 0;
-		/* link it in at once, so that an error below frees it */
-		if (depth == 0) {
-			root = node;
-		} else {
-			if (tail[depth - 1])
-				tail[depth - 1]->next = node;
-			else
-				stack[depth - 1]->child = node;
-			tail[depth - 1] = node;
-			stack[depth - 1]->len++;
-		}
-		state = AFTER_VALUE;
-		switch (c) {
-		case '{':
-		case '[':
-			node->type = c == '{' ? JSON_OBJECT : JSON_ARRAY;
-			stack[depth] = node;
-			tail[depth] = NULL;
-			depth++;
-			p.pos++;
-			skip_ws(&p);
-			if (peek(&p, p.pos) == (c == '{' ? '}' : ']')) {
-				p.pos++;
-				depth--;
-			} else {
-				state = c == '{' ? WANT_KEY : WANT_VALUE;
-			}
-			break;
-		case '"':
-			node->type = JSON_STRING;
-			rc = parse_string(&p, &node->str, &node->len);
-			break;
-		case 't':
-			node->type = JSON_TRUE;
-			rc = parse_literal(&p, "true");
-			break;
-		case 'f':
-			node->type = JSON_FALSE;
-			rc = parse_literal(&p, "false");
-			break;
-		case 'n':
-			node->type = JSON_NULL;
-			rc = parse_literal(&p, "null");
-			break;
-		default: {
-			size_t from = p.pos;
-
-			node->type = JSON_NUMBER;
-			rc = parse_number(&p, &node->num);
-			/* an integer a double cannot hold exactly (a
-			 * JSON-RPC id) keeps its text, to be written back */
-			if (rc == CAIRN_OK &&
-			    fabs(node->num) >= 9007199254740992.0 &&
-			    !memchr(p.s + from, '.', p.pos - from) &&
-			    !memchr(p.s + from, 'e', p.pos - from) &&
-			    !memchr(p.s + from, 'E', p.pos - from)) {
-				node->len = p.pos - from;
-				node->str = util_strndup((const char *)p.s + from,
-							 node->len);
-				if (!node->str)
-					rc = fail(&p, CAIRN_NOMEM, p.pos,
-						  "out of memory");
-			}
-			break;
-		}
-		}
+		if (b.state == WANT_KEY)
+			rc = want_key(&p, &b, c);
+		else if (b.state == AFTER_VALUE)
+			rc = after_value(&p, &b, c, &done);
+		else
+			rc = want_value(&p, &b, c);
 		if (rc)
 			goto out;
 	}
-	*out = root;
-	root = NULL;
+	*out = b.root;
+	b.root = NULL;
 out:
-	cairn_free(key);
-	json_free(root);
+	cairn_free(b.key);
+	json_free(b.root);
 	return rc;
 }
 

@@ -674,34 +674,13 @@ static int write_manifest(const char *dir, const cairn_pull_result *r,
 	return rc;
 }
 
-int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
-		     cairn_pull_result *out)
+/* What to fetch and under which name: a catalogue entry (*e, its URL on
+ * HF_ENDPOINT) or an http(s) URL (named by opts->name or the URL). */
+static int pull_source(const char *what, const cairn_pull_opts *opts,
+		       const cairn_model_entry **e, cairn_pull_result *out)
 {
-	const cairn_model_entry *e;
-	const char *pin = opts ? opts->sha256 : NULL;
-	char dir[4096], part[4300], have[65], want[65] = "", got[65];
-	long wait = MODEL_BACKOFF_MS;
-	int fd = -1, rc = CAIRN_OK, t;
-	struct stat st;
-
-	if (!out)
-		return CAIRN_INVALID;
-	memset(out, 0, sizeof(*out));
-	if (!what || !*what) {
-		snprintf(out->error, sizeof(out->error), "give a model name or "
-			 "URL (cairn model list shows the names)");
-		return CAIRN_INVALID;
-	}
-	if (pin) {
-		if (!is_hex64(pin)) {
-			snprintf(out->error, sizeof(out->error), "--sha256 "
-				 "takes 64 hex digits");
-			return CAIRN_INVALID;
-		}
-		lower_hex(pin, want);
-	}
-	e = cairn_model_lookup(what);
-	if (e) {
+	*e = cairn_model_lookup(what);
+	if (*e) {
 		const char *ep = getenv("HF_ENDPOINT");
 		size_t el;
 
@@ -711,13 +690,13 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 		while (el > 0 && ep[el - 1] == '/')
 			el--;
 		if (snprintf(out->url, sizeof(out->url), "%.*s/%s/resolve/main/%s",
-			     (int)el, ep, e->repo, e->file) >=
+			     (int)el, ep, (*e)->repo, (*e)->file) >=
 		    (int)sizeof(out->url)) {
 			snprintf(out->error, sizeof(out->error), "HF_ENDPOINT "
 				 "is too long");
 			return CAIRN_INVALID;
 		}
-		snprintf(out->name, sizeof(out->name), "%s", e->name);
+		snprintf(out->name, sizeof(out->name), "%s", (*e)->name);
 	} else if (strncmp(what, "https://", 8) == 0 ||
 		   strncmp(what, "http://", 7) == 0) {
 		if (strlen(what) >= sizeof(out->url)) {
@@ -746,44 +725,51 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 			 "URL of a .gguf file", what);
 		return CAIRN_INVALID;
 	}
-	rc = resolve_dir(opts ? opts->dir : NULL, dir, sizeof(dir));
-	if (rc) {
-		snprintf(out->error, sizeof(out->error), "no model directory: "
-			 "set CAIRN_MODEL_DIR or HOME");
-		return rc;
+	return CAIRN_OK;
+}
+
+/* The model is there already (st): check it against the pin and the
+ * manifest, fetch nothing, record it if it was put there by hand. */
+static int pull_existing(const char *dir, const char *want,
+			 const cairn_model_entry *e, const struct stat *st,
+			 cairn_pull_result *out)
+{
+	char have[65], got[65];
+
+	manifest_sha(dir, out->name, have);
+	if (model_sha256_file(out->path, got) != 0) {
+		snprintf(out->error, sizeof(out->error), "cannot read "
+			 "'%s': %s", out->path, strerror(errno));
+		return CAIRN_IO;
 	}
-	if (model_file(out->path, sizeof(out->path), dir, out->name, ".gguf") ||
-	    model_file(part, sizeof(part), dir, out->name, ".gguf.part")) {
-		snprintf(out->error, sizeof(out->error), "the model "
-			 "directory's path is too long");
-		return CAIRN_TOOBIG;
+	if ((want[0] && strcmp(got, want) != 0) ||
+	    (have[0] && strcmp(got, have) != 0)) {
+		snprintf(out->error, sizeof(out->error),
+			 "'%s' is there but its SHA-256 is %s, not %s: "
+			 "'cairn model rm %s' and pull again",
+			 out->path, got, want[0] ? want : have,
+			 out->name);
+		return CAIRN_MISMATCH;
 	}
-	/* there already: check it, fetch nothing */
-	if (stat(out->path, &st) == 0 && S_ISREG(st.st_mode)) {
-		manifest_sha(dir, out->name, have);
-		if (model_sha256_file(out->path, got) != 0) {
-			snprintf(out->error, sizeof(out->error), "cannot read "
-				 "'%s': %s", out->path, strerror(errno));
-			return CAIRN_IO;
-		}
-		if ((want[0] && strcmp(got, want) != 0) ||
-		    (have[0] && strcmp(got, have) != 0)) {
-			snprintf(out->error, sizeof(out->error),
-				 "'%s' is there but its SHA-256 is %s, not %s: "
-				 "'cairn model rm %s' and pull again",
-				 out->path, got, want[0] ? want : have,
-				 out->name);
-			return CAIRN_MISMATCH;
-		}
-		memcpy(out->sha256, got, 65);
-		out->size = (long long)st.st_size;
-		out->already = 1;
-		out->pinned = want[0] != 0;
-		if (!have[0]) /* put there by hand: record it now */
-			(void)write_manifest(dir, out, out->pinned,
-					     e ? e->name : NULL);
-		return CAIRN_OK;
-	}
+	memcpy(out->sha256, got, 65);
+	out->size = (long long)st->st_size;
+	out->already = 1;
+	out->pinned = want[0] != 0;
+	if (!have[0]) /* put there by hand: record it now */
+		(void)write_manifest(dir, out, out->pinned,
+				     e ? e->name : NULL);
+	return CAIRN_OK;
+}
+
+/* Download out->url onto the part file (appending: a cut transfer
+ * resumes), up to MODEL_TRIES transfers with a doubling back-off. */
+static int pull_download(const char *dir, const char *part,
+			 const cairn_pull_opts *opts, cairn_pull_result *out)
+{
+	long wait = MODEL_BACKOFF_MS;
+	int fd, rc, t;
+	struct stat st;
+
 	pthread_once(&mc_once, mc_load);
 	if (mc.why[0]) {
 		snprintf(out->error, sizeof(out->error), "cannot download: %s",
@@ -842,8 +828,14 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 	if (rc && fstat(fd, &st) == 0 && st.st_size == 0)
 		unlink(part); /* nothing came: leave nothing behind */
 	close(fd);
-	if (rc)
-		return rc;
+	return rc;
+}
+
+/* The part file is complete: check its hash and magic, rename it into
+ * place and write its manifest. */
+static int pull_finish(const char *dir, const char *part, const char *want,
+		       const cairn_model_entry *e, cairn_pull_result *out)
+{
 	out->error[0] = '\0';
 	if (model_sha256_file(part, out->sha256) != 0) {
 		snprintf(out->error, sizeof(out->error), "cannot read '%s': %s",
@@ -877,4 +869,51 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 		return CAIRN_IO;
 	}
 	return CAIRN_OK;
+}
+
+int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
+		     cairn_pull_result *out)
+{
+	const cairn_model_entry *e;
+	const char *pin = opts ? opts->sha256 : NULL;
+	char dir[4096], part[4300], want[65] = "";
+	int rc;
+	struct stat st;
+
+	if (!out)
+		return CAIRN_INVALID;
+	memset(out, 0, sizeof(*out));
+	if (!what || !*what) {
+		snprintf(out->error, sizeof(out->error), "give a model name or "
+			 "URL (cairn model list shows the names)");
+		return CAIRN_INVALID;
+	}
+	if (pin) {
+		if (!is_hex64(pin)) {
+			snprintf(out->error, sizeof(out->error), "--sha256 "
+				 "takes 64 hex digits");
+			return CAIRN_INVALID;
+		}
+		lower_hex(pin, want);
+	}
+	if ((rc = pull_source(what, opts, &e, out)))
+		return rc;
+	rc = resolve_dir(opts ? opts->dir : NULL, dir, sizeof(dir));
+	if (rc) {
+		snprintf(out->error, sizeof(out->error), "no model directory: "
+			 "set CAIRN_MODEL_DIR or HOME");
+		return rc;
+	}
+	if (model_file(out->path, sizeof(out->path), dir, out->name, ".gguf") ||
+	    model_file(part, sizeof(part), dir, out->name, ".gguf.part")) {
+		snprintf(out->error, sizeof(out->error), "the model "
+			 "directory's path is too long");
+		return CAIRN_TOOBIG;
+	}
+	/* there already: check it, fetch nothing */
+	if (stat(out->path, &st) == 0 && S_ISREG(st.st_mode))
+		return pull_existing(dir, want, e, &st, out);
+	if ((rc = pull_download(dir, part, opts, out)))
+		return rc;
+	return pull_finish(dir, part, want, e, out);
 }

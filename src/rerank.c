@@ -155,7 +155,7 @@ static int is_off(const char *s)
 int rerank_model_path(struct cairn_db *db, const cairn_recall_opts *opts,
 		      char *buf, size_t size)
 {
-	const char *env = getenv(RERANK_ENV);
+	const char *env = db->env.rerank_model; /* RERANK_ENV, read at open */
 	char v[PATH_MAX];
 	int mode = opts ? opts->rerank : 0, found = 0, rc;
 

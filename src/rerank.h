@@ -29,7 +29,8 @@
 
 struct cairn_db;
 
-#define RERANK_ENV "CAIRN_RERANK_MODEL" /* overrides the store's setting */
+#define RERANK_ENV "CAIRN_RERANK_MODEL" /* overrides the store's setting;
+					 * read at open (struct store_env) */
 #define RERANK_META "rerank.model"      /* main store meta key */
 
 /*

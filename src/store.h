@@ -20,6 +20,37 @@
 #define STORE_ERRMSG 1024              /* bytes kept for the last error message */
 #define STORE_SPOOL_FILE "receipts.pending" /* receipts not yet in the table (receipt.h) */
 
+/*
+ * The environment variables the library obeys, read once when a store
+ * opens (store_env_read, from cairn_db_open), as SQLite reads its URI
+ * parameters: no module calls getenv for them, and a variable set after
+ * the open does not reach an open handle. docs/ARCHITECTURE.md
+ * ("Environment") lists these and the few read elsewhere. Each string is
+ * the handle's copy; NULL when the variable is unset ("" when set empty,
+ * which some readers tell apart from unset).
+ */
+struct store_env {
+	char *bilingual;           /* CAIRN_BILINGUAL: the bilingual table */
+	char *jieba_dict;          /* CAIRN_JIEBA_DICT: the tokenizer's dictionary */
+	char *rerank_model;        /* CAIRN_RERANK_MODEL: a model, or "none" */
+	char *embed_provider;      /* CAIRN_EMBED_PROVIDER; the CAIRN_EMBED_* */
+	char *embed_model;         /* CAIRN_EMBED_MODEL     override the store's */
+	char *embed_url;           /* CAIRN_EMBED_URL       embed.* settings */
+	char *embed_api_key_env;   /* CAIRN_EMBED_API_KEY_ENV   (vector.c) */
+	char *embed_query_instruction;   /* CAIRN_EMBED_QUERY_INSTRUCTION */
+	char *embed_passage_instruction; /* CAIRN_EMBED_PASSAGE_INSTRUCTION */
+	char *embed_pooling;       /* CAIRN_EMBED_POOLING */
+	char *embed_threads;       /* CAIRN_EMBED_THREADS */
+	char *embed_timeout_ms;    /* CAIRN_EMBED_TIMEOUT_MS */
+};
+
+/* Fill env from the environment (CAIRN_OK or CAIRN_NOMEM; env is then
+ * released). cairn_db_open calls it for db->env; a caller without a store
+ * (vector_settings_load(NULL, ...)) calls it on a struct of its own. */
+int store_env_read(struct store_env *env);
+/* Free env's strings and zero it. */
+void store_env_release(struct store_env *env);
+
 struct cairn_db {
 	sqlite3 *sql;              /* the connection; main = workspace store */
 	char *dir;                 /* the store directory (".cairn") */
@@ -42,6 +73,7 @@ struct cairn_db {
 	int spool_receipts;        /* 1: receipts go to the spool first (the
 				    * hook; receipt.h) */
 	int aux_registered;        /* 1 once recall's FTS5 functions exist */
+	struct store_env env;      /* the environment, as read at open */
 	char *bil_path;            /* bilingual dictionary file, or NULL */
 	struct bil *bil;           /* loaded on the first recall that needs it */
 	int bil_tried;             /* 1 once loading was attempted */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,63 @@
 #include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
+
+/* ------------------------------------------------------------- environment */
+
+/* The variables of struct store_env, each with where it goes. */
+static const struct {
+	const char *name; /* the variable */
+	size_t off;       /* its char * in struct store_env */
+} env_vars[] = {
+	{ "CAIRN_BILINGUAL", offsetof(struct store_env, bilingual) },
+	{ "CAIRN_JIEBA_DICT", offsetof(struct store_env, jieba_dict) },
+	{ "CAIRN_RERANK_MODEL", offsetof(struct store_env, rerank_model) },
+	{ "CAIRN_EMBED_PROVIDER", offsetof(struct store_env, embed_provider) },
+	{ "CAIRN_EMBED_MODEL", offsetof(struct store_env, embed_model) },
+	{ "CAIRN_EMBED_URL", offsetof(struct store_env, embed_url) },
+	{ "CAIRN_EMBED_API_KEY_ENV",
+	  offsetof(struct store_env, embed_api_key_env) },
+	{ "CAIRN_EMBED_QUERY_INSTRUCTION",
+	  offsetof(struct store_env, embed_query_instruction) },
+	{ "CAIRN_EMBED_PASSAGE_INSTRUCTION",
+	  offsetof(struct store_env, embed_passage_instruction) },
+	{ "CAIRN_EMBED_POOLING", offsetof(struct store_env, embed_pooling) },
+	{ "CAIRN_EMBED_THREADS", offsetof(struct store_env, embed_threads) },
+	{ "CAIRN_EMBED_TIMEOUT_MS",
+	  offsetof(struct store_env, embed_timeout_ms) },
+};
+
+int store_env_read(struct store_env *env)
+{
+	size_t i;
+
+	memset(env, 0, sizeof(*env));
+	for (i = 0; i < ARRAY_SIZE(env_vars); i++) {
+		const char *v = getenv(env_vars[i].name);
+		char **slot = (char **)((char *)env + env_vars[i].off);
+
+		if (!v)
+			continue;
+		*slot = util_strdup(v);
+		if (!*slot) {
+			store_env_release(env);
+			return CAIRN_NOMEM;
+		}
+	}
+	return CAIRN_OK;
+}
+
+void store_env_release(struct store_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(env_vars); i++) {
+		char **slot = (char **)((char *)env + env_vars[i].off);
+
+		cairn_free(*slot);
+		*slot = NULL;
+	}
+}
 
 /* ------------------------------------------------------------- open, close */
 
@@ -201,9 +259,11 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 	*out = db;
 	db->dir = util_strdup(dir);
 	db->no_global = opts->no_global;
+	if (store_env_read(&db->env) != CAIRN_OK)
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	{
 		const char *bp = opts->bilingual_dict ? opts->bilingual_dict
-						      : getenv("CAIRN_BILINGUAL");
+						      : db->env.bilingual;
 
 		if (bp && *bp) {
 			db->bil_path = util_strdup(bp);
@@ -265,10 +325,13 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 			     : store_sql_error(db, src, "opening the store");
 		goto out;
 	}
+	/* an empty option is no option: the environment's, as tok_open did */
 	rc = connection_setup(db, opts->busy_timeout_ms > 0
 					  ? opts->busy_timeout_ms
 					  : 10000,
-			      opts->jieba_dict);
+			      opts->jieba_dict && *opts->jieba_dict
+				      ? opts->jieba_dict
+				      : db->env.jieba_dict);
 	if (rc)
 		goto out;
 	rc = store_migrate(db, "main");
@@ -297,6 +360,7 @@ int cairn_db_close(cairn_db *db)
 		sqlite3_close_v2(db->sql);
 	bil_close(db->bil);
 	cairn_free(db->bil_path);
+	store_env_release(&db->env);
 	cairn_free(db->dir);
 	cairn_free(db->root);
 	cairn_free(db->global_dir);

@@ -80,7 +80,8 @@
 struct tok; /* opaque: dictionaries loaded once, then read-only */
 
 struct tok_opts {
-	const char *jieba_dict;    /* NULL: $CAIRN_JIEBA_DICT, else default */
+	const char *jieba_dict;    /* NULL: the default (a store passes
+				    * $CAIRN_JIEBA_DICT, read at open) */
 	const char *opencc_config; /* NULL: "t2s.json" */
 	int no_stem;               /* 1: no English stemming */
 	int no_segment;            /* test only, 1: a Han run is one token */

@@ -980,33 +980,34 @@ static int vc_key(const struct gguf *g, int kind, uint64_t n,
 	return util_sha256_parts(parts, np, key);
 }
 
-int vocab_load(const struct gguf *g, struct vocab **out, char *err,
-	       size_t errsize)
-{
-	struct vocab *v = NULL;
-	struct gguf_str model;
-	int kind, et_tok, et_sc = -1, et_ty = -1, rc;
-	uint64_t n, n_sc = 0, n_ty = 0;
-	const void *d_tok, *d_sc = NULL, *d_ty = NULL;
-	char dummy[1], dir[4096], path[4200], hex[65];
-	unsigned char key[32];
-	int cached = 0;
+/* What vocab_load found in the GGUF metadata before building anything. */
+struct vocab_src {
+	int kind;           /* VOCAB_WORDPIECE or VOCAB_UNIGRAM */
+	uint64_t n;         /* tokens */
+	const void *d_sc;   /* n f32 scores, or NULL */
+	const void *d_ty;   /* n i32 token types, or NULL */
+};
 
-	if (!err) {
-		err = dummy;
-		errsize = sizeof(dummy);
-	}
-	*out = NULL;
-	err[0] = '\0';
+/* The tokenizer model and its arrays: present, of the right types and
+ * lengths, within the limits. */
+static int vocab_src_read(const struct gguf *g, struct vocab_src *src,
+			  char *err, size_t errsize)
+{
+	struct gguf_str model;
+	int et_tok, et_sc = -1, et_ty = -1;
+	uint64_t n, n_sc = 0, n_ty = 0;
+	const void *d_tok;
+
+	memset(src, 0, sizeof(*src));
 	if (gguf_get_str(g, "tokenizer.ggml.model", &model) != 0) {
 		snprintf(err, errsize,
 			 "no 'tokenizer.ggml.model' in the model file");
 		return CAIRN_INVALID;
 	}
 	if (model.len == 4 && memcmp(model.s, "bert", 4) == 0) {
-		kind = VOCAB_WORDPIECE;
+		src->kind = VOCAB_WORDPIECE;
 	} else if (model.len == 2 && memcmp(model.s, "t5", 2) == 0) {
-		kind = VOCAB_UNIGRAM;
+		src->kind = VOCAB_UNIGRAM;
 	} else {
 		snprintf(err, errsize,
 			 "unsupported tokenizer model '%.*s' (want 'bert' or "
@@ -1027,9 +1028,10 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 			 (unsigned long long)n, VOCAB_MAX_TOKENS);
 		return CAIRN_INVALID;
 	}
+	src->n = n;
 	if (gguf_find(g, "tokenizer.ggml.scores") >= 0 &&
-	    (gguf_get_arr(g, "tokenizer.ggml.scores", &et_sc, &n_sc, &d_sc) !=
-		     0 ||
+	    (gguf_get_arr(g, "tokenizer.ggml.scores", &et_sc, &n_sc,
+			  &src->d_sc) != 0 ||
 	     et_sc != GGUF_F32 || n_sc != n)) {
 		snprintf(err, errsize,
 			 "'tokenizer.ggml.scores' is not %llu f32 values",
@@ -1038,31 +1040,28 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 	}
 	if (gguf_find(g, "tokenizer.ggml.token_type") >= 0 &&
 	    (gguf_get_arr(g, "tokenizer.ggml.token_type", &et_ty, &n_ty,
-			  &d_ty) != 0 ||
+			  &src->d_ty) != 0 ||
 	     et_ty != GGUF_I32 || n_ty != n)) {
 		snprintf(err, errsize,
 			 "'tokenizer.ggml.token_type' is not %llu i32 values",
 			 (unsigned long long)n);
 		return CAIRN_INVALID;
 	}
-	if (kind == VOCAB_UNIGRAM && !d_sc) {
+	if (src->kind == VOCAB_UNIGRAM && !src->d_sc) {
 		snprintf(err, errsize,
 			 "a 't5' vocabulary needs 'tokenizer.ggml.scores'");
 		return CAIRN_INVALID;
 	}
-	if (util_cache_dir(NULL, dir, sizeof(dir)) &&
-	    vc_key(g, kind, n, d_sc, d_ty, key) == 0) {
-		util_hex(key, sizeof(key), hex);
-		cached = snprintf(path, sizeof(path), "%s/vocab-%s.bin", dir,
-				  hex) < (int)sizeof(path);
-		if (cached && (v = vc_read(path, key)) != NULL) {
-			*out = v;
-			return CAIRN_OK;
-		}
-	}
-	if ((rc = vocab_new(kind, &v)))
-		return rc;
-	for (uint64_t i = 0; i < n; i++) {
+	return CAIRN_OK;
+}
+
+/* Every token, with its score and type, into v (in id order). */
+static int vocab_add_all(const struct gguf *g, const struct vocab_src *src,
+			 struct vocab *v, char *err, size_t errsize)
+{
+	int rc;
+
+	for (uint64_t i = 0; i < src->n; i++) {
 		struct gguf_str s;
 		float sc = 0;
 		int32_t ty = VOCAB_T_NORMAL;
@@ -1070,8 +1069,7 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 		if (gguf_arr_str(g, "tokenizer.ggml.tokens", i, &s) != 0) {
 			snprintf(err, errsize, "cannot read token %llu",
 				 (unsigned long long)i);
-			rc = CAIRN_INVALID;
-			goto fail;
+			return CAIRN_INVALID;
 		}
 		if (s.len > VOCAB_MAX_TOKEN_BYTES) {
 			snprintf(err, errsize,
@@ -1079,22 +1077,29 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 				 (unsigned long long)i,
 				 (unsigned long long)s.len,
 				 VOCAB_MAX_TOKEN_BYTES);
-			rc = CAIRN_INVALID;
-			goto fail;
+			return CAIRN_INVALID;
 		}
-		if (d_sc)
-			memcpy(&sc, (const char *)d_sc + 4 * i, 4);
-		if (d_ty)
-			memcpy(&ty, (const char *)d_ty + 4 * i, 4);
+		if (src->d_sc)
+			memcpy(&sc, (const char *)src->d_sc + 4 * i, 4);
+		if (src->d_ty)
+			memcpy(&ty, (const char *)src->d_ty + 4 * i, 4);
 		if ((rc = vocab_add(v, s.s, (size_t)s.len, sc, ty))) {
 			snprintf(err, errsize, "cannot add token %llu",
 				 (unsigned long long)i);
-			goto fail;
+			return rc;
 		}
 	}
-	if ((rc = build_hash(v)))
-		goto fail;
-	if (kind == VOCAB_WORDPIECE) {
+	return CAIRN_OK;
+}
+
+/* The special token ids and the normaliser flags of the metadata (and,
+ * for 't5', the precompiled character map). */
+static int vocab_read_specials(const struct gguf *g, struct vocab *v,
+			       char *err, size_t errsize)
+{
+	int rc;
+
+	if (v->kind == VOCAB_WORDPIECE) {
 		v->cls = by_text(v, get_id(g, k_cls), "[CLS]");
 		v->sep = by_text(v, get_id(g, k_sep), "[SEP]");
 		v->pad = by_text(v, get_id(g, k_pad), "[PAD]");
@@ -1126,19 +1131,55 @@ int vocab_load(const struct gguf *g, struct vocab **out, char *err,
 				snprintf(err, errsize,
 					 "'tokenizer.ggml.precompiled_charsmap'"
 					 " is not a byte array");
-				rc = CAIRN_INVALID;
-				goto fail;
+				return CAIRN_INVALID;
 			}
 			if ((rc = vocab_set_charsmap(v, dc, (size_t)nc, err,
 						     errsize)))
-				goto fail;
+				return rc;
 		}
 	}
 	if (v->cls == -2 || v->sep == -2 || v->pad == -2 || v->unk == -2) {
 		snprintf(err, errsize, "a special token id is out of range");
-		rc = CAIRN_INVALID;
-		goto fail;
+		return CAIRN_INVALID;
 	}
+	return CAIRN_OK;
+}
+
+int vocab_load(const struct gguf *g, struct vocab **out, char *err,
+	       size_t errsize)
+{
+	struct vocab *v = NULL;
+	struct vocab_src src;
+	char dummy[1], dir[4096], path[4200], hex[65];
+	unsigned char key[32];
+	int cached = 0, rc;
+
+	if (!err) {
+		err = dummy;
+		errsize = sizeof(dummy);
+	}
+	*out = NULL;
+	err[0] = '\0';
+	if ((rc = vocab_src_read(g, &src, err, errsize)))
+		return rc;
+	if (util_cache_dir(NULL, dir, sizeof(dir)) &&
+	    vc_key(g, src.kind, src.n, src.d_sc, src.d_ty, key) == 0) {
+		util_hex(key, sizeof(key), hex);
+		cached = snprintf(path, sizeof(path), "%s/vocab-%s.bin", dir,
+				  hex) < (int)sizeof(path);
+		if (cached && (v = vc_read(path, key)) != NULL) {
+			*out = v;
+			return CAIRN_OK;
+		}
+	}
+	if ((rc = vocab_new(src.kind, &v)))
+		return rc;
+	if ((rc = vocab_add_all(g, &src, v, err, errsize)))
+		goto fail;
+	if ((rc = build_hash(v)))
+		goto fail;
+	if ((rc = vocab_read_specials(g, v, err, errsize)))
+		goto fail;
 	if ((rc = vocab_build(v, err, errsize)))
 		goto fail;
 	if (cached)

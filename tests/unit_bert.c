@@ -173,7 +173,7 @@ static struct bert_model *load(const char *name, int pooling, int threads,
 
 static const size_t LENS[] = { 1, 2, 3, 7, 16, 31, 64, 90, 5, 40, 64, 13 };
 
-/* at most BERT_SMALL_ROWS (96) in bert.c: the small-batch kernels */
+/* at most BERT_SMALL_ROWS (96) in bert_int.h: the small-batch kernels */
 #define SMALL_ROWS 96
 
 /* Does this machine run the AVX2 kernels (as bert.c decides)? */

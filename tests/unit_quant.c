@@ -529,6 +529,52 @@ static void test_f16_vs_numpy(void)
 	cairn_free(buf);
 }
 
+/*
+ * The codec as the vector index and the static embedder use it (they had
+ * a copy of their own until both called this one): the values they store
+ * and the round-trip error their cosine floor assumes.
+ */
+static void test_f16_vector_values(void)
+{
+	unsigned long long rng = 0x9E3779B97F4A7C15ULL;
+	int i, bad = 0;
+
+	CHECK_INT(quant_f32_to_f16(1.0f), 0x3c00);
+	CHECK_INT(quant_f32_to_f16(-2.0f), 0xc000);
+	CHECK_INT(quant_f32_to_f16(65504.0f), 0x7bff);
+	CHECK_INT(quant_f32_to_f16(1e6f), 0x7c00);
+	CHECK_INT(quant_f32_to_f16(0.0f), 0);
+	CHECK_INT(quant_f32_to_f16(5.960464477539063e-08f), 1); /* smallest subnormal */
+	/* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1) */
+	CHECK_INT(quant_f32_to_f16(1.0f + 1.0f / 2048), 0x3c00);
+	CHECK_INT(quant_f32_to_f16(1.0f + 3.0f / 2048), 0x3c02);
+	CHECK(quant_f16_to_f32(0x3c00) == 1.0f);
+	CHECK(quant_f16_to_f32(0x0001) == 5.960464477539063e-08f);
+	CHECK(isinf(quant_f16_to_f32(0x7c00)));
+	/* every finite half survives f32 and back */
+	for (i = 0; i < 0x10000; i++) {
+		uint16_t h = (uint16_t)i;
+
+		if ((h & 0x7c00) == 0x7c00)
+			continue;
+		if (quant_f32_to_f16(quant_f16_to_f32(h)) != h)
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	/* relative error of a round trip is at most 2^-11 for normals */
+	for (i = 0; i < 1000; i++) {
+		float x;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		x = (float)((double)(rng >> 11) / (double)(1ULL << 52) - 1.0);
+		if (fabsf(x) > 1e-4f)
+			CHECK(fabsf(quant_f16_to_f32(quant_f32_to_f16(x)) - x) <=
+			      fabsf(x) / 2048 + 1e-12f);
+	}
+}
+
 void unit_quant(void)
 {
 	RUN(test_sizes);
@@ -537,5 +583,6 @@ void unit_quant(void)
 	RUN(test_hand_k);
 	RUN(test_vs_numpy);
 	RUN(test_f16_edges);
+	RUN(test_f16_vector_values);
 	RUN(test_f16_vs_numpy);
 }

@@ -330,7 +330,15 @@ static void test_rerank_configured(void)
 		cairn_db_close(db);
 		return;
 	}
+	/* the variable is read when the store opens: set now, it reaches
+	 * the next handle, not this one */
 	setenv("CAIRN_RERANK_MODEL", path, 1);
+	CHECK_INT(recall_ids(db, 0, NULL, &r), CAIRN_OK);
+	CHECK(r && r->reranked == 0);
+	cairn_result_free(r);
+	r = NULL;
+	cairn_db_close(db);
+	db = test_store("rr_conf", root, sizeof(root));
 	CHECK_INT(recall_ids(db, 0, NULL, &r), CAIRN_OK);
 	CHECK(r && r->reranked == 1);
 	cairn_result_free(r);
@@ -340,11 +348,15 @@ static void test_rerank_configured(void)
 	cairn_result_free(r);
 	r = NULL;
 	setenv("CAIRN_RERANK_MODEL", "none", 1);
+	cairn_db_close(db);
+	db = test_store("rr_conf", root, sizeof(root));
 	CHECK_INT(recall_ids(db, 0, NULL, &r), CAIRN_OK);
 	CHECK(r && r->reranked == 0);
 	cairn_result_free(r);
 	r = NULL;
 	unsetenv("CAIRN_RERANK_MODEL");
+	cairn_db_close(db);
+	db = test_store("rr_conf", root, sizeof(root));
 	/* the store setting, relative to the workspace root */
 	snprintf(sql, sizeof(sql), "mkdir -p %s/models && cp %s %s/models/",
 		 root, path, root);
@@ -394,7 +406,9 @@ static void test_rerank_errors(void)
 	CHECK_INT(recall_ids(db, 1, "/nonexistent/m.gguf", &r), CAIRN_IO);
 	/* configured (not asked): the recall succeeds in its own order */
 	CHECK_INT(recall_ids(db, -1, NULL, &off), CAIRN_OK);
-	setenv("CAIRN_RERANK_MODEL", path, 1);
+	setenv("CAIRN_RERANK_MODEL", path, 1); /* read at open */
+	cairn_db_close(db);
+	db = test_store("rr_err", root, sizeof(root));
 	CHECK_INT(recall_ids(db, 0, NULL, &r), CAIRN_OK);
 	unsetenv("CAIRN_RERANK_MODEL");
 	if (r && off) {

@@ -475,6 +475,56 @@ static void test_errstr_names(void)
 	cairn_free(h);
 }
 
+/*
+ * EVIDENCE-OF: the environment is read once, when the store opens (struct store_env,
+ * docs/ARCHITECTURE.md "Environment"): what was set at the open reaches
+ * the handle and its modules, a variable set or unset later does not, and
+ * CAIRN_JIEBA_DICT reaches the store's tokenizer.
+ */
+static void test_env_at_open(void)
+{
+	char bad[600];
+	cairn_record r;
+	cairn_db *db;
+	char *id = NULL;
+
+	unsetenv("CAIRN_RERANK_MODEL");
+	unsetenv("CAIRN_JIEBA_DICT");
+	db = test_store("env-open", NULL, 0);
+	CHECK(db && db->env.rerank_model == NULL);
+	setenv("CAIRN_RERANK_MODEL", "none", 1);
+	CHECK(db && db->env.rerank_model == NULL); /* set after the open */
+	cairn_db_close(db);
+	db = test_store("env-open", NULL, 0);
+	CHECK_STR(db ? db->env.rerank_model : NULL, "none");
+	unsetenv("CAIRN_RERANK_MODEL");
+	CHECK_STR(db ? db->env.rerank_model : NULL, "none"); /* its copy */
+	cairn_db_close(db);
+
+	/* a missing dictionary named at the open fails the first write
+	 * (the tokenizer opens then), though the variable is gone by then */
+	snprintf(bad, sizeof(bad), "%s/no-such-dict.txt", test_tmpdir);
+	setenv("CAIRN_JIEBA_DICT", bad, 1);
+	db = test_store("env-jieba", NULL, 0);
+	unsetenv("CAIRN_JIEBA_DICT");
+	memset(&r, 0, sizeof(r));
+	r.kind = (char *)"note";
+	r.title = (char *)"数据";
+	r.body = (char *)"数据库";
+	r.confidence = -1;
+	/* (FTS5 reports a tokenizer that cannot open as "SQL logic error",
+	 * without the tokenizer's message) */
+	CHECK(db && cairn_record_write(db, &r, 0, &id) != CAIRN_OK);
+	cairn_free(id);
+	id = NULL;
+	cairn_db_close(db);
+	/* negative control: opened without it, the same write succeeds */
+	db = test_store("env-jieba", NULL, 0);
+	CHECK_INT(db ? cairn_record_write(db, &r, 0, &id) : -1, CAIRN_OK);
+	cairn_free(id);
+	cairn_db_close(db);
+}
+
 void unit_store(void)
 {
 	RUN(test_global_migration);
@@ -489,4 +539,5 @@ void unit_store(void)
 	RUN(test_face_calls);
 	RUN(test_words_one_table);
 	RUN(test_errstr_names);
+	RUN(test_env_at_open);
 }

@@ -202,18 +202,19 @@ static void tokenize_bad_dicts(void)
 	CHECK(t == NULL);
 }
 
-/* A tiny dictionary through $CAIRN_JIEBA_DICT: its words, its identity. */
-static void tokenize_custom_dict_env(void)
+/* A tiny dictionary through tok_opts (a store passes $CAIRN_JIEBA_DICT
+ * there: unit_store's test_env_at_open): its words, its identity. */
+static void tokenize_custom_dict(void)
 {
 	char path[512], err[512];
+	struct tok_opts o = { NULL, NULL, 0, 0, NULL };
 	struct tok *t = NULL;
 
 	snprintf(path, sizeof(path), "%s/small-dict.txt", test_tmpdir);
 	CHECK(write_file(path, "  数据 100 n\r\n\n数据库 5\n库 10 n\n"
 			       "B超 3 n\n") == 0);
-	setenv("CAIRN_JIEBA_DICT", path, 1);
-	CHECK_INT(tok_open(NULL, &t, err, sizeof(err)), CAIRN_OK);
-	unsetenv("CAIRN_JIEBA_DICT");
+	o.jieba_dict = path;
+	CHECK_INT(tok_open(&o, &t, err, sizeof(err)), CAIRN_OK);
 	if (!t)
 		return;
 	CHECK(strcmp(tok_identity(t), tok_identity(get_tok())) != 0);
@@ -662,7 +663,8 @@ static void tokenize_alloc_failures(void)
 /* ----------------------------------------------------------------- cache */
 
 /*
- * The layout of the cache file header (struct cache_header in tokenize.c),
+ * The layout of the cache file header (struct cache_header in
+ * tokenize_tables.c),
  * for the tests that forge a header with a valid checksum.
  */
 #define HDR_BYTES 352          /* sizeof(struct cache_header) */
@@ -1254,7 +1256,7 @@ void unit_tokenize(void)
 	RUN(tokenize_open_identity);
 	RUN(tokenize_missing_dict);
 	RUN(tokenize_bad_dicts);
-	RUN(tokenize_custom_dict_env);
+	RUN(tokenize_custom_dict);
 	RUN(tokenize_english_stemming);
 	RUN(tokenize_case_and_nfkc);
 	RUN(tokenize_identifiers);

@@ -1,5 +1,5 @@
 /*
- * unit_vector.c -- the vector index (src/vector.c): f16 conversion, the
+ * unit_vector.c -- the vector index (src/vector.c, vector_kernel.c): the
  * kernels against a double-precision reference, top-k against a sort,
  * storage under one identity, filters, triggers, cache refresh, settings,
  * reindex and resume, the schema v4 migration.
@@ -36,42 +36,6 @@ static char *write_rec(cairn_db *db, const char *kind, const char *status,
 	return test_write_record(db, kind, status, "human", NULL, title, body);
 }
 
-static void test_f16(void)
-{
-	int i, bad = 0;
-
-	CHECK_INT(vector_f16(1.0f), 0x3c00);
-	CHECK_INT(vector_f16(-2.0f), 0xc000);
-	CHECK_INT(vector_f16(65504.0f), 0x7bff);
-	CHECK_INT(vector_f16(1e6f), 0x7c00);
-	CHECK_INT(vector_f16(0.0f), 0);
-	CHECK_INT(vector_f16(5.960464477539063e-08f), 1); /* smallest subnormal */
-	/* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1) */
-	CHECK_INT(vector_f16(1.0f + 1.0f / 2048), 0x3c00);
-	CHECK_INT(vector_f16(1.0f + 3.0f / 2048), 0x3c02);
-	CHECK(vector_f32(0x3c00) == 1.0f);
-	CHECK(vector_f32(0x0001) == 5.960464477539063e-08f);
-	CHECK(isinf(vector_f32(0x7c00)));
-	/* every finite half survives f32 and back */
-	for (i = 0; i < 0x10000; i++) {
-		unsigned short h = (unsigned short)i;
-
-		if ((h & 0x7c00) == 0x7c00)
-			continue;
-		if (vector_f16(vector_f32(h)) != h)
-			bad++;
-	}
-	CHECK_INT(bad, 0);
-	/* relative error of a round trip is at most 2^-11 for normals */
-	for (i = 0; i < 1000; i++) {
-		float x = (float)rnd();
-
-		if (fabsf(x) > 1e-4f)
-			CHECK(fabsf(vector_f32(vector_f16(x)) - x) <=
-			      fabsf(x) / 2048 + 1e-12f);
-	}
-}
-
 static void check_kernel(int dim, size_t n)
 {
 	unsigned short *rows = calloc(n * (size_t)dim, 2);
@@ -81,7 +45,7 @@ static void check_kernel(int dim, size_t n)
 	double worst = 0;
 
 	for (i = 0; i < n * (size_t)dim; i++)
-		rows[i] = vector_f16((float)rnd());
+		rows[i] = quant_f32_to_f16((float)rnd());
 	for (j = 0; j < dim; j++)
 		q[j] = (float)rnd();
 	vector_dots(rows, n, dim, q, a);
@@ -90,7 +54,7 @@ static void check_kernel(int dim, size_t n)
 		double ref = 0;
 
 		for (j = 0; j < dim; j++)
-			ref += (double)vector_f32(rows[i * dim + j]) * q[j];
+			ref += (double)quant_f16_to_f32(rows[i * dim + j]) * q[j];
 		if (fabs(a[i] - ref) > worst)
 			worst = fabs(a[i] - ref);
 		if (fabs(b[i] - ref) > worst)
@@ -172,10 +136,10 @@ static void check_matrix(size_t n, int dim, size_t k, int dups)
 	int j;
 
 	for (i = 0; i < n * (size_t)dim; i++)
-		h[i] = vector_f16((float)rnd() * 0.1f);
+		h[i] = quant_f32_to_f16((float)rnd() * 0.1f);
 	if (dups == 2) /* one cluster: scores closer than int8's error */
 		for (i = 0; i < n * (size_t)dim; i++)
-			h[i] = vector_f16(0.05f * (float)((i % (size_t)dim) % 3) +
+			h[i] = quant_f32_to_f16(0.05f * (float)((i % (size_t)dim) % 3) +
 					  (float)rnd() * 0.002f);
 	if (dups == 1) /* exact ties: rows 5.. are copies of row 0..4 */
 		for (i = 5; i < n && i < 60; i++)
@@ -212,11 +176,11 @@ static void check_matrix(size_t n, int dim, size_t k, int dups)
 			long l1 = 0;
 
 			for (j = 0; j < dim; j++)
-				if (fabsf(vector_f32(h[i * dim + j])) > mx)
-					mx = fabsf(vector_f32(h[i * dim + j]));
+				if (fabsf(quant_f16_to_f32(h[i * dim + j])) > mx)
+					mx = fabsf(quant_f16_to_f32(h[i * dim + j]));
 			inv = mx > 0 ? 127.0f / mx : 0;
 			for (j = 0; j < dim; j++) {
-				float y = vector_f32(h[i * dim + j]) * inv;
+				float y = quant_f16_to_f32(h[i * dim + j]) * inv;
 				signed char c = (signed char)(y >= 0 ? y + 0.5f
 								      : y - 0.5f);
 
@@ -614,14 +578,27 @@ static void test_settings(void)
 	CHECK_INT(s.cfg.timeout_ms, 1234);
 	CHECK_INT(s.cfg.pooling, -1);
 	vector_settings_release(&s);
-	/* the environment overrides for one process */
+	/* the environment overrides for one process, as it was when the
+	 * store opened: set now, it reaches the next handle, not this one */
 	setenv("CAIRN_EMBED_MODEL", "/elsewhere.cairnvec", 1);
 	setenv("CAIRN_EMBED_POOLING", "cls", 1);
+	CHECK_INT(vector_settings_load(db, &s), CAIRN_OK);
+	CHECK_STR(s.cfg.model, "/tmp/x.cairnvec");
+	vector_settings_release(&s);
+	cairn_db_close(db);
+	db = test_store("vsettings", NULL, 0);
 	CHECK_INT(vector_settings_load(db, &s), CAIRN_OK);
 	CHECK_STR(s.cfg.model, "/elsewhere.cairnvec");
 	CHECK_INT(s.cfg.pooling, 2);
 	vector_settings_release(&s);
+	/* no store: the environment as it is now */
+	CHECK_INT(vector_settings_load(NULL, &s), CAIRN_OK);
+	CHECK_STR(s.cfg.model, "/elsewhere.cairnvec");
+	CHECK(s.cfg.provider == NULL);
+	vector_settings_release(&s);
 	setenv("CAIRN_EMBED_POOLING", "sideways", 1);
+	cairn_db_close(db);
+	db = test_store("vsettings", NULL, 0);
 	CHECK_INT(vector_settings_load(db, &s), CAIRN_INVALID);
 	unsetenv("CAIRN_EMBED_MODEL");
 	unsetenv("CAIRN_EMBED_POOLING");
@@ -805,7 +782,6 @@ static void test_migrate_v4(void)
 
 void unit_vector(void)
 {
-	RUN(test_f16);
 	RUN(test_kernels);
 	RUN(test_topk);
 	RUN(test_matrix_exact);
