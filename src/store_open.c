@@ -12,10 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
-#include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
 
@@ -295,7 +293,7 @@ int cairn_db_close(cairn_db *db)
 	store_links_forget(db);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
-	bil_close(db->bil);
+	util_owned_free(db->bil); /* recall's dictionary (bilingual.h) */
 	cairn_free(db->bil_path);
 	cairn_free(db->dir);
 	cairn_free(db->root);
