@@ -2,9 +2,11 @@
  * lifecycle.c -- ageing, reviving and superseding records (SPEC 5.5,
  * issue 5).
  *
- * Layer: on store.h, fts.h/tokenize.h (the finder's similarity) and the
- * public recall API (the finder's candidates). Above it: recall.c (the
- * daily run), cli_gc.c (`cairn gc`, `cairn supersede`).
+ * Layer: lifecycle, on store.h (docs/ARCHITECTURE.md, "Layers"). Above it:
+ * receipt.c, gc.c (cairn_gc), recall.c (the daily run), cli_gc.c (`cairn
+ * gc`, `cairn supersede`). Here too: cairn_record_read_key, the explicit
+ * read by key that revives a stale record. The finder of replacements
+ * recalls, so it is supersede.c's.
  * Holds: the ageing rules (which kinds, how many days), the clock and its
  * test knob $CAIRN_NOW, the previous status of stale records (meta
  * 'lifecycle.prev.<id>' of the record's schema, no schema change), the
@@ -12,16 +14,13 @@
  * Must never: age a kind other than decision and fact; change a record's
  * text; touch a record whose status is not accepted, unverified or stale.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "fts.h"
 #include "lifecycle.h"
 #include "store.h"
-#include "tokenize.h"
 
 #define DAY 86400LL
 
