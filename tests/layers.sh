@@ -158,12 +158,11 @@ ncalls=0
 if [ -n "$obj" ]; then
 	: > "$tmp/defs"
 	: > "$tmp/uses"
-	missing=0
 	for m in $(awk '$2 ~ /\.c$/ { print $1 }' "$tmp/files" | sort -u); do
-		o=$obj/$m.o
+		o=$obj/$m.o # else in a folder of OBJ_DIR, as src/ may be
+		[ -f "$o" ] || o=$(find "$obj" -name "$m.o" -print -quit)
 		if [ ! -f "$o" ]; then
-			bad "$o: no object for $m.c (build it first: make layers)"
-			missing=1
+			bad "$obj: no object $m.o for $m.c (build it first: make layers)"
 			continue
 		fi
 		nm -P -g --defined-only "$o" |
@@ -186,7 +185,6 @@ if [ -n "$obj" ]; then
 		       print $1 ".o (" lf ") uses " $2 " of " $3 ".c (" lt "): a higher layer" }' \
 		"$tmp/ranks" "$tmp/modlayer" "$tmp/calls" > "$tmp/call_bad"
 	while read -r line; do bad "$line"; done < "$tmp/call_bad"
-	[ "$missing" -eq 0 ] || true
 fi
 
 echo "layers: $(wc -l < "$tmp/files") files, $nincs includes, $ncalls calls checked, $violations violations"
