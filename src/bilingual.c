@@ -60,6 +60,7 @@ struct bil_slot {
 };
 
 struct bil {
+	struct util_owned own;     /* first: bil_close, for the store's handle */
 	char *text;                /* the whole file: the arena */
 	size_t text_len;           /* its length in bytes */
 	struct bil_entry *entries; /* the loaded lines, in file order */
@@ -346,6 +347,11 @@ out:
 	return rc;
 }
 
+static void bil_release(void *self)
+{
+	bil_close(self);
+}
+
 /*
  * Load a CC-CEDICT file: read it whole, hash it for the identity, parse
  * every line, build the table (see bilingual.h for the codes).
@@ -365,6 +371,7 @@ int bil_open(const char *path, struct bil **out, char *err, size_t errsize)
 		snprintf(err, errsize, "out of memory loading '%s'", path);
 		goto out;
 	}
+	b->own.release = bil_release;
 	rc = read_text(b, path, err, errsize);
 	if (rc != CAIRN_OK)
 		goto out;

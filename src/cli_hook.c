@@ -2,11 +2,12 @@
  * cli_hook.c -- `cairn hook`: the Claude Code hook process (SPEC 5.4).
  *
  * Layer: top. Reads the hook JSON on stdin; for UserPromptSubmit and
- * SessionStart renders the block (hook.c) and prints Claude Code's hook
- * output object; for Stop and SessionEnd runs capture and reflection
- * (capture.h) on the transcript and prints nothing. Appends one line per
- * call to .cairn/hook.log: time, event, outcome (injected / empty /
- * captured / timeout / error / ignored), latency, counts, receipt.
+ * SessionStart renders the block (hook_inject.c, through hook_answer in
+ * hook.c) and prints Claude Code's hook output object; for Stop and
+ * SessionEnd runs capture and reflection (capture.h) on the transcript
+ * and prints nothing. Appends one line per call to .cairn/hook.log:
+ * time, event, outcome (injected / empty / captured / timeout / error /
+ * ignored), latency, counts, receipt.
  * `cairn stats --hook` reads that log.
  *
  * Must never: block or fail the user's prompt or the end of a turn. Every

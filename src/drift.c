@@ -709,14 +709,90 @@ static char *col(sqlite3_stmt *st, int i)
 	return s ? util_strdup(s) : NULL;
 }
 
+/*
+ * The state of reference d (its path filled; blob: the recorded one) in the
+ * work tree at root: same, changed (the blob now; with history, the
+ * commits since and the lines added and removed), deleted, or renamed
+ * (with history: the path that holds the recorded blob now).
+ */
+static void check_one(const char *root, cairn_drift *d, const char *blob,
+		      int history)
+{
+	char now[41];
+
+	if (drift_blob(root, d->path, now) != 0) {
+		d->state = "deleted";
+		if (history)
+			d->renamed_to = find_renamed(root, blob, d->path);
+		if (d->renamed_to)
+			d->state = "renamed";
+	} else if (strcmp(now, blob) == 0) {
+		d->state = "same";
+	} else {
+		d->state = "changed";
+		memcpy(d->blob_now, now, sizeof(d->blob_now));
+		if (history) {
+			if (d->commit && strlen(d->commit) == 40) {
+				char range[96], *o = NULL;
+				const char *a[] = { "rev-list", "--count",
+						    range, "--", d->path, NULL };
+
+				snprintf(range, sizeof(range), "%s..HEAD",
+					 d->commit);
+				if (run_git(root, a, &o) == 0 && o)
+					d->commits = strtol(o, NULL, 10);
+				cairn_free(o);
+			}
+			d->lines_added = count_lines_diff(
+				root, blob, d->path, &d->lines_removed);
+		}
+	}
+}
+
+/*
+ * The blob and commit count of each changed reference of v into table
+ * refs (seen_blob, commits), in one transaction: the hook's marker
+ * (drift_marker) reads them without running git.
+ */
+static int keep_history(struct cairn_db *db, const cairn_drift *v, size_t nv)
+{
+	sqlite3_stmt *cache = NULL;
+	int src, rc = store_tx_begin(db);
+
+	if (rc)
+		return rc;
+	src = sqlite3_prepare_v2(db->sql,
+				 "UPDATE main.refs SET seen_blob = ?3, "
+				 "commits = ?4 WHERE record_id = ?1 AND "
+				 "path = ?2", -1, &cache, NULL);
+	if (src != SQLITE_OK)
+		rc = store_sql_error(db, src, "keeping the history");
+	for (size_t i = 0; i < nv && rc == CAIRN_OK; i++) {
+		if (strcmp(v[i].state, "changed") != 0)
+			continue;
+		sqlite3_reset(cache);
+		sqlite3_bind_text(cache, 1, v[i].record_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cache, 2, v[i].path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cache, 3, v[i].blob_now, -1, SQLITE_STATIC);
+		if (v[i].commits >= 0)
+			sqlite3_bind_int64(cache, 4, v[i].commits);
+		else
+			sqlite3_bind_null(cache, 4);
+		src = sqlite3_step(cache);
+		if (src != SQLITE_DONE)
+			rc = store_sql_error(db, src, "keeping the history");
+	}
+	sqlite3_finalize(cache);
+	return store_tx_end(db, rc);
+}
+
 int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 		      cairn_drift **out, size_t *n)
 {
-	sqlite3_stmt *st = NULL, *cache = NULL;
+	sqlite3_stmt *st = NULL;
 	cairn_drift *v = NULL;
 	size_t nv = 0, cap = 0;
 	int src, rc = CAIRN_OK, history = (flags & CAIRN_DRIFT_HISTORY) != 0;
-	int in_tx = 0;
 
 	if (!db || !out || !n)
 		return CAIRN_INVALID;
@@ -739,7 +815,6 @@ int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		cairn_drift *d;
-		char now[41];
 		const char *blob = (const char *)sqlite3_column_text(st, 4);
 
 		if (nv == cap) {
@@ -772,33 +847,7 @@ int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 			rc = store_error(db, CAIRN_NOMEM, "out of memory");
 			goto out;
 		}
-		if (drift_blob(db->root, d->path, now) != 0) {
-			d->state = "deleted";
-			if (history)
-				d->renamed_to = find_renamed(db->root, blob, d->path);
-			if (d->renamed_to)
-				d->state = "renamed";
-		} else if (strcmp(now, blob) == 0) {
-			d->state = "same";
-		} else {
-			d->state = "changed";
-			memcpy(d->blob_now, now, sizeof(d->blob_now));
-			if (history) {
-				if (d->commit && strlen(d->commit) == 40) {
-					char range[96], *o = NULL;
-					const char *a[] = { "rev-list", "--count",
-							    range, "--", d->path, NULL };
-
-					snprintf(range, sizeof(range), "%s..HEAD",
-						 d->commit);
-					if (run_git(db->root, a, &o) == 0 && o)
-						d->commits = strtol(o, NULL, 10);
-					cairn_free(o);
-				}
-				d->lines_added = count_lines_diff(
-					db->root, blob, d->path, &d->lines_removed);
-			}
-		}
+		check_one(db->root, d, blob, history);
 		nv++;
 	}
 	if (src != SQLITE_DONE) {
@@ -807,33 +856,9 @@ int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 	}
 	/* keep the history's counts for the hook's marker (drift_marker) */
 	if (history && nv) {
-		rc = store_tx_begin(db);
+		rc = keep_history(db, v, nv);
 		if (rc)
 			goto out;
-		in_tx = 1;
-		src = sqlite3_prepare_v2(db->sql,
-					 "UPDATE main.refs SET seen_blob = ?3, "
-					 "commits = ?4 WHERE record_id = ?1 AND "
-					 "path = ?2", -1, &cache, NULL);
-		if (src != SQLITE_OK) {
-			rc = store_sql_error(db, src, "keeping the history");
-			goto out;
-		}
-		for (size_t i = 0; i < nv && rc == CAIRN_OK; i++) {
-			if (strcmp(v[i].state, "changed") != 0)
-				continue;
-			sqlite3_reset(cache);
-			sqlite3_bind_text(cache, 1, v[i].record_id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(cache, 2, v[i].path, -1, SQLITE_STATIC);
-			sqlite3_bind_text(cache, 3, v[i].blob_now, -1, SQLITE_STATIC);
-			if (v[i].commits >= 0)
-				sqlite3_bind_int64(cache, 4, v[i].commits);
-			else
-				sqlite3_bind_null(cache, 4);
-			src = sqlite3_step(cache);
-			if (src != SQLITE_DONE)
-				rc = store_sql_error(db, src, "keeping the history");
-		}
 	}
 	if (!(flags & CAIRN_DRIFT_ALL)) {
 		size_t w = 0;
@@ -852,10 +877,7 @@ int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 	v = NULL;
 	nv = 0;
 out:
-	if (in_tx)
-		rc = store_tx_end(db, rc);
 	sqlite3_finalize(st);
-	sqlite3_finalize(cache);
 	cairn_drift_free(v, nv);
 	if (rc && *out) {
 		cairn_drift_free(*out, *n);

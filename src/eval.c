@@ -1,7 +1,8 @@
 /*
  * eval.c -- the evaluation engine behind `cairn eval` (SPEC 8).
  *
- * Layer: beside recall and seed, above store. Uses only the public API for
+ * Layer: eval, above recall, seed and the hook's injection (hook_inject.h),
+ * below the faces (docs/ARCHITECTURE.md, "Layers"). Uses only the public API for
  * records, batches, seeding, calibration and recall, plus one pragma on the
  * temporary store's own connection (store.h) to skip fsync on data that is
  * thrown away.
@@ -20,7 +21,7 @@
  *      the returned ids with eval_score_query(); seeded, the ids are the
  *      hits' src_path, each file kept once, at its first (best) chunk;
  *      with opts->hook, also recall and render the query as the hook
- *      does (hook.h) and keep the ids of the block's entries;
+ *      does (hook_inject.h) and keep the ids of the block's entries;
  *   5. remove the directory, whatever happened.
  *
  * Must never: open the user's stores (cairn_db_open gets an explicit
@@ -41,7 +42,7 @@
 
 #include "cairn.h"
 #include "eval.h"
-#include "hook.h"
+#include "hook_inject.h"
 #include "internal.h"
 #include "json.h"
 #include "seed.h"
@@ -974,8 +975,8 @@ static int seen_in(char *const *list, size_t n, const char *id)
 }
 
 /*
- * Render query qi's block exactly as the hook would (hook.h: the hook's
- * recall, budget, floor, one entry per source) and keep the ids of its
+ * Render query qi's block exactly as the hook would (hook_inject.h: the
+ * hook's recall, budget, floor, one entry per source) and keep the ids of its
  * entries; seeded, their files. Writes no receipt (the hook would).
  */
 static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)

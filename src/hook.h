@@ -1,81 +1,22 @@
 /*
- * hook.h -- rendering what the agent hook injects (SPEC 5.4).
+ * hook.h -- the agent hook's answer (SPEC 5.4): Claude Code's output
+ * object around the block of hook_inject.h.
  *
- * Layer: on recall and store. The process (stdin, deadline, log, exit
- * code) is cli_hook.c; `cairn eval --hook` (eval.c) calls the same recall
- * and rendering functions, so that what it scores is what the hook prints.
+ * Layer: a face, on hook_inject.h (which it includes: the options, the
+ * result and the blocks). The process (stdin, deadline, log, exit code) is
+ * cli_hook.c; a running `cairn mcp` answers the hook through
+ * hook_server.h.
  */
 #ifndef CAIRN_HOOK_H
 #define CAIRN_HOOK_H
 
-#include "internal.h"
-
-#define HOOK_DEFAULT_BUDGET 4000 /* characters of injected text */
-#define HOOK_MAX_BUDGET 20000    /* the most --budget may ask for */
-#define HOOK_MAX_QUESTION (64 * 1024) /* bytes of a prompt recalled for:
-					 cairn_recall's limit; a longer
-					 prompt is recalled by its start */
-#define HOOK_DEFAULT_K 5         /* entries (distinct sources) for a prompt */
-#define HOOK_MAX_K 20            /* most entries a block may hold */
-#define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
-
-struct hook_opts {
-	size_t budget;  /* at most this many characters injected (0: HOOK_DEFAULT_BUDGET) */
-	int k;          /* entries for a prompt, 1..HOOK_MAX_K (0: HOOK_DEFAULT_K) */
-	int no_receipt; /* 1: recall writes no receipt and no last_seen (eval) */
-	int embed_budget_ms; /* recall's embed_budget_ms (0: its default) */
-};
-
-struct hook_result {
-	size_t found;             /* hits recall returned (or records listed) */
-	size_t injected;          /* entries that fit the budget */
-	size_t shown[HOOK_MAX_K]; /* prompt: index into the recall's hits of each entry */
-	char receipt[32];         /* the recall's receipt id ("" for a session start or no_receipt) */
-	int embed_down;           /* 1: the embedding provider failed: lexical only */
-};
-
-/*
- * Recall for a prompt as the hook does: k x HOOK_ASK hits, default kinds
- * and statuses, the store's no-match floor. *out: free with
- * cairn_result_free(). Errors: those of cairn_recall().
- */
-int hook_prompt_recall(cairn_db *db, const char *prompt,
-		       const struct hook_opts *o, cairn_result **out /* OUT */);
-
-/*
- * Render the block for a recall result: a header saying these are past
- * records, not the conversation; one entry per source (a file-backed
- * record's file, else the record) in rank order, at most k, while the
- * budget holds (the first entry that does not fit ends the block); a
- * footer naming how to read a record in full (MCP memory_read, `cairn get
- * ID`). No hit, or not even one entry fits: out stays empty. res->shown
- * lists the hits rendered. Returns CAIRN_OK or CAIRN_NOMEM.
- */
-int hook_prompt_render(const cairn_result *rr, const struct hook_opts *o,
-		       struct sbuf *out /* OUT */,
-		       struct hook_result *res /* OUT */);
-
-/* hook_prompt_recall() then hook_prompt_render(). */
-int hook_prompt_block(cairn_db *db, const char *prompt,
-		      const struct hook_opts *o, struct sbuf *out /* OUT */,
-		      struct hook_result *res /* OUT */);
-
-/*
- * The always-on drawer for a session start: accepted/unverified rules and
- * capabilities, and the number of candidates waiting for approval.
- */
-int hook_session_block(cairn_db *db, const struct hook_opts *o,
-		       struct sbuf *out /* OUT */,
-		       struct hook_result *res /* OUT */);
+#include "hook_inject.h"
 
 /*
  * A hook process sets its connection up with cairn_db_short_lived() (the
  * store read through a memory map, no checkpoint at close, receipts
  * spooled) and calls cairn_db_checkpoint() before closing (cairn.h).
  */
-
-/* The line every non-empty block ends with: how to read a record in full. */
-extern const char hook_read_hint[];
 
 /* Append Claude Code's hook output object for `event` carrying text. */
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,

@@ -187,4 +187,15 @@ void util_add_escaped(struct sbuf *sb, const char *s, size_t len,
 /* 1 when s[0..len) holds a byte or code point util_add_escaped changes. */
 int util_needs_escape(const char *s, size_t len, unsigned flags);
 
+/*
+ * The first member of an object that a lower layer keeps for an upper one
+ * and releases without knowing its type (struct bil, bilingual.h: recall
+ * loads it into the store's handle, cairn_db_close frees it). The object's
+ * constructor sets release; util_owned_free(p) calls it (p may be NULL).
+ */
+struct util_owned {
+	void (*release)(void *self);
+};
+void util_owned_free(void *p);
+
 #endif /* CAIRN_INTERNAL_H */

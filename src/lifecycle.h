@@ -4,12 +4,15 @@
  * `retired`; capabilities, rules and procedures (and every other kind)
  * never decay; an explicit read revives a stale record to the status it
  * had. Supersession links an old record to its replacement and takes the
- * old one out of default recall; the finder lists records a new one may
- * replace.
+ * old one out of default recall (the finder, which lists the records a new
+ * one may replace, is supersede.h's).
  *
- * Layer: on store.h (and recall through the public API for the finder).
- * Above it: recall.c (the daily run), cli_gc.c, and the store's read path
- * (the revive).
+ * Layer: on store.h, below recall (docs/ARCHITECTURE.md, "Layers"). Above
+ * it: receipt.c (the clock), gc.c (cairn_gc), recall.c (the daily run),
+ * cli_gc.c. The finder (cairn_supersede_suggest) recalls, so it is in
+ * supersede.c, above recall. cairn_record_read_key (cairn.h) is here: the
+ * store reads and marks the record (store_read_key), the lifecycle then
+ * revives it when it is stale.
  */
 #ifndef CAIRN_LIFECYCLE_H
 #define CAIRN_LIFECYCLE_H
@@ -23,8 +26,6 @@ struct cairn_db;
 #define LIFECYCLE_STALE_DAYS 90    /* unseen this long: stale */
 #define LIFECYCLE_RETIRE_DAYS 180  /* unseen this long: retired */
 #define LIFECYCLE_EVERY_SECONDS 86400 /* the automatic run: at most daily */
-#define LIFECYCLE_SUGGEST_MAX 10   /* replacements listed at most */
-#define LIFECYCLE_SUGGEST_MIN 0.5  /* lexical similarity a suggestion needs */
 
 /*
  * The clock of the lifecycle: $CAIRN_NOW (an ISO-8601 time; a test knob,
@@ -49,7 +50,7 @@ int lifecycle_due(struct cairn_db *db);
  * Revive record id (in schema "main" or "global") if it is stale: back to
  * the status it had before it went stale (accepted or unverified), and
  * last_seen = now. *revived (may be NULL) = 1 when it was stale. Meant for
- * the store's explicit reads (cairn_record_read_key, cairn_record_get).
+ * the explicit reads (cairn_record_read_key).
  */
 int lifecycle_revive(struct cairn_db *db, const char *schema, const char *id,
 		     int *revived);

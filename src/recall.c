@@ -2704,10 +2704,3 @@ void cairn_result_free(cairn_result *res)
 	cairn_free(res->notice);
 	cairn_free(res);
 }
-
-int cairn_gc(cairn_db *db, int force, cairn_gc_result *out)
-{
-	if (!force && lifecycle_due(db) != 1)
-		return lifecycle_run(db, 0, out); /* not due (or its error) */
-	return age_records(db, out);
-}

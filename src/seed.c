@@ -552,6 +552,281 @@ static int map_status(struct run *r, struct sfile *f, const char *text,
 }
 
 /*
+ * The steps of read_file: each returns CAIRN_OK to go on, READ_STOP when
+ * the file ends here without a failure of the run (an error in the file,
+ * reported, or a file skipped), or a code of the run's own failure (out of
+ * memory).
+ */
+#define READ_STOP (-1)
+
+/*
+ * File f's text into *raw (as read) and *text, x (no BOM, LF line ends, so
+ * line numbers do not move; its line index built): valid UTF-8 without NUL.
+ * The caller frees *raw, *text and x's tables.
+ */
+static int read_text(struct run *r, struct sfile *f, char **raw, char **text,
+		     struct text *x)
+{
+	struct sbuf abs = SBUF_INIT;
+	char err[512], *t;
+	size_t len = 0, i, k;
+	long bad;
+	const char *nul;
+	int rc;
+
+	sbuf_addf(&abs, "%s/%s", r->root, f->rel);
+	if (abs.err)
+		return CAIRN_NOMEM;
+	rc = util_read_file(abs.buf, SEED_MAX_FILE, raw, &len, err,
+			    sizeof(err));
+	sbuf_release(&abs);
+	if (rc) {
+		if (rc == CAIRN_NOMEM)
+			return rc;
+		seed_msg(r, 1, rc, f->rel, 0, "%s",
+			rc == CAIRN_TOOBIG
+				? "file is over the 4 MiB limit of a seeded "
+				  "file (SEED_MAX_FILE): split it"
+				: err);
+		return READ_STOP;
+	}
+	t = *text = cairn_malloc(len + 1);
+	if (!t)
+		return CAIRN_NOMEM;
+	i = (len >= 3 && memcmp(*raw, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+	for (k = 0; i < len; i++)
+		if (!((*raw)[i] == '\r' && i + 1 < len && (*raw)[i + 1] == '\n'))
+			t[k++] = (*raw)[i] == '\r' ? '\n' : (*raw)[i];
+	t[k] = '\0';
+	x->t = t;
+	x->len = k;
+	rc = text_index(x);
+	if (rc)
+		return rc;
+	bad = util_utf8_invalid_at(t, k);
+	nul = memchr(t, '\0', k);
+	if (bad >= 0) {
+		seed_msg(r, 1, CAIRN_INVALID, f->rel,
+			seed_line_of(x->ls, x->nls, (size_t)bad),
+			"not valid UTF-8 (byte %ld)", bad);
+		return READ_STOP;
+	}
+	/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
+	if (nul) {
+		seed_msg(r, 1, CAIRN_INVALID, f->rel,
+			seed_line_of(x->ls, x->nls, (size_t)(nul - t)),
+			"holds a NUL byte (byte %ld): not a text file",
+			(long)(nul - t));
+		return READ_STOP;
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * The file's H1: the first level-1 heading with text; "<!-- -->" when the
+ * first one is only a comment (a template); NULL when there is none.
+ */
+static const char *file_h1(const struct mscan *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1 &&
+		    m->b[i].clean && *m->b[i].clean)
+			return m->b[i].clean;
+	/* a template is skipped by its content: a placeholder title (or an
+	 * H1 that is only a comment), or a placeholder date */
+	for (i = 0; i < m->n; i++)
+		if (m->b[i].type == MD_BLOCK_H && m->b[i].level == 1) {
+			if (m->b[i].text && *m->b[i].text && m->b[i].clean &&
+			    !*m->b[i].clean)
+				return "<!-- -->";
+			break;
+		}
+	return NULL;
+}
+
+/* f->kind (front matter, else the folder) and *is_facts (a facts file). */
+static int file_kind(struct run *r, struct sfile *f, const struct front *fm,
+		     int *is_facts)
+{
+	const char *kind;
+
+	if (fm->v[FM_KIND]) {
+		kind = static_kind(fm->v[FM_KIND]);
+		if (!kind) {
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm->line[FM_KIND],
+				"unknown kind '%s' (expected one of: "
+				"decision, adr, fact, rule, procedure, "
+				"capability, finding, history, event, note)",
+				fm->v[FM_KIND]);
+			return READ_STOP;
+		}
+	} else {
+		/* found by a tool's configuration or by content: an ADR */
+		kind = f->found ? "adr" : folder_kind(f->rel);
+	}
+	*is_facts = (fm->v[FM_FORMAT] &&
+		     strcmp(fm->v[FM_FORMAT], "facts") == 0) ||
+		    seed_ends_with_ci(f->rel, ".facts.md");
+	if (fm->v[FM_FORMAT] && strcmp(fm->v[FM_FORMAT], "facts") != 0) {
+		seed_msg(r, 1, CAIRN_INVALID, f->rel, fm->line[FM_FORMAT],
+			"unknown format '%s' (expected facts)",
+			fm->v[FM_FORMAT]);
+		return READ_STOP;
+	}
+	if (*is_facts && !fm->v[FM_KIND])
+		kind = "fact";
+	f->kind = util_strdup(kind);
+	return f->kind ? CAIRN_OK : CAIRN_NOMEM;
+}
+
+/*
+ * f's status: the front matter's, else the text's (fl), else accepted;
+ * then the "Superseded by X" and "Supersedes X" lines of the text. An
+ * error reported since the file began (r->nerr > nbefore) stops it.
+ */
+static int file_status(struct run *r, struct sfile *f, const struct front *fm,
+		       const struct seed_fields *fl, size_t nbefore)
+{
+	int rc = CAIRN_OK;
+
+	f->status = "accepted";
+	f->rule = "no status";
+	if (fm->v[FM_STATUS]) {
+		char *st = NULL, *href = NULL;
+		int skip;
+
+		rc = unlink_md(fm->v[FM_STATUS], &st, &href);
+		skip = rc == CAIRN_OK &&
+		       map_status(r, f, st, strlen(st), fm->line[FM_STATUS],
+				  NULL, href, &rc);
+		cairn_free(st);
+		cairn_free(href);
+		if (skip)
+			return rc ? rc : READ_STOP;
+	} else if (fl->status && fl->unchecked) {
+		/* "- [ ] Proposed\n- [ ] Accepted": which one is not said */
+		f->status = "unverified";
+		f->rule = "placeholder";
+		f->status_line = fl->status_line;
+		f->status_text = util_strndup(fl->status, fl->status_len);
+		if (!f->status_text)
+			return CAIRN_NOMEM;
+	} else if (fl->status) {
+		if (map_status(r, f, fl->status, fl->status_len,
+			       fl->status_line, fl->status_para, NULL, &rc))
+			return rc ? rc : READ_STOP;
+	}
+	if (rc)
+		return rc;
+	if (r->nerr > nbefore)
+		return READ_STOP;
+	/* "Superseded by X" and "Supersedes X" lines elsewhere in the text */
+	if (fl->by && !f->target && (!f->rule ||
+				     strcmp(f->rule, "partly superseded") != 0)) {
+		f->status = "superseded";
+		f->outcome = NULL;
+		f->rule = "a 'Superseded by' line";
+		f->status_line = fl->by_line;
+		f->target = util_strndup(fl->by, fl->by_len);
+		f->target_href = fl->by_href ? util_strdup(fl->by_href) : NULL;
+		if (!f->target || (fl->by_href && !f->target_href))
+			return CAIRN_NOMEM;
+	}
+	if (fl->sups && !f->supersedes_raw) {
+		f->supersedes_raw = util_strndup(fl->sups, fl->sups_len);
+		f->supersedes_href = fl->sups_href ? util_strdup(fl->sups_href)
+						   : NULL;
+		f->supersedes_line = fl->sups_line;
+		if (!f->supersedes_raw || (fl->sups_href && !f->supersedes_href))
+			return CAIRN_NOMEM;
+	}
+	return CAIRN_OK;
+}
+
+/* f's id (front matter, else derived from the path) and key. */
+static int file_id(struct run *r, struct sfile *f, const struct front *fm)
+{
+	if (fm->v[FM_ID]) {
+		if (!seed_id_ok(fm->v[FM_ID])) {
+			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm->line[FM_ID],
+				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
+				fm->v[FM_ID], SEED_MAX_ID);
+			return READ_STOP;
+		}
+		f->id = util_strdup(fm->v[FM_ID]);
+	} else {
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addf(&sb, "file%c%s", '\0', f->rel);
+		f->id = sb.err ? NULL : seed_derive_id(sb.buf, sb.len);
+		sbuf_release(&sb);
+	}
+	if (!f->id)
+		return CAIRN_NOMEM;
+	if (fm->v[FM_KEY]) {
+		f->key = seed_dup_trim(fm->v[FM_KEY], strlen(fm->v[FM_KEY]));
+		if (!f->key)
+			return CAIRN_NOMEM;
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * f's date: the front matter's, else the text's (fl), else one in the
+ * status ("Accepted on 2020-01-02"), through the same forms.
+ */
+static int file_date(struct run *r, struct sfile *f, const struct front *fm,
+		     const struct seed_fields *fl)
+{
+	int rc;
+
+	if (fm->v[FM_DATE]) {
+		struct seed_date d;
+
+		if (util_iso_valid(fm->v[FM_DATE])) { /* as the store checks */
+			f->time = util_strdup(fm->v[FM_DATE]); /* as written */
+			f->date_line = fm->line[FM_DATE];
+			if (!f->time)
+				return CAIRN_NOMEM;
+		} else if (seed_parse_date(fm->v[FM_DATE],
+					   strlen(fm->v[FM_DATE]), &d) == 0) {
+			rc = take_date(r, f, &d, fm->line[FM_DATE]);
+			if (rc)
+				return rc;
+		} else {
+			seed_msg(r, 0, CAIRN_OK, f->rel, fm->line[FM_DATE],
+				"date '%s' is in no form cairn reads (see "
+				"docs/SEED.md): %s",
+				fm->v[FM_DATE],
+				fl->date ? "the date in the text is used"
+					 : "the record has no date");
+		}
+	}
+	if (!f->time && fl->date) {
+		rc = take_date(r, f, &fl->d, fl->date_line);
+		if (rc)
+			return rc;
+	}
+	/* "Accepted on 2020-01-02", "Accepted (2020-01-02)": the status's date */
+	if (!f->time && f->status_text) {
+		const char *p;
+
+		for (p = f->status_text; *p; p++) {
+			struct seed_date d;
+
+			if (*p < '0' || *p > '9' ||
+			    (p > f->status_text && seed_alnum((unsigned char)p[-1])))
+				continue;
+			if (seed_parse_date(p, strlen(p), &d) == 0)
+				return take_date(r, f, &d, f->status_line);
+		}
+	}
+	return CAIRN_OK;
+}
+
+/*
  * Read and parse file fi into chunks. Errors in the file are messages
  * (f->failed); the return is CAIRN_OK for them and a code only for
  * failures of the run itself (out of memory).
@@ -564,13 +839,12 @@ static int read_file(struct run *r, size_t fi)
 	struct text x;
 	struct seed_fields fl;
 	struct seed_note fe, fw;
-	struct sbuf abs = SBUF_INIT;
 	struct secret_hit hit;
-	char err[512], *raw = NULL, *t = NULL;
-	const char *kind, *h1 = NULL;
-	size_t len = 0, i, k, nbefore = r->nerr;
+	char *raw = NULL, *t = NULL;
+	const char *h1;
+	size_t nbefore = r->nerr;
 	long first;
-	int rc = CAIRN_OK, is_facts;
+	int rc, is_facts = 0;
 
 	memset(&fm, 0, sizeof(fm));
 	memset(&m, 0, sizeof(m));
@@ -578,69 +852,18 @@ static int read_file(struct run *r, size_t fi)
 	memset(&fe, 0, sizeof(fe));
 	memset(&fw, 0, sizeof(fw));
 	f->first = r->nchunks;
-	sbuf_addf(&abs, "%s/%s", r->root, f->rel);
-	if (abs.err) {
-		rc = CAIRN_NOMEM;
-		goto out;
-	}
-	rc = util_read_file(abs.buf, SEED_MAX_FILE, &raw, &len, err,
-			    sizeof(err));
-	if (rc) {
-		if (rc == CAIRN_NOMEM)
-			goto out;
-		seed_msg(r, 1, rc, f->rel, 0, "%s",
-			rc == CAIRN_TOOBIG
-				? "file is over the 4 MiB limit of a seeded "
-				  "file (SEED_MAX_FILE): split it"
-				: err);
-		rc = CAIRN_OK;
-		goto out;
-	}
-	/* normalise: no BOM, LF line ends (line numbers do not move) */
-	t = cairn_malloc(len + 1);
-	if (!t) {
-		rc = CAIRN_NOMEM;
-		goto out;
-	}
-	i = (len >= 3 && memcmp(raw, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
-	for (k = 0; i < len; i++)
-		if (!(raw[i] == '\r' && i + 1 < len && raw[i + 1] == '\n'))
-			t[k++] = raw[i] == '\r' ? '\n' : raw[i];
-	t[k] = '\0';
-	x.t = t;
-	x.len = k;
-	rc = text_index(&x);
+	rc = read_text(r, f, &raw, &t, &x);
 	if (rc)
 		goto out;
-	{
-		long bad = util_utf8_invalid_at(t, k);
-
-		const char *nul = memchr(t, '\0', k);
-
-		if (bad >= 0) {
-			seed_msg(r, 1, CAIRN_INVALID, f->rel,
-				seed_line_of(x.ls, x.nls, (size_t)bad),
-				"not valid UTF-8 (byte %ld)", bad);
-			goto out;
-		}
-		/* found by tests/fuzz/fuzz_seed.c: texts are C strings */
-		if (nul) {
-			seed_msg(r, 1, CAIRN_INVALID, f->rel,
-				seed_line_of(x.ls, x.nls, (size_t)(nul - t)),
-				"holds a NUL byte (byte %ld): not a text file",
-				(long)(nul - t));
-			goto out;
-		}
-	}
 	/* an index page (README.md, index.md) is read only when it is a
 	 * decision record itself (one folder per ADR) */
 	if (!f->named && seed_index_name(seed_base_name(f->rel)) &&
-	    !seed_looks_like_adr(t, k)) {
+	    !seed_looks_like_adr(x.t, x.len)) {
 		f->skipped = "an index page (README/index that is no decision "
 			     "record)";
 		goto out;
 	}
-	if (secret_scan(t, k, &hit, 1) > 0) {
+	if (secret_scan(x.t, x.len, &hit, 1) > 0) {
 		if (secret_unscanned(&hit)) {
 			rc = CAIRN_NOMEM;
 			goto out;
@@ -651,7 +874,7 @@ static int read_file(struct run *r, size_t fi)
 			hit.kind);
 		goto out;
 	}
-	rc = seed_front_parse(t, k, &fm, &fe, &fw);
+	rc = seed_front_parse(x.t, x.len, &fm, &fe, &fw);
 	if (rc == CAIRN_INVALID) {
 		seed_msg(r, 1, CAIRN_INVALID, f->rel, fe.line, "%s", fe.text);
 		rc = CAIRN_OK;
@@ -660,7 +883,8 @@ static int read_file(struct run *r, size_t fi)
 	if (rc)
 		goto out;
 	first = fm.end + 1;
-	rc = seed_ms_parse(&m, t + fm.body, k - fm.body, fm.body, x.ls, x.nls);
+	rc = seed_ms_parse(&m, x.t + fm.body, x.len - fm.body, fm.body, x.ls,
+			   x.nls);
 	if (rc == CAIRN_INVALID) {
 		seed_msg(r, 1, rc, f->rel, 0, "cannot parse the Markdown");
 		rc = CAIRN_OK;
@@ -668,21 +892,7 @@ static int read_file(struct run *r, size_t fi)
 	}
 	if (rc)
 		goto out;
-	for (i = 0; i < m.n; i++)
-		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1 &&
-		    m.b[i].clean && *m.b[i].clean) {
-			h1 = m.b[i].clean;
-			break;
-		}
-	/* a template is skipped by its content: a placeholder title (or an
-	 * H1 that is only a comment), or a placeholder date */
-	for (i = 0; i < m.n && !h1; i++)
-		if (m.b[i].type == MD_BLOCK_H && m.b[i].level == 1) {
-			if (m.b[i].text && *m.b[i].text && m.b[i].clean &&
-			    !*m.b[i].clean)
-				h1 = "<!-- -->";
-			break;
-		}
+	h1 = file_h1(&m);
 	if (!f->named && (seed_placeholder_title(fm.v[FM_TITLE]) ||
 			  seed_placeholder_title(h1))) {
 		f->skipped = "a template (its title is a placeholder)";
@@ -690,35 +900,12 @@ static int read_file(struct run *r, size_t fi)
 	}
 	if (fw.text[0]) /* not for a template: it is skipped anyway */
 		seed_msg(r, 0, CAIRN_OK, f->rel, fw.line, "%s", fw.text);
-	/* kind: front matter, else the folder */
-	if (fm.v[FM_KIND]) {
-		kind = static_kind(fm.v[FM_KIND]);
-		if (!kind) {
-			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_KIND],
-				"unknown kind '%s' (expected one of: "
-				"decision, adr, fact, rule, procedure, "
-				"capability, finding, history, event, note)",
-				fm.v[FM_KIND]);
-			goto out;
-		}
-	} else {
-		/* found by a tool's configuration or by content: an ADR */
-		kind = f->found ? "adr" : folder_kind(f->rel);
-	}
-	is_facts = (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") == 0) ||
-		   seed_ends_with_ci(f->rel, ".facts.md");
-	if (fm.v[FM_FORMAT] && strcmp(fm.v[FM_FORMAT], "facts") != 0) {
-		seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_FORMAT],
-			"unknown format '%s' (expected facts)",
-			fm.v[FM_FORMAT]);
+	rc = file_kind(r, f, &fm, &is_facts);
+	if (rc)
 		goto out;
-	}
-	if (is_facts && !fm.v[FM_KIND])
-		kind = "fact";
-	f->kind = util_strdup(kind);
 	f->title = file_title(&fm, h1, f->rel);
 	f->h1 = h1 ? util_strndup(h1, strcspn(h1, "\n")) : NULL;
-	if (!f->kind || !f->title || (h1 && !f->h1)) {
+	if (!f->title || (h1 && !f->h1)) {
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
@@ -739,137 +926,13 @@ static int read_file(struct run *r, size_t fi)
 		f->skipped = "a template (its date is a placeholder)";
 		goto out;
 	}
-	f->status = "accepted";
-	f->rule = "no status";
-	if (fm.v[FM_STATUS]) {
-		char *st = NULL, *href = NULL;
-
-		rc = unlink_md(fm.v[FM_STATUS], &st, &href);
-		if (rc == CAIRN_OK &&
-		    map_status(r, f, st, strlen(st), fm.line[FM_STATUS], NULL,
-			       href, &rc)) {
-			cairn_free(st);
-			cairn_free(href);
-			goto out;
-		}
-		cairn_free(st);
-		cairn_free(href);
-	} else if (fl.status && fl.unchecked) {
-		/* "- [ ] Proposed\n- [ ] Accepted": which one is not said */
-		f->status = "unverified";
-		f->rule = "placeholder";
-		f->status_line = fl.status_line;
-		f->status_text = util_strndup(fl.status, fl.status_len);
-		if (!f->status_text) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	} else if (fl.status) {
-		if (map_status(r, f, fl.status, fl.status_len, fl.status_line,
-			       fl.status_para, NULL, &rc))
-			goto out;
-	}
-	if (rc || r->nerr > nbefore)
+	rc = file_status(r, f, &fm, &fl, nbefore);
+	if (rc == CAIRN_OK)
+		rc = file_id(r, f, &fm);
+	if (rc == CAIRN_OK)
+		rc = file_date(r, f, &fm, &fl);
+	if (rc)
 		goto out;
-	/* "Superseded by X" and "Supersedes X" lines elsewhere in the text */
-	if (fl.by && !f->target && (!f->rule ||
-				    strcmp(f->rule, "partly superseded") != 0)) {
-		f->status = "superseded";
-		f->outcome = NULL;
-		f->rule = "a 'Superseded by' line";
-		f->status_line = fl.by_line;
-		f->target = util_strndup(fl.by, fl.by_len);
-		f->target_href = fl.by_href ? util_strdup(fl.by_href) : NULL;
-		if (!f->target || (fl.by_href && !f->target_href)) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	}
-	if (fl.sups && !f->supersedes_raw) {
-		f->supersedes_raw = util_strndup(fl.sups, fl.sups_len);
-		f->supersedes_href = fl.sups_href ? util_strdup(fl.sups_href)
-						  : NULL;
-		f->supersedes_line = fl.sups_line;
-		if (!f->supersedes_raw || (fl.sups_href && !f->supersedes_href)) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	}
-	/* id, key from the front matter */
-	if (fm.v[FM_ID]) {
-		if (!seed_id_ok(fm.v[FM_ID])) {
-			seed_msg(r, 1, CAIRN_INVALID, f->rel, fm.line[FM_ID],
-				"invalid id '%s' (1-%d of A-Z a-z 0-9 . _ : -)",
-				fm.v[FM_ID], SEED_MAX_ID);
-			goto out;
-		}
-		f->id = util_strdup(fm.v[FM_ID]);
-	} else {
-		struct sbuf sb = SBUF_INIT;
-
-		sbuf_addf(&sb, "file%c%s", '\0', f->rel);
-		f->id = sb.err ? NULL : seed_derive_id(sb.buf, sb.len);
-		sbuf_release(&sb);
-	}
-	if (!f->id) {
-		rc = CAIRN_NOMEM;
-		goto out;
-	}
-	if (fm.v[FM_KEY]) {
-		f->key = seed_dup_trim(fm.v[FM_KEY], strlen(fm.v[FM_KEY]));
-		if (!f->key) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	}
-	/* the date: front matter, else the text, through the same forms */
-	if (fm.v[FM_DATE]) {
-		struct seed_date d;
-
-		if (util_iso_valid(fm.v[FM_DATE])) { /* as the store checks */
-			f->time = util_strdup(fm.v[FM_DATE]); /* as written */
-			f->date_line = fm.line[FM_DATE];
-			if (!f->time) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-		} else if (seed_parse_date(fm.v[FM_DATE],
-					   strlen(fm.v[FM_DATE]), &d) == 0) {
-			rc = take_date(r, f, &d, fm.line[FM_DATE]);
-			if (rc)
-				goto out;
-		} else {
-			seed_msg(r, 0, CAIRN_OK, f->rel, fm.line[FM_DATE],
-				"date '%s' is in no form cairn reads (see "
-				"docs/SEED.md): %s",
-				fm.v[FM_DATE],
-				fl.date ? "the date in the text is used"
-					: "the record has no date");
-		}
-	}
-	if (!f->time && fl.date) {
-		rc = take_date(r, f, &fl.d, fl.date_line);
-		if (rc)
-			goto out;
-	}
-	/* "Accepted on 2020-01-02", "Accepted (2020-01-02)": the status's date */
-	if (!f->time && f->status_text) {
-		const char *p;
-
-		for (p = f->status_text; *p; p++) {
-			struct seed_date d;
-
-			if (*p < '0' || *p > '9' ||
-			    (p > f->status_text && seed_alnum((unsigned char)p[-1])))
-				continue;
-			if (seed_parse_date(p, strlen(p), &d) == 0) {
-				rc = take_date(r, f, &d, f->status_line);
-				if (rc)
-					goto out;
-				break;
-			}
-		}
-	}
 	if (is_facts)
 		rc = seed_chunk_facts(r, fi, &x, &m);
 	else
@@ -880,6 +943,8 @@ static int read_file(struct run *r, size_t fi)
 		goto out;
 	f->commit = git_commit(r, f->rel);
 out:
+	if (rc == READ_STOP)
+		rc = CAIRN_OK; /* reported, or skipped */
 	if (r->nerr > nbefore) {
 		f->failed = 1;
 		if (!f->why)
@@ -892,7 +957,6 @@ out:
 	cairn_free(x.cp);
 	cairn_free(t);
 	cairn_free(raw);
-	sbuf_release(&abs);
 	return rc;
 }
 
@@ -1370,6 +1434,132 @@ static char *searched(const char *const *paths, size_t n, int scan)
 	return sbuf_detach(&sb, NULL);
 }
 
+/*
+ * Phase 1 of cairn_seed: find the files (the paths, or the defaults and
+ * a scan), mark those in a folder the tools are configured with (conf),
+ * read each into chunks, then decide the dates and resolve the links.
+ */
+static int read_all(struct run *r, const char *const *paths, size_t n,
+		    int defaults, int scan, char **conf, size_t nconf)
+{
+	const cairn_seed_opts *opts = r->opts;
+	size_t i;
+	int rc = seed_collect(r, paths, n, defaults, scan);
+
+	if (rc)
+		return rc;
+	/* a folder the tools are configured with holds ADRs */
+	for (i = 0; i < r->nfiles; i++) {
+		size_t k;
+
+		for (k = 0; k < nconf; k++) {
+			size_t cl = strlen(conf[k]);
+
+			if (strncmp(r->files[i].rel, conf[k], cl) == 0 &&
+			    r->files[i].rel[cl] == '/')
+				r->files[i].found = 1;
+		}
+	}
+	for (i = 0; i < r->nfiles && rc == CAIRN_OK; i++) {
+		rc = read_file(r, i);
+		if (opts->progress)
+			opts->progress(opts->user, i + 1, r->nfiles);
+	}
+	if (rc == CAIRN_OK)
+		rc = decide_dates(r);
+	if (rc == CAIRN_OK)
+		rc = seed_resolve_links(r);
+	return rc;
+}
+
+/*
+ * Phase 2 of cairn_seed, after the old records (o, no; oldmap: id ->
+ * index) are loaded: each chunk's action (new, changed, unchanged; none
+ * for a file that failed, whose old records are then kept), the old
+ * records no file holds any more (retired), all into the report.
+ */
+static int plan(struct run *r, struct old *o, size_t no,
+		const struct smap *oldmap, cairn_seed_report *out)
+{
+	size_t i, cap = 0;
+	int rc = CAIRN_OK;
+
+	for (i = 0; i < r->nchunks && rc == CAIRN_OK; i++) {
+		struct chunk *c = &r->chunks[i];
+		struct sfile *f = &r->files[c->file];
+		size_t oi;
+
+		if (f->failed) {
+			c->action = -1; /* not written, provenance untouched */
+			continue;
+		}
+		if (seed_smap_get(oldmap, c->id, &oi)) {
+			o[oi].seen = 1;
+			c->action = util_streq(o[oi].hash, c->hash) &&
+						    strcmp(o[oi].status,
+							   "retired") != 0
+					    ? CAIRN_SEED_UNCHANGED
+					    : CAIRN_SEED_CHANGED;
+		} else {
+			c->action = CAIRN_SEED_NEW;
+		}
+		out->records++;
+		rc = report_add(out, &cap, c->action, c->id, f->rel, c->line,
+				c->heading, c->title, f->kind, c->status);
+	}
+	/* records of a file that failed are neither planned nor retired */
+	for (i = 0; i < r->nfiles; i++) {
+		size_t ci, oi;
+
+		if (!r->files[i].failed)
+			continue;
+		for (oi = 0; oi < no; oi++)
+			if (util_streq(o[oi].path, r->files[i].rel))
+				o[oi].seen = 1;
+		for (ci = r->files[i].first;
+		     ci < r->files[i].first + r->files[i].n; ci++)
+			if (seed_smap_get(oldmap, r->chunks[ci].id, &oi))
+				o[oi].seen = 1;
+	}
+	for (i = 0; i < no && rc == CAIRN_OK; i++) {
+		if (o[i].seen || !in_scope(r, o[i].path) ||
+		    strcmp(o[i].status, "retired") == 0)
+			continue;
+		rc = report_add(out, &cap, CAIRN_SEED_RETIRED, o[i].id,
+				o[i].path, o[i].line, o[i].heading, o[i].title,
+				o[i].kind, "retired");
+	}
+	return rc;
+}
+
+/* Phase 3 of cairn_seed: the plan written in one transaction (the
+ * caller's batch, else one of its own). */
+static int write_batch(struct run *r, struct old *o, size_t no)
+{
+	struct cairn_db *db = r->db;
+	int rc, own_batch = 0;
+
+	if (!db->in_batch) {
+		rc = cairn_begin(db);
+		if (rc)
+			return rc;
+		own_batch = 1;
+	}
+	rc = write_plan(r, o, no);
+	if (own_batch) {
+		if (rc) {
+			char keepmsg[STORE_ERRMSG];
+
+			snprintf(keepmsg, sizeof(keepmsg), "%s", db->errmsg);
+			cairn_rollback(db);
+			store_error(db, rc, "%s", keepmsg);
+		} else {
+			rc = cairn_commit(db);
+		}
+	}
+	return rc;
+}
+
 int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	       const cairn_seed_opts *opts, cairn_seed_report *out)
 {
@@ -1377,10 +1567,10 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	struct run r;
 	struct old *o = NULL;
 	struct smap oldmap;
-	size_t no = 0, i, cap = 0, nconf = 0;
+	size_t no = 0, i, nconf = 0;
 	char real[PATH_MAX], **conf = NULL;
 	const char **all = NULL;
-	int rc, own_batch = 0, defaults = 0, scan = 0;
+	int rc, defaults = 0, scan = 0;
 	char git_out[64];
 
 	memset(out, 0, sizeof(*out));
@@ -1429,30 +1619,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 			strcmp(git_out, "true") == 0;
 	}
 	/* phase 1: read */
-	rc = seed_collect(&r, paths, n, defaults, scan);
-	if (rc)
-		goto out;
-	/* a folder the tools are configured with holds ADRs */
-	for (i = 0; i < r.nfiles; i++) {
-		size_t k;
-
-		for (k = 0; k < nconf; k++) {
-			size_t cl = strlen(conf[k]);
-
-			if (strncmp(r.files[i].rel, conf[k], cl) == 0 &&
-			    r.files[i].rel[cl] == '/')
-				r.files[i].found = 1;
-		}
-	}
-	for (i = 0; i < r.nfiles && rc == CAIRN_OK; i++) {
-		rc = read_file(&r, i);
-		if (opts->progress)
-			opts->progress(opts->user, i + 1, r.nfiles);
-	}
-	if (rc == CAIRN_OK)
-		rc = decide_dates(&r);
-	if (rc == CAIRN_OK)
-		rc = seed_resolve_links(&r);
+	rc = read_all(&r, paths, n, defaults, scan, conf, nconf);
 	if (rc)
 		goto out;
 	/* phase 2: plan */
@@ -1465,51 +1632,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 		goto out;
 	for (i = 0; i < r.nfiles; i++)
 		out->files += r.files[i].skipped == NULL;
-	for (i = 0; i < r.nchunks && rc == CAIRN_OK; i++) {
-		struct chunk *c = &r.chunks[i];
-		struct sfile *f = &r.files[c->file];
-		size_t oi;
-
-		if (f->failed) {
-			c->action = -1; /* not written, provenance untouched */
-			continue;
-		}
-		if (seed_smap_get(&oldmap, c->id, &oi)) {
-			o[oi].seen = 1;
-			c->action = util_streq(o[oi].hash, c->hash) &&
-						    strcmp(o[oi].status,
-							   "retired") != 0
-					    ? CAIRN_SEED_UNCHANGED
-					    : CAIRN_SEED_CHANGED;
-		} else {
-			c->action = CAIRN_SEED_NEW;
-		}
-		out->records++;
-		rc = report_add(out, &cap, c->action, c->id, f->rel, c->line,
-				c->heading, c->title, f->kind, c->status);
-	}
-	/* records of a file that failed are neither planned nor retired */
-	for (i = 0; i < r.nfiles; i++) {
-		size_t ci, oi;
-
-		if (!r.files[i].failed)
-			continue;
-		for (oi = 0; oi < no; oi++)
-			if (util_streq(o[oi].path, r.files[i].rel))
-				o[oi].seen = 1;
-		for (ci = r.files[i].first;
-		     ci < r.files[i].first + r.files[i].n; ci++)
-			if (seed_smap_get(&oldmap, r.chunks[ci].id, &oi))
-				o[oi].seen = 1;
-	}
-	for (i = 0; i < no && rc == CAIRN_OK; i++) {
-		if (o[i].seen || !in_scope(&r, o[i].path) ||
-		    strcmp(o[i].status, "retired") == 0)
-			continue;
-		rc = report_add(out, &cap, CAIRN_SEED_RETIRED, o[i].id,
-				o[i].path, o[i].line, o[i].heading, o[i].title,
-				o[i].kind, "retired");
-	}
+	rc = plan(&r, o, no, &oldmap, out);
 	if (rc)
 		goto out;
 	/* the report's per-file part, before anything is written: a
@@ -1535,24 +1658,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	if (opts->dry_run)
 		goto out;
 	/* phase 3: write, in one transaction */
-	if (!db->in_batch) {
-		rc = cairn_begin(db);
-		if (rc)
-			goto out;
-		own_batch = 1;
-	}
-	rc = write_plan(&r, o, no);
-	if (own_batch) {
-		if (rc) {
-			char keepmsg[STORE_ERRMSG];
-
-			snprintf(keepmsg, sizeof(keepmsg), "%s", db->errmsg);
-			cairn_rollback(db);
-			store_error(db, rc, "%s", keepmsg);
-		} else {
-			rc = cairn_commit(db);
-		}
-	}
+	rc = write_batch(&r, o, no);
 out:
 	for (i = 0; i < nconf; i++)
 		cairn_free(conf[i]);

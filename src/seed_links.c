@@ -48,6 +48,106 @@ size_t seed_dir_len(const char *rel)
 }
 
 /*
+ * path with "." and ".." resolved lexically (no file system) into *out
+ * (caller frees; NULL when nothing is left). CAIRN_NOMEM or CAIRN_OK.
+ */
+static int lexical_path(const char *path, char **out)
+{
+	char *parts = util_strdup(path);
+	struct sbuf res = SBUF_INIT;
+	char *save = NULL, *tok;
+	size_t *stk = NULL, nst = 0, capst = 0;
+
+	*out = NULL;
+	if (!parts)
+		return CAIRN_NOMEM;
+	for (tok = strtok_r(parts, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (nst > 0)
+				res.len = stk[--nst];
+			if (res.buf)
+				res.buf[res.len] = '\0';
+			continue;
+		}
+		if (seed_grow((void **)&stk, &capst, nst, sizeof(*stk))) {
+			res.err = CAIRN_NOMEM;
+			break;
+		}
+		stk[nst++] = res.len;
+		if (res.len)
+			sbuf_addc(&res, '/');
+		sbuf_adds(&res, tok);
+	}
+	cairn_free(stk);
+	cairn_free(parts);
+	if (res.err) {
+		sbuf_release(&res);
+		return CAIRN_NOMEM;
+	}
+	*out = sbuf_detach(&res, NULL);
+	return CAIRN_OK;
+}
+
+/*
+ * The files other than fi that the first word of text with digits names
+ * ("ADR-7", "0007"): by number, and by prefix when both have one; those
+ * in fi's folder first, else anywhere. Returns how many; *hit is the last.
+ */
+static size_t ident_files(const struct run *r, size_t fi, const char *text,
+			  size_t *hit)
+{
+	const struct sfile *f = &r->files[fi];
+	const char *p = text;
+	size_t i, hits = 0, pass;
+	char prefix[16];
+	long num;
+
+	while (*p) {
+		size_t wl = strcspn(p, " \t:,;()[]#");
+
+		if (wl > 0 && split_ident(p, wl, prefix, sizeof(prefix), &num)) {
+			for (pass = 0; pass < 2 && hits == 0; pass++) {
+				for (i = 0; i < r->nfiles; i++) {
+					const struct sfile *g = &r->files[i];
+					const char *base = g->rel + seed_dir_len(g->rel);
+					char gp[16];
+					long gn;
+
+					if (i == fi || !g->id)
+						continue;
+					/* "<slug>/index.md": the slug names it */
+					if (seed_index_name(base) && base > g->rel) {
+						base--;
+						while (base > g->rel && base[-1] != '/')
+							base--;
+					}
+					if (pass == 0 &&
+					    (seed_dir_len(g->rel) != seed_dir_len(f->rel) ||
+					     strncmp(g->rel, f->rel, seed_dir_len(f->rel))))
+						continue;
+					if (!split_ident(base, strlen(base), gp,
+							 sizeof(gp), &gn) ||
+					    gn != num)
+						continue;
+					if (*prefix && *gp && strcmp(prefix, gp) != 0)
+						continue;
+					hits++;
+					*hit = i;
+				}
+			}
+			break;
+		}
+		p += wl;
+		while (*p && strchr(" \t:,;()[]#", *p))
+			p++;
+	}
+	return hits;
+}
+
+/*
  * Resolve a reference from file fi: a link target (relative path to a
  * seeded file), an identifier like "ADR025" matched against file names
  * (same folder first; two matches are ambiguous), or an existing record
@@ -58,9 +158,7 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 {
 	const struct sfile *f = &r->files[fi];
 	struct sbuf sb = SBUF_INIT;
-	size_t idx, i, hits = 0, hit = 0, pass;
-	char prefix[16];
-	long num;
+	size_t idx, hits = 0, hit = 0;
 	int rc = CAIRN_OK;
 
 	*out = NULL;
@@ -75,46 +173,9 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 			goto out;
 		}
 		/* resolve "../" lexically against the file's folder */
-		{
-			char *parts = util_strdup(sb.buf);
-			struct sbuf res = SBUF_INIT;
-			char *save = NULL, *tok;
-			size_t *stk = NULL, nst = 0, capst = 0;
-
-			if (!parts) {
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			for (tok = strtok_r(parts, "/", &save); tok;
-			     tok = strtok_r(NULL, "/", &save)) {
-				if (strcmp(tok, ".") == 0)
-					continue;
-				if (strcmp(tok, "..") == 0) {
-					if (nst > 0)
-						res.len = stk[--nst];
-					if (res.buf)
-						res.buf[res.len] = '\0';
-					continue;
-				}
-				if (seed_grow((void **)&stk, &capst, nst,
-					 sizeof(*stk))) {
-					res.err = CAIRN_NOMEM;
-					break;
-				}
-				stk[nst++] = res.len;
-				if (res.len)
-					sbuf_addc(&res, '/');
-				sbuf_adds(&res, tok);
-			}
-			cairn_free(stk);
-			cairn_free(parts);
-			if (res.err) {
-				sbuf_release(&res);
-				rc = CAIRN_NOMEM;
-				goto out;
-			}
-			n = sbuf_detach(&res, NULL);
-		}
+		rc = lexical_path(sb.buf, &n);
+		if (rc)
+			goto out;
 		if (n && seed_smap_get(&r->paths, n, &idx) && r->files[idx].id) {
 			*out = util_strdup(r->files[idx].id);
 			cairn_free(n);
@@ -142,48 +203,7 @@ static int resolve_ref(struct run *r, size_t fi, const char *href,
 	}
 	/* an identifier: the first word that has digits */
 	if (text) {
-		const char *p = text;
-
-		while (*p) {
-			size_t wl = strcspn(p, " \t:,;()[]#");
-
-			if (wl > 0 &&
-			    split_ident(p, wl, prefix, sizeof(prefix), &num)) {
-				for (pass = 0; pass < 2 && hits == 0; pass++) {
-					for (i = 0; i < r->nfiles; i++) {
-						const struct sfile *g = &r->files[i];
-						const char *base = g->rel + seed_dir_len(g->rel);
-						char gp[16];
-						long gn;
-
-						if (i == fi || !g->id)
-							continue;
-						/* "<slug>/index.md": the slug names it */
-						if (seed_index_name(base) && base > g->rel) {
-							base--;
-							while (base > g->rel && base[-1] != '/')
-								base--;
-						}
-						if (pass == 0 &&
-						    (seed_dir_len(g->rel) != seed_dir_len(f->rel) ||
-						     strncmp(g->rel, f->rel, seed_dir_len(f->rel))))
-							continue;
-						if (!split_ident(base, strlen(base), gp,
-								 sizeof(gp), &gn) ||
-						    gn != num)
-							continue;
-						if (*prefix && *gp && strcmp(prefix, gp) != 0)
-							continue;
-						hits++;
-						hit = i;
-					}
-				}
-				break;
-			}
-			p += wl;
-			while (*p && strchr(" \t:,;()[]#", *p))
-				p++;
-		}
+		hits = ident_files(r, fi, text, &hit);
 		if (hits == 1) {
 			*out = util_strdup(r->files[hit].id);
 			rc = *out ? CAIRN_OK : CAIRN_NOMEM;

@@ -30,10 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
-#include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
 #include "words.h"
@@ -1749,13 +1747,14 @@ static int touch_seen(struct cairn_db *db, const char *schema, const char *id)
 	return CAIRN_OK;
 }
 
-int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
-			  cairn_record **out)
+int store_read_key(struct cairn_db *db, const char *key, const char *scope,
+		   const char **schema, cairn_record **out)
 {
 	const char *order[2] = { "main", "global" };
 	int i, rc;
 
 	*out = NULL;
+	*schema = NULL;
 	if (!key || !*key)
 		return store_error(db, CAIRN_INVALID, "no key given");
 	if (scope && strcmp(scope, "workspace") != 0 &&
@@ -1774,31 +1773,13 @@ int cairn_record_read_key(cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (rc)
 			return rc;
-		/*
-		 * SPEC 5.5: an explicit read revives a stale record, back to
-		 * the status it had before it went stale (lifecycle.c).
-		 */
 		rc = touch_seen(db, order[i], r->id);
-		if (!rc && strcmp(r->status, "stale") == 0) {
-			int revived = 0;
-
-			rc = lifecycle_revive(db, order[i], r->id, &revived);
-			if (!rc && revived) {
-				cairn_record *again = NULL;
-
-				rc = store_find_one(db, order[i], "key = ?1", key,
-					      &again);
-				if (!rc) {
-					cairn_record_free(r);
-					r = again;
-				}
-			}
-		}
 		if (rc) {
 			cairn_record_free(r);
 			return rc;
 		}
 		*out = r;
+		*schema = order[i];
 		return CAIRN_OK;
 	}
 	return store_error(db, CAIRN_NOTFOUND, "no record with key '%s'", key);

@@ -12,6 +12,8 @@
 
 #include "internal.h"
 
+struct bil; /* bilingual.h: recall's, kept in the handle (db->bil) */
+
 #define STORE_SCHEMA_VERSION 7        /* PRAGMA user_version of a current store */
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
@@ -74,8 +76,13 @@ struct cairn_db {
 				    * hook; receipt.h) */
 	int aux_registered;        /* 1 once recall's FTS5 functions exist */
 	struct store_env env;      /* the environment, as read at open */
-	char *bil_path;            /* bilingual dictionary file, or NULL */
-	struct bil *bil;           /* loaded on the first recall that needs it */
+	char *bil_path;            /* bilingual dictionary file, or NULL (the
+				    * open option, else $CAIRN_BILINGUAL) */
+	struct bil *bil;           /* recall's dictionary (bilingual.h), loaded
+				    * on the first recall that needs it; the
+				    * store frees it without knowing its type
+				    * (util_owned_free: struct util_owned
+				    * first) */
 	int bil_tried;             /* 1 once loading was attempted */
 	void *vec;                 /* vector.c's cache (embedder, matrix) */
 	void (*vec_free)(void *);  /* frees vec; called by cairn_db_close */
@@ -262,6 +269,15 @@ int store_migrate(struct cairn_db *db, const char *schema);
  */
 int store_find_one(struct cairn_db *db, const char *schema,
 		   const char *where, const char *val, cairn_record **out);
+/*
+ * The store's part of an explicit read by key (cairn_record_read_key,
+ * lifecycle.c): the record with this key, the workspace's first (scope
+ * "workspace", "global" or NULL for both), into *out (caller frees), its
+ * schema ("main" or "global") into *schema, and its last_seen set to now.
+ * The revive of a stale record is the lifecycle's, above the store.
+ */
+int store_read_key(struct cairn_db *db, const char *key, const char *scope,
+		   const char **schema, cairn_record **out);
 int store_meta_set(struct cairn_db *db, const char *schema, const char *k,
 		   const char *v, const char *what);
 /*

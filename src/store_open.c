@@ -13,10 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
-#include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
 
@@ -358,7 +356,7 @@ int cairn_db_close(cairn_db *db)
 	store_links_forget(db);
 	if (db->sql)
 		sqlite3_close_v2(db->sql);
-	bil_close(db->bil);
+	util_owned_free(db->bil); /* recall's dictionary (bilingual.h) */
 	cairn_free(db->bil_path);
 	store_env_release(&db->env);
 	cairn_free(db->dir);

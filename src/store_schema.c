@@ -12,10 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "bilingual.h"
 #include "fts.h"
 #include "secret.h"
-#include "lifecycle.h"
 #include "drift.h"
 #include "store.h"
 

@@ -555,6 +555,12 @@ int util_streq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+void util_owned_free(void *p)
+{
+	if (p)
+		((struct util_owned *)p)->release(p);
+}
+
 int util_cache_dir(const char *override, char *buf, size_t size)
 {
 	const char *d = override ? override : getenv("CAIRN_CACHE_DIR");

@@ -1,31 +1,40 @@
 #!/bin/sh
-# tests/t_layers.sh [CAIRN] -- the store is the one gate.
+# tests/t_layers.sh [CAIRN] -- the layers are one-way and the store is the
+# one gate.
 #
-# Two rules of docs/ARCHITECTURE.md, checked in the source:
+# Three rules of docs/ARCHITECTURE.md, checked in the source:
 #   1. the faces (src/cli*.c, src/mcp.c, src/hook.c, src/hook_server.c)
-#      run no SQL of their own: no sqlite3_ call, no db->sql -- what they
-#      need is a call of include/cairn.h;
+#      and the hook's injection (src/hook_inject.c) run no SQL of their
+#      own: no sqlite3_ call, no db->sql -- what they need is a call of
+#      include/cairn.h;
 #   2. only the store (src/store.c and its store_*.c parts) writes the records and revisions tables (INSERT,
 #      UPDATE, DELETE): every other module writes through it, so the secret
-#      filter, the limits, the revision and the gate stay in one place.
+#      filter, the limits, the revision and the gate stay in one place;
+#   3. dependencies point down the layer order (tests/layers.sh, `make
+#      layers`): no include of a higher layer's header and, with the
+#      objects beside CAIRN (build/san/*.o under make check), no use of a
+#      higher layer's function.
 # Each rule is checked on the tree and, as its negative control, on a copy
-# with one offending line added: the check must then fail.
+# with one offending line (or object, or file) added: the check must then
+# fail, and name what offends.
 #
-# Prints "N passed, N failed" last; exit 1 on any failure. The argument
-# (the cairn binary, as for the other t_*.sh) is not used.
+# Prints "N passed, N failed[, N skipped]" last; exit 1 on any failure.
+# CAIRN (the cairn binary, as for the other t_*.sh) only locates the
+# objects of rule 3; without them its call part is skipped.
 set -u
 src=$(cd "$(dirname "$0")/../src" && pwd)
 tmp=$(mktemp -d /tmp/cairn-layers-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
+skipped=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "t_layers: $*" >&2; }
 
 # faces DIR: the lines of the faces that touch SQLite
 faces() {
 	grep -nE 'sqlite3_|->sql\b' "$1"/cli*.c "$1"/mcp.c "$1"/hook.c \
-		"$1"/hook_server.c 2>/dev/null
+		"$1"/hook_inject.c "$1"/hook_server.c 2>/dev/null
 }
 # writers DIR: the lines outside store.c that write records or revisions
 writers() {
@@ -53,5 +62,51 @@ echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$tmp/b/lifecycle.
 if [ -n "$(faces "$tmp/a")" ]; then ok; else bad "negative control: SQL in mcp.c not found"; fi
 if [ -n "$(writers "$tmp/b")" ]; then ok; else bad "negative control: a records UPDATE in lifecycle.c not found"; fi
 
-echo "layers: $passed passed, $failed failed"
+# rule 3 on the tree: includes always, calls when the objects are there
+here=$(cd "$(dirname "$0")" && pwd)
+objdir=""
+if [ -n "${1:-}" ] && [ -f "$(dirname "$1")/store.o" ]; then
+	objdir=$(cd "$(dirname "$1")" && pwd)
+fi
+if out=$("$here/layers.sh" "$src" $objdir 2>&1); then ok; else
+	bad "the layer order is broken:"; echo "$out" | sed 's/^/    /' >&2; fi
+if [ -z "$objdir" ]; then
+	skipped=$((skipped + 1))
+	echo "  skipped: layer calls: no objects beside '${1:-}' (make check builds build/san)"
+fi
+
+# negative controls of rule 3, each on a copy of src/:
+#   c: the store includes the lifecycle's header (the cycle that was)
+#   d: a file the layer table does not name
+#   e: with objects, the store layer's forget.o calling cairn_recall
+mkdir -p "$tmp/c" "$tmp/d"
+cp -R "$src/." "$tmp/c" && cp -R "$src/." "$tmp/d"
+sed -i '0,/^#include "store.h"/s//#include "lifecycle.h"\n&/' "$(find "$tmp/c" -name store.c)"
+out=$("$here/layers.sh" "$tmp/c" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q 'store\.c (store) includes lifecycle\.h (lifecycle)'; then ok; else
+	bad "negative control: store.c including lifecycle.h passed: $out"; fi
+echo 'int nowhere_x(void) { return 0; }' > "$tmp/d/nowhere.c"
+out=$("$here/layers.sh" "$tmp/d" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q 'nowhere\.c: not in the layer table'; then ok; else
+	bad "negative control: a file in no layer passed: $out"; fi
+if [ -n "$objdir" ] && command -v cc >/dev/null 2>&1; then
+	mkdir -p "$tmp/e"
+	for o in "$objdir"/*.o; do ln -s "$o" "$tmp/e/"; done
+	rm -f "$tmp/e/forget.o"
+	printf '%s\n' '#include "cairn.h"' \
+		'int forget_x(cairn_db *db) { cairn_result *r; return cairn_recall(db, "q", 0, &r); }' \
+		> "$tmp/forget.c"
+	if cc -Iinclude -I"$src/../include" -c "$tmp/forget.c" -o "$tmp/e/forget.o" 2> "$tmp/cc.err"; then
+		out=$("$here/layers.sh" "$src" "$tmp/e" 2>&1)
+		if [ $? -ne 0 ] && echo "$out" | grep -q 'forget\.o (store) uses cairn_recall of recall\.c (recall)'; then ok; else
+			bad "negative control: forget.o calling cairn_recall passed: $out"; fi
+	else
+		bad "negative control: cannot compile the offending forget.o: $(cat "$tmp/cc.err")"
+	fi
+elif [ -n "$objdir" ]; then
+	skipped=$((skipped + 1))
+	echo "  skipped: negative control of layer calls: no cc"
+fi
+
+echo "layers: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
