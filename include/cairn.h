@@ -458,6 +458,11 @@ typedef struct cairn_result {
 	/* answerability (issue 17): the best hit's, before the floor */
 	double answer;          /* 0..1; 0 when nothing matched */
 	double answer_unseen;   /* share of the question's mass the workspace store never says */
+	/* the chance test of the workspace store (docs/RANKING.md) */
+	size_t chance_words;    /* the question's specific words (df < sqrt(N)) */
+	double chance_expected; /* times their pairs would meet in one record by chance */
+	size_t chance_met;      /* pairs of them the BM25 pool's records hold */
+	int chance_only;        /* 1: no more than chance: every hit's answerability 0 */
 } cairn_result;
 
 /*
@@ -532,6 +537,13 @@ CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
  * and then returns the hits above min(that floor, this one).
  */
 #define CAIRN_DEFAULT_FLOOR 0.12
+/*
+ * The chance test (docs/RANKING.md): when the question's specific words
+ * would meet at least this many times by chance and the store's records
+ * hold no more of their pairs, the words are unrelated in this store and
+ * no record answers the question (cairn_result.chance_only).
+ */
+#define CAIRN_CHANCE_POWER 0.3
 
 #define CAIRN_CAL_SHOW 8 /* probes let through that cairn_calibration names */
 

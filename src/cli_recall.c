@@ -131,6 +131,11 @@ void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	json_add_num(sb, round(res->answer * 1e4) / 1e4);
 	sbuf_adds(sb, ",\"answer_unseen\":");
 	json_add_num(sb, round(res->answer_unseen * 1e4) / 1e4);
+	sbuf_addf(sb, ",\"chance\":{\"words\":%zu,\"expected\":",
+		  res->chance_words);
+	json_add_num(sb, round(res->chance_expected * 1e4) / 1e4);
+	sbuf_addf(sb, ",\"met\":%zu,\"unrelated\":%s}", res->chance_met,
+		  res->chance_only ? "true" : "false");
 	sbuf_addf(sb, ",\"hybrid\":%s", res->hybrid ? "true" : "false");
 	if (res->hybrid) {
 		sbuf_adds(sb, ",\"cos_floor\":");
@@ -341,6 +346,17 @@ int cmd_recall(int argc, char **argv)
 		       "question's informative IDF mass (%.4f of it never said "
 		       "in the store); answered when above the floor\n",
 		       res->answer, res->answer_unseen);
+	if (o.explain && res->chance_words > 1)
+		printf("chance: %zu specific words (in under 1/sqrt(N) of the "
+		       "records); chance would put their pairs in one record "
+		       "%.2f times, the pool's records hold %zu%s\n",
+		       res->chance_words, res->chance_expected, res->chance_met,
+		       res->chance_only
+			       ? ": no more than chance, the words are "
+				 "unrelated in this store: answerability 0"
+		       : res->chance_expected < CAIRN_CHANCE_POWER
+			       ? " (too rare to meet by chance: no test)"
+			       : ": more than chance");
 	if (o.explain && res->reranked)
 		printf("rerank: %s scored the top %zu in %.1f ms (model load "
 		       "%.1f ms); fused 1:1 by reciprocal rank with the order "

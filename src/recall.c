@@ -29,7 +29,9 @@
  *               question could score (see score_signal()), and its
  *               answerability a (score_answer()): the share of the
  *               question's informative IDF mass it matches, each word
- *               weighed by what can match it (glosses, background idf).
+ *               weighed by what can match it (glosses, background idf);
+ *               0 for every hit when the question's specific words meet
+ *               in the pool no more often than chance (answer_chance()).
  *   4. floor:   the question is answered when its best a is above the
  *               floor; then a hit with a <= min(floor, default) is
  *               dropped; relevance = clamp((a - that) / (1 - that), 0, 1).
@@ -1509,11 +1511,28 @@ struct answer_plan {
 		double mass;       /* what the word weighs */
 		int bit;           /* its own bit in a hit's mask, or -1 */
 		uint64_t gmask;    /* the bits of its glosses the store says */
+		long long df;      /* records saying it (or its commonest gloss); 0: unseen */
 	} u[RECALL_MAX_TERMS];
 	double idf_bit[64];        /* answer_idf of the term of each bit */
 	double mass;               /* sum of the words' masses */
 	double unseen;             /* the part of it the store never says */
 };
+
+/*
+ * Chance co-occurrence (issue 17, answer_chance()): a word is specific
+ * when its share of the store's records (with the background ones of
+ * RECALL_BG_DOCS) is below 1 / sqrt(N), so that chance puts a pair of
+ * them in one record less than once. When the question's specific words
+ * would meet at least this many times by chance over all their pairs,
+ * the pool can tell related words from unrelated ones: if its records
+ * hold no more of those pairs than chance would, the question's words
+ * are unrelated in this store (a bag of random words, not a question
+ * about something it holds) and no hit answers it. Below it (one specific
+ * word, or words too rare to meet by chance) the test says nothing.
+ * Measured (bench/results/EVAL.md): 0.2 to 0.4 empty 28 to 34 of
+ * recall_bench's 60 random-word queries at --n 20000.
+ */
+#define RECALL_CHANCE_POWER CAIRN_CHANCE_POWER
 
 /*
  * The plan of the answerability (issue 17): each question word weighed by
@@ -1557,6 +1576,7 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
 			m = answer_idf(q->df, ndocs);
 			p->u[p->n].mass = m;
 			p->u[p->n].bit = bit[i];
+			p->u[p->n].df = q->df;
 			p->mass += m;
 			p->n++;
 			continue;
@@ -1573,6 +1593,8 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
 			gmask |= (uint64_t)1 << bit[j];
 			if (p->idf_bit[bit[j]] > gm)
 				gm = p->idf_bit[bit[j]];
+			if (e->df > p->u[p->n].df)
+				p->u[p->n].df = e->df;
 		}
 		p->u[p->n].bit = -1;
 #ifndef CAIRN_MUTATE_NO_GLOSS_MASS
@@ -1596,6 +1618,7 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
 			m *= RECALL_UNSEEN_NAME;
 #endif
 		p->u[p->n].mass = m;
+		p->u[p->n].df = 0; /* unseen */
 		p->mass += m;
 		p->unseen += m;
 		p->n++;
@@ -1693,6 +1716,67 @@ static int doc_answer(struct pool *pool, size_t first,
 	}
 	cairn_free(v);
 	return 0;
+}
+
+/*
+ * The chance test (RECALL_CHANCE_POWER) over candidates [first, n) of one
+ * schema: expected and observed meetings of the question's specific
+ * words; when the store links them no more than chance, every hit's
+ * answerability is 0. The figures go to res (the workspace schema's) for
+ * --explain and --json.
+ */
+static void answer_chance(struct pool *pool, size_t first,
+			  const struct answer_plan *p, long long ndocs,
+			  cairn_result *res)
+{
+	double n = (double)ndocs + RECALL_BG_DOCS, lim = 1.0 / sqrt(n);
+	double pr[RECALL_MAX_TERMS], e = 0;
+	uint64_t w[RECALL_MAX_TERMS];
+	size_t ns = 0, i, j, met = 0, alone = 0;
+	int chance;
+
+	for (i = 0; i < p->n; i++) {
+		uint64_t m = p->u[i].bit >= 0 ? (uint64_t)1 << p->u[i].bit
+					      : p->u[i].gmask;
+		double q = ((double)p->u[i].df + 0.5) / n;
+
+		if (p->u[i].df <= 0 || !m || q >= lim)
+			continue; /* unseen, or common enough to meet by chance */
+		w[ns] = m;
+		pr[ns++] = q;
+	}
+	for (i = 0; i < ns; i++)
+		for (j = i + 1; j < ns; j++)
+			e += n * pr[i] * pr[j];
+	/*
+	 * Records that stand alone only: a seeded file's chunks are parts of
+	 * one document (doc_answer) whose words are split over its chunks,
+	 * so chunks do not meet as independent records would.
+	 */
+	for (i = first; i < pool->n; i++) {
+		uint64_t mask = (uint64_t)pool->v[i].mask;
+		size_t k = 0;
+
+		if (pool->v[i].rec->src_path)
+			continue;
+		alone++;
+		for (j = 0; j < ns; j++)
+			k += (mask & w[j]) != 0;
+		met += k * (k - 1) / 2;
+	}
+	chance = alone > 0 && e >= RECALL_CHANCE_POWER && (double)met <= e;
+#ifdef CAIRN_MUTATE_NO_CHANCE
+	chance = 0; /* negative control: chance-level matches answer */
+#endif
+	for (i = first; chance && i < pool->n; i++)
+		if (!pool->v[i].rec->src_path)
+			pool->v[i].answer = 0;
+	if (res) {
+		res->chance_words = ns;
+		res->chance_expected = e;
+		res->chance_met = met;
+		res->chance_only = chance;
+	}
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -2538,6 +2622,7 @@ int cairn_recall(cairn_db *db, const char *query,
 			rc = store_error(db, CAIRN_NOMEM, "out of memory");
 			goto out;
 		}
+		answer_chance(&pool, first, &plan, ndocs, s == 0 ? res : NULL);
 	}
 	/* the question's answerability: its best hit's, before any floor */
 	for (i = 0; i < pool.n; i++)
