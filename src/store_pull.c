@@ -52,8 +52,8 @@ static int pulled_text(struct cairn_db *db, const char *field, const char *v)
 	rc = store_clean_text(db, field, &p, &own, 0);
 #else
 	/* tests/mutate: the server is trusted with secrets */
-	rc = strlen(v) > STORE_MAX_TEXT ||
-			     util_utf8_invalid_at(v, strlen(v)) >= 0
+	rc = strlen(p) > STORE_MAX_TEXT ||
+			     util_utf8_invalid_at(p, strlen(p)) >= 0
 		     ? store_error(db, CAIRN_INVALID, "%s is too long or not "
 				   "UTF-8", field)
 		     : CAIRN_OK;
