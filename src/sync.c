@@ -1663,21 +1663,39 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			}
 			if (exists && base == s.ver) {
 				/* this machine's own push coming back */
-			} else if (exists && strcmp(loc.fp, state) != 0 &&
+			} else if (exists &&
+				   strcmp(loc.f[F_ORIGIN], "file") != 0 &&
+				   strcmp(loc.fp, state) != 0 &&
 				   strcmp(loc.fp, s.fp) != 0) {
 				/* changed here too: the next push decides */
 				sbuf_addf(log, "%s changed here and on the "
 					  "server: left for the next push\n",
 					  s.f[F_ID]);
 			} else {
+				/* (a file-backed local record never travels:
+				 * the store refuses what would overwrite it) */
 				rc = local_put(db, schema, g->remote, &s, 1,
 					       log);
-				if (rc == CAIRN_OK)
-					rc = state_set(db, schema, g->state,
-						       s.f[F_ID], s.ver, s.fp);
-				if (atoll(s.f[F_REV]) > 1)
-					arr_add(&stored, s.f[F_ID]);
-				rep->pulled++;
+				if (refusal(rc)) {
+					/* what only this store can tell: a
+					 * local record of that id is of
+					 * another scope, or file-backed */
+					sbuf_addf(log, "refused %s from the "
+						  "server (by %s): %s\n",
+						  s.f[F_ID], s.author,
+						  db->errmsg);
+					rep->refused++;
+					rc = CAIRN_OK;
+				} else {
+					if (rc == CAIRN_OK)
+						rc = state_set(db, schema,
+							       g->state,
+							       s.f[F_ID], s.ver,
+							       s.fp);
+					if (atoll(s.f[F_REV]) > 1)
+						arr_add(&stored, s.f[F_ID]);
+					rep->pulled++;
+				}
 			}
 			if (exists)
 				srec_clear(&loc);

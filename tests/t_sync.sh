@@ -265,6 +265,14 @@ check "the old state is adopted: nothing pushed or pulled again: $out" \
 check "and kept under the remote's key" \
 	[ "$(sqlite3 "$tmp/b/.cairn/cairn.db" "SELECT count(*) FROM sync_state WHERE server NOT LIKE 'team@%'")" = 0 ]
 
+# only the store can tell: a server record over a local file-backed one
+fid=$(c a --json list --origin file | jq -r '.[0].id')
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', '$fid', 'fact', 'Port', 'The API listens on port 9999.', 'accepted', 1, 'human', '$now', '$now', 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+out=$(c a sync 2>&1)
+check "a server record over a local file-backed one is refused, the sync goes on: $out" \
+	grep -q "refused $fid.*file-backed.*" <<< "$out"
+check "and the file's text stands" grep -q "8080" <<< "$(c a get "$fid")"
+
 # T_SYNC_QUICK=1 (tests/mutate): the rules above only, not the load,
 # crash, watch, outage and authentication cases below
 if [ "${T_SYNC_QUICK:-0}" != 1 ]; then
