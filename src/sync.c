@@ -1608,7 +1608,6 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		for (i = 0; rc == CAIRN_OK && i < nt; i++) {
 			struct srec s, loc;
 			long long base = -1;
-			int refused;
 			int exists;
 
 			snprintf(cur, sizeof(cur), "%s",
@@ -1618,13 +1617,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 						 "out of memory");
 				break;
 			}
-			rc = pulled_check(db, schema, &s, rep, log, &refused);
-			if (rc || refused) {
-				srec_clear(&s);
-				if (rc)
-					break;
-				continue;
-			}
+			/* (never trust the server: the store checks what it
+			 * is given to write, below, and refuses it there) */
 			/* this copy's base */
 			state[0] = '\0';
 			{
@@ -1677,13 +1671,14 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 				rc = local_put(db, schema, g->remote, &s, 1,
 					       log);
 				if (refusal(rc)) {
-					/* what only this store can tell: a
-					 * local record of that id is of
-					 * another scope, or file-backed */
+					/* a secret, an invalid record, or what
+					 * only this store can tell: a local
+					 * record of that id is file-backed or
+					 * of another scope */
 					sbuf_addf(log, "refused %s from the "
 						  "server (by %s): %s\n",
-						  s.f[F_ID], s.author,
-						  db->errmsg);
+						  s.f[F_ID] ? s.f[F_ID] : "?",
+						  s.author, db->errmsg);
 					rep->refused++;
 					rc = CAIRN_OK;
 				} else {
