@@ -8,14 +8,15 @@
  * What travels: a workspace's records to the team space of its repository
  * (the remote's space), global records to the user's own space
  * ("user:" + the server role), file-backed records never (Git carries
- * their source). Vectors do not travel: a pulled record is embedded by the
+ * their source), machine-scoped ones only with CAIRN_SYNC_MACHINE (and
+ * none is ever pulled: it is true on the machine that proved it). Vectors do not travel: a pulled record is embedded by the
  * next `cairn reindex` with whatever model this machine has (the store's
  * triggers drop a vector whose text changed).
  *
  * Change tracking costs the write path nothing: sync_state (migration 7)
- * keeps, per server and record, the server version ("ver") this copy is
- * based on and a fingerprint of the record as last synced. A record whose
- * fingerprint differs is a local change.
+ * keeps, per remote (NAME@server_id: state_key) and record, the server
+ * version ("ver") this copy is based on and a fingerprint of the record as
+ * last synced. A record whose fingerprint differs is a local change.
  *
  * Server: schema "cairn" (versioned in cairn.meta, migrated forward under
  * an advisory lock). Every push runs under one transaction-scoped
@@ -31,8 +32,10 @@
  * status and says so. A new keyed record whose key another record holds
  * on the server becomes a candidate for that key.
  *
- * Never trust the server: a pulled record passes the secret filter and
- * the store's validity rules, else it is refused (counted, logged, not
+ * Never trust the server: this file writes no record or revision itself
+ * (tests/t_layers.sh); what it takes goes through the store's gate,
+ * store_pull_record/_revision (store_pull.c): the secret filter and the
+ * store's validity rules, else it is refused (counted, logged, not
  * stored); an agent's record that arrives accepted without the server's
  * approved_by stamp (set by a trigger to the approving role) is kept as a
  * candidate.
