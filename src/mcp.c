@@ -542,7 +542,8 @@ static int check_args(const struct tool *t, const struct json *args,
 		case ARG_SCOPE:
 			if (m->type != JSON_STRING || !scope_valid(m->str)) {
 				sbuf_addf(msg, "argument '%s' must be "
-					  "\"workspace\" or \"global\"",
+					  "\"workspace\", \"global\" or "
+					  "\"machine\"",
 					  a->name);
 				return 1;
 			}
