@@ -74,7 +74,7 @@ typedef struct cairn_record {
 	char *id;            /* stable id; file-backed: derived from path + heading */
 	char *kind;          /* decision adr fact rule procedure capability finding history event note */
 	char *key;           /* optional exact-match key, UNIQUE per scope; NULL if none */
-	char *scope;         /* "workspace" (default) or "global" */
+	char *scope;         /* "workspace" (default), "global" or "machine" */
 	char *title;         /* human-readable title ("" allowed) */
 	char *body;          /* the real text; BM25 and vectors are computed from it */
 	char *status;        /* candidate accepted unverified stale superseded historical false retired rejected */
@@ -106,6 +106,9 @@ CAIRN_API void cairn_record_list_free(cairn_record **recs, size_t n);
 CAIRN_API int cairn_kind_valid(const char *s);
 CAIRN_API int cairn_status_valid(const char *s);
 CAIRN_API int cairn_origin_valid(const char *s);
+/* Is s a scope: workspace, global or machine (workspace store, never
+ * synced unless asked: docs/TEAM.md)? (1 or 0) */
+CAIRN_API int cairn_scope_valid(const char *s);
 
 /* ================================================================= stores */
 
@@ -289,7 +292,7 @@ CAIRN_API int cairn_record_find_key(cairn_db *db, const char *key,
 typedef struct cairn_filter {
 	const char *kinds;    /* comma-separated kinds */
 	const char *statuses; /* comma-separated; NULL: "accepted,unverified"; "all": every status */
-	const char *scope;    /* "workspace" or "global" */
+	const char *scope;    /* "workspace", "global" or "machine" */
 	const char *origins;  /* comma-separated origins */
 	long limit;           /* 0: no limit */
 } cairn_filter;
@@ -689,7 +692,10 @@ typedef struct cairn_sync_report {
 /*
  * Sync with remote name (NULL: the only one): push this workspace's
  * changed records (and global ones, to the user's own space), then pull
- * everyone else's since the last sync. File-backed records never travel.
+ * everyone else's since the last sync. File-backed records never travel;
+ * machine-scoped ones stay too unless flags has CAIRN_SYNC_MACHINE (and
+ * are never pulled: what one machine proved is not true of another).
+ * Sync state is kept per remote (its name and the server's id).
  * A record changed here and on the server keeps the server's version;
  * this machine's text becomes a candidate (never lost). The secret filter
  * and the approval gate run on what is pulled. rep is filled (also on
@@ -699,6 +705,12 @@ typedef struct cairn_sync_report {
  */
 CAIRN_API int cairn_sync(cairn_db *db, const char *name,
 			 cairn_sync_report *rep);
+enum cairn_sync_flag {
+	CAIRN_SYNC_MACHINE = 1 << 0, /* push machine-scoped records too */
+};
+/* cairn_sync with flags (enum cairn_sync_flag); cairn_sync passes 0. */
+CAIRN_API int cairn_sync_flags(cairn_db *db, const char *name,
+			       unsigned flags, cairn_sync_report *rep);
 
 /*
  * Follow remote name (NULL: the only one) with LISTEN cairn_sync: open a
@@ -715,7 +727,8 @@ CAIRN_API void cairn_watch_close(cairn_watch *w);
 
 /*
  * Local changes not yet on remote name (NULL: the only one), counted
- * without the network. CAIRN_NOTFOUND when no remote exists.
+ * without the network (machine-scoped records not among them).
+ * CAIRN_NOTFOUND when no remote exists.
  */
 CAIRN_API int cairn_sync_unsynced(cairn_db *db, const char *name, size_t *n);
 

@@ -30,25 +30,36 @@ static const char remote_help[] =
 	"SPACE is the team space this repository's records go to; without\n"
 	"--space it is derived from the Git remote 'origin' (host/owner/repo).\n"
 	"Global records go to the user's own space (user:ROLE), file-backed\n"
-	"records never leave the machine.\n"
+	"records never leave the machine, and machine-scoped ones (--scope\n"
+	"machine: true only here) only with `cairn sync --include-machine`.\n"
+	"Each remote keeps its own sync state (its name and the server's id),\n"
+	"so two remotes on one server, two spaces or two roles, each get\n"
+	"every change.\n"
 	"\n"
 	"团队记忆：remote 是团队共享的 PostgreSQL；连接串里不能有密码（用\n"
 	"~/.pgpass）。\n";
 
 static const char sync_help[] =
-	"usage: cairn sync [NAME] [--watch [--for SECONDS]] [--json]\n"
+	"usage: cairn sync [NAME] [--include-machine] [--watch [--for SECONDS]]\n"
+	"                  [--json]\n"
 	"\n"
 	"Push this workspace's changed records (new records, revisions,\n"
 	"candidates, approvals, rejections, supersessions, forgets; global\n"
 	"records to your own space) to remote NAME (default: the only one),\n"
 	"then pull everyone else's since the last sync. Recall never waits on\n"
 	"the network: it reads the local store, which sync keeps current.\n"
+	"File-backed records never travel (Git carries them); machine-scoped\n"
+	"ones (true only on this machine) stay local unless asked, and are\n"
+	"never pulled onto another machine.\n"
 	"\n"
 	"Conflicts: a record changed here and on the server keeps the\n"
 	"server's version; this machine's text becomes a candidate (nothing\n"
 	"is lost; approve it to make it win). What is pulled passes the\n"
 	"secret filter and the approval gate again.\n"
 	"\n"
+	"  --include-machine\n"
+	"                 push this machine's machine-scoped records too\n"
+	"                 (a CI runner publishing what it proved)\n"
 	"  --watch        keep syncing whenever another machine pushes\n"
 	"                 (LISTEN/NOTIFY), and at least every 60 s\n"
 	"  --for SECONDS  with --watch: stop after SECONDS (default: never)\n"
@@ -274,6 +285,7 @@ static void print_report(const cairn_sync_report *r, int rc, cairn_db *db)
 int cmd_sync(int argc, char **argv)
 {
 	static const struct option lo[] = { { "watch", 0, 0, 'w' },
+					    { "include-machine", 0, 0, 'm' },
 					    { "for", 1, 0, 'f' },
 					    { "json", 0, 0, 'j' },
 					    { "help", 0, 0, 'h' },
@@ -284,6 +296,7 @@ int cmd_sync(int argc, char **argv)
 	const char *name = NULL;
 	double secs = -1, end = 0;
 	int c, rc, watch = 0;
+	unsigned flags = 0;
 	char *e;
 
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
@@ -291,6 +304,8 @@ int cmd_sync(int argc, char **argv)
 			return cli_help(sync_help);
 		if (c == 'w') {
 			watch = 1;
+		} else if (c == 'm') {
+			flags |= CAIRN_SYNC_MACHINE;
 		} else if (c == 'j') {
 			cli_state.json = 1;
 		} else if (c == 'f') {
@@ -311,7 +326,7 @@ int cmd_sync(int argc, char **argv)
 	if (cli_open(&db, 0))
 		return EXIT_ERR;
 	if (!watch) {
-		rc = cairn_sync(db, name, &rep);
+		rc = cairn_sync_flags(db, name, flags, &rep);
 		print_report(&rep, rc, db);
 		cairn_free(rep.log);
 		cairn_db_close(db);
@@ -324,7 +339,7 @@ int cmd_sync(int argc, char **argv)
 		if (!w && cairn_watch_open(db, name, &w) != CAIRN_OK)
 			fprintf(stderr, "cairn: following: %s\n",
 				cairn_errmsg(db));
-		rc = cairn_sync(db, name, &rep);
+		rc = cairn_sync_flags(db, name, flags, &rep);
 		print_report(&rep, rc, db);
 		cairn_free(rep.log);
 		left = end ? end - util_now_ms() : 60000;

@@ -240,7 +240,8 @@ static int import_row(struct cairn_db *db, const char *schema,
 	r.kind = (char *)v[1];
 	r.key = (char *)v[2];
 	r.scope = (char *)(strcmp(schema, "global") == 0 ? "global"
-							 : "workspace");
+			   : v[3] && strcmp(v[3], "machine") == 0 ? "machine"
+								   : "workspace");
 	r.title = (char *)(v[4] ? v[4] : "");
 	r.body = (char *)v[5];
 	r.status = (char *)v[6];
@@ -349,8 +350,7 @@ int cairn_import_line(cairn_db *db, const char *line, size_t len,
 		rc = member_str(db, o, "scope", &scope);
 	if (rc)
 		goto out;
-	if (scope && strcmp(scope, "workspace") != 0 &&
-	    strcmp(scope, "global") != 0) {
+	if (scope && !cairn_scope_valid(scope)) {
 		rc = store_error(db, CAIRN_INVALID,
 				 "import: unknown scope '%s'", scope);
 		goto out;

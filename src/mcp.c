@@ -82,6 +82,7 @@ static const char *const protocol_versions[] = {
 #define S_BOOL "{\"type\":\"boolean\"}"
 #define KIND_ENUM WORDS_JSON(CAIRN_KINDS)
 #define STATUS_ENUM WORDS_JSON(CAIRN_STATUSES)
+#define SCOPE_ENUM WORDS_JSON(CAIRN_SCOPES)
 #define S_SOURCE                                                            \
 	"{\"type\":\"object\",\"properties\":{\"path\":" S_NSTR               \
 	",\"heading\":" S_NSTR ",\"line\":{\"type\":[\"integer\",\"null\"]}," \
@@ -147,7 +148,7 @@ static const char read_in[] =
 	"\"minLength\":1,\"description\":\"exact key, e.g. deploy:staging\"},"
 	"\"id\":{\"type\":\"string\",\"minLength\":1,\"description\":\"record "
 	"id, or a unique prefix of at least 4 characters\"},\"scope\":{"
-	"\"enum\":[\"workspace\",\"global\"],\"description\":\"with key: "
+	"\"enum\":" SCOPE_ENUM ",\"description\":\"with key: "
 	"look only in this scope (default: workspace, then global)\"}},"
 	"\"additionalProperties\":false}";
 
@@ -168,9 +169,10 @@ static const char write_in[] =
 	"\"type\":\"string\",\"minLength\":1,\"description\":\"the full text "
 	"a future session needs, without secrets\"},\"proof\":{\"type\":"
 	"\"string\",\"description\":\"what verified it, e.g. the command "
-	"that succeeded\"},\"scope\":{\"enum\":[\"workspace\",\"global\"],"
+	"that succeeded\"},\"scope\":{\"enum\":" SCOPE_ENUM ","
 	"\"description\":\"workspace (default): this project; global: every "
-	"project of this user\"}},\"required\":[\"kind\",\"body\"],"
+	"project of this user; machine: true only on this machine (a "
+	"capability proved here), kept out of team sync\"}},\"required\":[\"kind\",\"body\"],"
 	"\"additionalProperties\":false}";
 
 #define S_MAY_REPLACE                                                       \
@@ -189,7 +191,7 @@ static const char forget_in[] =
 	"\"minLength\":1,\"description\":\"the record's full id (no "
 	"prefix)\"},"
 	"\"key\":{\"type\":\"string\",\"minLength\":1,\"description\":"
-	"\"exact key\"},\"scope\":{\"enum\":[\"workspace\",\"global\"],"
+	"\"exact key\"},\"scope\":{\"enum\":" SCOPE_ENUM ","
 	"\"description\":\"with key: only this scope\"}},"
 	"\"additionalProperties\":false}";
 
@@ -349,7 +351,7 @@ enum arg_type {
 	ARG_INT,      /* an integer in [min, max] */
 	ARG_KINDS,    /* a non-empty array of kinds */
 	ARG_STATUSES, /* a non-empty array of statuses */
-	ARG_SCOPE,    /* "workspace" or "global" */
+	ARG_SCOPE,    /* "workspace", "global" or "machine" */
 };
 
 struct arg_spec {
@@ -452,7 +454,7 @@ static int str_array_ok(const struct json *j, int (*valid)(const char *),
 
 static int scope_valid(const char *s)
 {
-	return strcmp(s, "workspace") == 0 || strcmp(s, "global") == 0;
+	return cairn_scope_valid(s);
 }
 
 /*
@@ -538,7 +540,8 @@ static int check_args(const struct tool *t, const struct json *args,
 		case ARG_SCOPE:
 			if (m->type != JSON_STRING || !scope_valid(m->str)) {
 				sbuf_addf(msg, "argument '%s' must be "
-					  "\"workspace\" or \"global\"",
+					  "\"workspace\", \"global\" or "
+					  "\"machine\"",
 					  a->name);
 				return 1;
 			}

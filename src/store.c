@@ -70,6 +70,29 @@ int cairn_origin_valid(const char *s)
 	return in_list(s, origins, ARRAY_SIZE(origins));
 }
 
+/*
+ * workspace and machine records live in the workspace store (machine: true
+ * only on this machine, a capability proved here; team sync leaves them
+ * local unless asked, docs/TEAM.md), global ones in the user's.
+ */
+int cairn_scope_valid(const char *s)
+{
+	static const char *const scopes[] = { WORDS_ARRAY(CAIRN_SCOPES) };
+
+	return in_list(s, scopes, ARRAY_SIZE(scopes));
+}
+
+const char *store_key_where(const char *scope)
+{
+	if (scope && strcmp(scope, "machine") == 0)
+		return "key = ?1 AND scope = 'machine'";
+	if (scope && strcmp(scope, "global") == 0)
+		return "key = ?1";
+	/* the workspace store's own key first, then a machine record's */
+	return scope ? "key = ?1 AND scope = 'workspace'"
+		     : "key = ?1 ORDER BY scope = 'machine'";
+}
+
 const char *cairn_errstr(int rc)
 {
 	/* by code, not by position: unit_store reads the codes from cairn.h */
@@ -872,11 +895,10 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 				   "decision, adr, fact, rule, procedure, "
 				   "capability, finding, history, event, note)",
 				   p->kind);
-	if (strcmp(p->scope, "workspace") != 0 &&
-	    strcmp(p->scope, "global") != 0)
+	if (!cairn_scope_valid(p->scope))
 		return store_error(db, CAIRN_INVALID,
-				   "unknown scope '%s' (expected workspace "
-				   "or global)",
+				   "unknown scope '%s' (expected workspace, "
+				   "global or machine)",
 				   p->scope);
 	if (!cairn_origin_valid(p->origin))
 		return store_error(db, CAIRN_INVALID,
@@ -1095,7 +1117,8 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 	in_tx = 1;
 #ifndef CAIRN_MUTATE_NO_UNIQUE_KEY
 	if (c.key && *c.key) {
-		rc = store_find_one(db, schema, "key = ?1", c.key, &old);
+		rc = store_find_one(db, schema, store_key_where(p.scope),
+				    c.key, &old);
 		if (rc == CAIRN_NOTFOUND)
 			rc = CAIRN_OK;
 		if (rc)
@@ -1223,16 +1246,16 @@ int store_import_record(struct cairn_db *db, const char *schema,
 				 r->revision);
 	if (rc)
 		goto out;
-	if (!r->id || strcmp(p.scope, strcmp(schema, "global") == 0
-					  ? "global"
-					  : "workspace") != 0) {
+	if (!r->id || (strcmp(schema, "global") == 0) !=
+			      (strcmp(p.scope, "global") == 0)) {
 		rc = store_error(db, CAIRN_INVALID,
 				 "an imported record needs an id and its scope");
 		goto out;
 	}
 	content_hash(c.title, c.body, p.hash);
 	if (c.key && *c.key) {
-		rc = store_find_one(db, schema, "key = ?1", c.key, &holder);
+		rc = store_find_one(db, schema, store_key_where(p.scope),
+				    c.key, &holder);
 		if (rc == CAIRN_OK) {
 			rc = store_error(db, CAIRN_EXISTS,
 					 "key '%.64s' already belongs to record "
@@ -1757,8 +1780,7 @@ int store_read_key(struct cairn_db *db, const char *key, const char *scope,
 	*schema = NULL;
 	if (!key || !*key)
 		return store_error(db, CAIRN_INVALID, "no key given");
-	if (scope && strcmp(scope, "workspace") != 0 &&
-	    strcmp(scope, "global") != 0)
+	if (scope && !cairn_scope_valid(scope))
 		return store_error(db, CAIRN_INVALID, "unknown scope '%s'",
 				   scope);
 	for (i = 0; i < 2; i++) {
@@ -1768,7 +1790,8 @@ int store_read_key(struct cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (i == 1 && !db->has_global)
 			continue;
-		rc = store_find_one(db, order[i], "key = ?1", key, &r);
+		rc = store_find_one(db, order[i], store_key_where(scope), key,
+				    &r);
 		if (rc == CAIRN_NOTFOUND)
 			continue;
 		if (rc)
@@ -1794,8 +1817,7 @@ int cairn_record_find_key(cairn_db *db, const char *key, const char *scope,
 	*out = NULL;
 	if (!key || !*key)
 		return store_error(db, CAIRN_INVALID, "no key given");
-	if (scope && strcmp(scope, "workspace") != 0 &&
-	    strcmp(scope, "global") != 0)
+	if (scope && !cairn_scope_valid(scope))
 		return store_error(db, CAIRN_INVALID, "unknown scope '%s'",
 				   scope);
 	for (i = 0; i < 2; i++) {
@@ -1803,7 +1825,8 @@ int cairn_record_find_key(cairn_db *db, const char *key, const char *scope,
 			continue;
 		if (i == 1 && !db->has_global)
 			continue;
-		rc = store_find_one(db, order[i], "key = ?1", key, out);
+		rc = store_find_one(db, order[i], store_key_where(scope), key,
+				    out);
 		if (rc != CAIRN_NOTFOUND)
 			return rc;
 	}
@@ -1858,7 +1881,8 @@ int cairn_record_set_status(cairn_db *db, const char *id, const char *from,
 		struct clean_text c;
 		struct write_plan p;
 
-		rc = store_find_one(db, schema, "key = ?1", pending, &target);
+		rc = store_find_one(db, schema, store_key_where(r->scope),
+				    pending, &target);
 		if (rc == CAIRN_OK) {
 			memset(&c, 0, sizeof(c));
 			memset(&p, 0, sizeof(p));

@@ -14,7 +14,7 @@
 
 struct bil; /* bilingual.h: recall's, kept in the handle (db->bil) */
 
-#define STORE_SCHEMA_VERSION 7        /* PRAGMA user_version of a current store */
+#define STORE_SCHEMA_VERSION 8        /* PRAGMA user_version of a current store */
 #define STORE_META_REVISION "records.revision" /* meta key: writes to records */
 #define STORE_MAX_TEXT ((size_t)1 << 20) /* 1 MiB: largest title, body or proof */
 #define STORE_MAX_KEY 512              /* bytes in a key */
@@ -138,7 +138,13 @@ int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what);
 cairn_record *store_row_record(sqlite3_stmt *st, int first);
 /* Attach (creating if `create`) the global store. CAIRN_OK if attached. */
 int store_attach_global(struct cairn_db *db, int create);
-/* Schema name for a scope: "main" or "global". */
+/*
+ * The condition of store_find_one for "key = ?1" in the store of scope
+ * (NULL: any scope of that store, the workspace's own before a machine
+ * record's): keys are unique per scope, and the workspace store holds two.
+ */
+const char *store_key_where(const char *scope);
+/* Schema name for a scope: "main" (workspace, machine) or "global". */
 const char *store_schema(const char *scope);
 /* Run BEGIN IMMEDIATE unless inside a batch. */
 int store_tx_begin(struct cairn_db *db);
@@ -233,6 +239,56 @@ int store_candidate_proof(struct cairn_db *db, const char *id,
  */
 int store_clean_text(struct cairn_db *db, const char *field, const char **val,
 		     char **own, unsigned flags);
+/*
+ * What a team server says of a record sync.c pulls: who wrote it there and
+ * who approved it (the server's stamps). author NULL: the text is this
+ * machine's own (a conflict's losing text, a record giving up its key),
+ * written through the same gate.
+ */
+struct store_pulled {
+	const char *remote;      /* the remote's name */
+	const char *author;      /* the server's author stamp, or NULL */
+	const char *approved_by; /* the server's approval stamp, or NULL */
+};
+/* What store_pull_record did besides writing the record. */
+struct store_pull_result {
+	int gated;                      /* 1: an agent's record arrived
+					 * standing without approval: stored
+					 * as a candidate */
+	char yielded[STORE_MAX_ID + 1]; /* the local record that gave up its
+					 * key to this one (now a candidate
+					 * for it), or "" */
+};
+/*
+ * The store's gate for what a team server sends (store_pull.c). Inside
+ * the caller's transaction:
+ *   store_pull_check     the checks alone: kind, status, origin (not
+ *                        file), the scope of schema's store, confidence,
+ *                        a positive revision, a valid id, and every text
+ *                        field (provenance, dates and hash too) through
+ *                        the size limit, UTF-8 and the secret filter (a
+ *                        secret refuses, never masked)
+ *   store_pull_record    those checks, then the approval gate (an agent's
+ *                        standing record without from->approved_by, from
+ *                        the server, becomes a candidate), a local holder
+ *                        of its key yields it, the replaced text is kept
+ *                        as a revision, and r is written over (or as)
+ *                        record r->id with its status, times, revision
+ *                        and hash as given
+ *   store_pull_revision  a revision of record_id older than its current
+ *                        one, checked the same way; kept once
+ * A refused record or revision: CAIRN_INVALID, CAIRN_TOOBIG, CAIRN_SECRET
+ * or CAIRN_READONLY (file-backed here) with db's message saying why, and
+ * nothing written; other codes are the store's errors.
+ */
+int store_pull_check(struct cairn_db *db, const char *schema,
+		     const cairn_record *r, const char *pending_key);
+int store_pull_record(struct cairn_db *db, const char *schema,
+		      const cairn_record *r, const char *pending_key,
+		      const struct store_pulled *from,
+		      struct store_pull_result *res);
+int store_pull_revision(struct cairn_db *db, const char *schema,
+			const char *record_id, const cairn_record *v);
 /* 1 when id may name a record: 1..STORE_MAX_ID bytes of letters, digits
  * and . _ : - /, not starting with . - or /, no ".." component. */
 int store_id_valid(const char *id);

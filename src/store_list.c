@@ -56,11 +56,6 @@ int store_add_in(struct cairn_db *db, struct sbuf *sql, const char *col,
 	return CAIRN_OK;
 }
 
-static int scope_valid(const char *s)
-{
-	return strcmp(s, "workspace") == 0 || strcmp(s, "global") == 0;
-}
-
 int cairn_record_list(cairn_db *db, const cairn_filter *f,
 		      cairn_record ***out, size_t *n)
 {
@@ -93,7 +88,7 @@ int cairn_record_list(cairn_db *db, const cairn_filter *f,
 		rc = store_add_in(db, &where, "origin", f->origins,
 			    cairn_origin_valid, "origin");
 	if (rc == CAIRN_OK)
-		rc = store_add_in(db, &where, "scope", f->scope, scope_valid,
+		rc = store_add_in(db, &where, "scope", f->scope, cairn_scope_valid,
 			    "scope");
 	if (rc)
 		goto out;
@@ -165,8 +160,9 @@ int cairn_record_history(cairn_db *db, const char *key, const char *scope,
 	*out = NULL;
 	*n = 0;
 	rc = CAIRN_NOTFOUND;
-	if (!scope || strcmp(scope, "workspace") == 0)
-		rc = store_find_one(db, "main", "key = ?1", key, &cur);
+	if (!scope || strcmp(scope, "global") != 0)
+		rc = store_find_one(db, "main", store_key_where(scope), key,
+				    &cur);
 	schema = "main";
 	if (rc == CAIRN_NOTFOUND && db->has_global &&
 	    (!scope || strcmp(scope, "global") == 0)) {

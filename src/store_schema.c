@@ -169,15 +169,31 @@ static const char *const migrations[] = {
 	" ver INTEGER NOT NULL,"
 	" state TEXT NOT NULL,"
 	" PRIMARY KEY (server, record_id));",
+
+	/*
+	 * 8: the machine scope (issue 24): a workspace-store record true only
+	 * on this machine (a capability proved here), which team sync keeps
+	 * local unless asked (cairn sync --include-machine). Migration 1's
+	 * CHECK (scope IN ('workspace','global')) gains 'machine' in place
+	 * (widen_scope): SQLite's documented way to relax a CHECK, which no
+	 * stored row can fail. Rebuilding the table instead would move every
+	 * rid under FTS5's external content and the vectors, and would need
+	 * foreign keys off, which cannot change inside a transaction.
+	 */
+	"",
 };
 
-static int user_version(struct cairn_db *db, const char *schema, int *out)
+#define SCOPE_CHECK_OLD "CHECK (scope IN ('workspace','global'))"
+#define SCOPE_CHECK_NEW "CHECK (scope IN ('workspace','global','machine'))"
+
+static int pragma_int(struct cairn_db *db, const char *schema,
+		      const char *name, int *out)
 {
 	char sql[64];
 	sqlite3_stmt *st = NULL;
 	int src;
 
-	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
+	snprintf(sql, sizeof(sql), "PRAGMA %s.%s", schema, name);
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src == SQLITE_OK)
 		src = sqlite3_step(st);
@@ -188,6 +204,78 @@ static int user_version(struct cairn_db *db, const char *schema, int *out)
 	*out = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return CAIRN_OK;
+}
+
+static int user_version(struct cairn_db *db, const char *schema, int *out)
+{
+	return pragma_int(db, schema, "user_version", out);
+}
+
+/*
+ * Migration 8: the records table's scope CHECK gains 'machine', in
+ * schema's sqlite_master, inside the migration's transaction. The steps
+ * are those of https://sqlite.org/lang_altertable.html ("making other
+ * kinds of table schema changes": removing or relaxing a CHECK): with
+ * writable_schema on, rewrite the CREATE TABLE text, then bump
+ * schema_version so that every connection reparses it.
+ */
+static int widen_scope(struct cairn_db *db, const char *schema)
+{
+	char sql[320];
+	sqlite3_stmt *st = NULL;
+	int ver = 0, rc, src, n = 0;
+
+	rc = pragma_int(db, schema, "schema_version", &ver);
+	if (rc)
+		return rc;
+	rc = store_exec(db, "PRAGMA writable_schema=ON", "migrating the store");
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE %s.sqlite_master SET sql = replace(sql, ?1, ?2) "
+		 "WHERE type = 'table' AND name = 'records' AND "
+		 "instr(sql, ?1) > 0",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, SCOPE_CHECK_OLD, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, SCOPE_CHECK_NEW, -1, SQLITE_STATIC);
+		src = sqlite3_step(st);
+		n = sqlite3_changes(db->sql);
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "migrating the store");
+	if (rc == CAIRN_OK && n == 0) {
+		/* widened already (a store whose user_version was put back) */
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM %s.sqlite_master WHERE type = "
+			 "'table' AND name = 'records' AND instr(sql, ?1) > 0",
+			 schema);
+		src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, SCOPE_CHECK_NEW, -1,
+					  SQLITE_STATIC);
+			src = sqlite3_step(st);
+		}
+		n = src == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+		sqlite3_finalize(st);
+		if (n != 1)
+			rc = store_error(db, CAIRN_CORRUPT,
+					 "store '%s': the records table has "
+					 "no scope CHECK of migration 1 to "
+					 "widen",
+					 schema);
+		n = 0;
+	}
+	if (rc == CAIRN_OK && n == 1) {
+		snprintf(sql, sizeof(sql), "PRAGMA %s.schema_version=%d",
+			 schema, ver + 1);
+		rc = store_exec(db, sql, "migrating the store");
+	}
+	/* off again whatever happened: the caller rolls back on an error */
+	sqlite3_exec(db->sql, "PRAGMA writable_schema=OFF", NULL, NULL, NULL);
+	return rc;
 }
 
 /*
@@ -226,6 +314,11 @@ int store_migrate(struct cairn_db *db, const char *schema)
 	for (v = version; rc == CAIRN_OK && v < STORE_SCHEMA_VERSION; v++) {
 		const char *p = migrations[v];
 
+		if (v + 1 == 8) { /* the machine scope (migration 8) */
+			rc = widen_scope(db, schema);
+			if (rc)
+				break;
+		}
 		sbuf_reset(&sql);
 		if (strcmp(schema, "main") == 0) {
 			sbuf_adds(&sql, p);

@@ -8,14 +8,15 @@
  * What travels: a workspace's records to the team space of its repository
  * (the remote's space), global records to the user's own space
  * ("user:" + the server role), file-backed records never (Git carries
- * their source). Vectors do not travel: a pulled record is embedded by the
+ * their source), machine-scoped ones only with CAIRN_SYNC_MACHINE (and
+ * none is ever pulled: it is true on the machine that proved it). Vectors do not travel: a pulled record is embedded by the
  * next `cairn reindex` with whatever model this machine has (the store's
  * triggers drop a vector whose text changed).
  *
  * Change tracking costs the write path nothing: sync_state (migration 7)
- * keeps, per server and record, the server version ("ver") this copy is
- * based on and a fingerprint of the record as last synced. A record whose
- * fingerprint differs is a local change.
+ * keeps, per remote (NAME@server_id: state_key) and record, the server
+ * version ("ver") this copy is based on and a fingerprint of the record as
+ * last synced. A record whose fingerprint differs is a local change.
  *
  * Server: schema "cairn" (versioned in cairn.meta, migrated forward under
  * an advisory lock). Every push runs under one transaction-scoped
@@ -31,8 +32,10 @@
  * status and says so. A new keyed record whose key another record holds
  * on the server becomes a candidate for that key.
  *
- * Never trust the server: a pulled record passes the secret filter and
- * the store's validity rules, else it is refused (counted, logged, not
+ * Never trust the server: this file writes no record or revision itself
+ * (tests/t_layers.sh); what it takes goes through the store's gate,
+ * store_pull_record/_revision (store_pull.c): the secret filter and the
+ * store's validity rules, else it is refused (counted, logged, not
  * stored); an agent's record that arrives accepted without the server's
  * approved_by stamp (set by a trigger to the approving role) is kept as a
  * candidate.
@@ -150,6 +153,18 @@ struct remote {
 	char space[512];
 	char server[80]; /* the server's id once connected ("" before) */
 };
+
+/*
+ * The key of a remote's sync state (sync_state.server, the cursors in
+ * meta): its name and the server's id, NAME@SERVER_ID. Two remotes on one
+ * server (two spaces, or two roles that row-level security shows other
+ * rows) each keep their own: with the server's id alone, a record synced
+ * to one counted as synced to the other and never went there.
+ */
+static void state_key(const struct remote *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s@%s", r->name, r->server);
+}
 
 static int remote_get(struct cairn_db *db, const char *name,
 		      struct remote *r)
@@ -368,6 +383,8 @@ struct pg {
 	PGconn *c;
 	char server[80]; /* cairn.meta server_id */
 	char user[256];  /* session_user */
+	const char *remote; /* the remote's name (borrowed from its struct remote) */
+	char state[SYNC_NAME_MAX + 82]; /* sync_state key: NAME@server */
 };
 
 /* A sentence about why connecting failed, with the fix where we know it. */
@@ -394,6 +411,13 @@ static int connect_error(struct cairn_db *db, const struct remote *r,
 	else if (strstr(m, "server does not support SSL"))
 		hint = " -- the connection string requires TLS (sslmode) "
 		       "but the server offers none";
+	else if (strstr(m, "certificate verify failed") ||
+		 strstr(m, "does not match host name") ||
+		 strstr(m, "root certificate file"))
+		hint = " -- the server's certificate is not one this machine "
+		       "can verify: sslrootcert=FILE (or $PGSSLROOTCERT) must "
+		       "name the CA that signed it, and the host must be a "
+		       "name or address the certificate lists";
 	else if (strstr(m, "no encryption"))
 		hint = " -- the server accepts this role only over TLS: add "
 		       "sslmode=require (or verify-full) to the connection "
@@ -593,6 +617,8 @@ static int pg_open(struct cairn_db *db, struct remote *r, struct pg *g)
 		rc = meta_set(db, "main", k, g->server);
 		snprintf(r->server, sizeof(r->server), "%s", g->server);
 	}
+	g->remote = r->name;
+	state_key(r, g->state, sizeof(g->state));
 	if (rc)
 		pg_close(g);
 	return rc;
@@ -763,13 +789,15 @@ static struct srec *rlist_push(struct rlist *l)
 }
 
 /*
- * The records of schema that travel and differ from their last sync with
- * server (all = 1: every one, with its base).
+ * The records of schema that travel (machine-scoped ones only with
+ * CAIRN_SYNC_MACHINE) and differ from their last sync under sync state
+ * key `state` (NAME@server), into *out and/or counted into *count.
  */
 static int local_changes(struct cairn_db *db, const char *schema,
-			 const char *server, struct rlist *out, size_t *count)
+			 const char *state_key, unsigned flags,
+			 struct rlist *out, size_t *count)
 {
-	char sql[512];
+	char sql[600];
 	sqlite3_stmt *st = NULL;
 	int src, rc = CAIRN_OK;
 
@@ -778,12 +806,19 @@ static int local_changes(struct cairn_db *db, const char *schema,
 	snprintf(sql, sizeof(sql),
 		 "SELECT " SYNC_COLS ", s.ver, s.state FROM %s.records r "
 		 "LEFT JOIN %s.sync_state s ON s.server = ?1 AND "
-		 "s.record_id = r.id WHERE r.origin <> 'file' ORDER BY r.rid",
-		 schema, schema);
+		 "s.record_id = r.id WHERE r.origin <> 'file'%s ORDER BY "
+		 "r.rid",
+		 schema, schema,
+#ifndef CAIRN_MUTATE_SYNC_PUSH_MACHINE
+		 flags & CAIRN_SYNC_MACHINE ? "" : " AND r.scope <> 'machine'"
+#else
+		 "" /* tests/mutate: machine-scoped records travel unasked */
+#endif
+		 );
 	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (src != SQLITE_OK)
 		return store_sql_error(db, src, "reading local changes");
-	sqlite3_bind_text(st, 1, server, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, state_key, -1, SQLITE_STATIC);
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		struct srec tmp, *r;
 		const char *state = (const char *)sqlite3_column_text(st, NF + 1);
@@ -877,186 +912,100 @@ static int local_get(struct cairn_db *db, const char *schema, const char *id,
 	return rc;
 }
 
-static int sql_run(struct cairn_db *db, const char *sql, const char *a,
-		   const char *b, const char *what)
+/* s as a record for the store; r borrows s's strings. */
+static void srec_record(const struct srec *s, cairn_record *r)
 {
-	sqlite3_stmt *st = NULL;
-	int src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	memset(r, 0, sizeof(*r));
+	r->id = s->f[F_ID];
+	r->kind = s->f[F_KIND];
+	r->key = s->f[F_KEY];
+	r->scope = s->f[F_SCOPE];
+	r->title = s->f[F_TITLE];
+	r->body = s->f[F_BODY];
+	r->status = s->f[F_STATUS];
+	r->confidence = s->f[F_CONF] ? strtod(s->f[F_CONF], NULL) : -1;
+	r->proof = s->f[F_PROOF];
+	r->origin = s->f[F_ORIGIN];
+	r->src_session = s->f[F_SESSION];
+	r->src_tool = s->f[F_TOOL];
+	r->time = s->f[F_TIME];
+	r->created = s->f[F_CREATED];
+	r->updated = s->f[F_UPDATED];
+	r->supersedes = s->f[F_SUPERSEDES];
+	r->superseded_by = s->f[F_SUPBY];
+	r->revision = s->f[F_REV] ? atol(s->f[F_REV]) : 0;
+	r->hash = s->f[F_HASH];
+}
 
-	if (src == SQLITE_OK) {
-		if (a)
-			sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
-		if (b)
-			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, what);
+/* The store's answers that refuse one record (the others stop the sync). */
+static int refusal(int rc)
+{
+	return rc == CAIRN_INVALID || rc == CAIRN_TOOBIG ||
+	       rc == CAIRN_SECRET || rc == CAIRN_READONLY;
+}
+
+/*
+ * Never trust the server: would the store take s into schema? 0 yes; a
+ * refusal is logged and counted (nothing stored); other codes are errors.
+ */
+static int pulled_check(struct cairn_db *db, const char *schema,
+			const struct srec *s, cairn_sync_report *rep,
+			struct sbuf *log, int *refused)
+{
+	cairn_record r;
+	int rc;
+
+	*refused = 0;
+	srec_record(s, &r);
+	rc = store_pull_check(db, schema, &r, s->f[F_PKEY]);
+	if (!refusal(rc))
+		return rc;
+	sbuf_addf(log, "refused %s from the server (by %s): %s\n",
+		  s->f[F_ID] ? s->f[F_ID] : "?", s->author ? s->author : "?",
+		  db->errmsg);
+	rep->refused++;
+	*refused = 1;
 	return CAIRN_OK;
 }
 
 /*
- * A local record other than `id` holds `key`: it becomes a candidate for
- * that key (pending_key), the way an agent's text for a taken key waits.
+ * Write s over (or as) local record s->id of schema through the store's
+ * gate (store_pull_record): from_server says whether s is the server's
+ * (its approval stamp decides the gate) or this machine's own text. A
+ * record the gate kept as a candidate has s updated to match, so its
+ * fingerprint is what is stored.
  */
-static int yield_key(struct cairn_db *db, const char *schema, const char *id,
-		     const char *key, struct sbuf *log)
-{
-	char sql[320];
-	sqlite3_stmt *st = NULL;
-	char holder[160] = "";
-
-	if (!key)
-		return CAIRN_OK;
-	snprintf(sql, sizeof(sql),
-		 "SELECT id FROM %s.records WHERE key = ?1 AND id <> ?2",
-		 schema);
-	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(holder, sizeof(holder), "%s",
-				 sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
-	if (!holder[0])
-		return CAIRN_OK;
-	sbuf_addf(log,
-		  "conflict: key '%s' is %s's on the server; local %s is now "
-		  "a candidate for it\n",
-		  key, id, holder);
-	snprintf(sql, sizeof(sql),
-		 "UPDATE %s.records SET pending_key = key, key = NULL, "
-		 "status = 'candidate' WHERE id = ?1",
-		 schema);
-	return sql_run(db, sql, holder, NULL, "yielding a key");
-}
-
-/* Write server record s over (or as) local record id in schema. */
 static int local_put(struct cairn_db *db, const char *schema,
-		     const struct srec *s, int exists, struct sbuf *log)
+		     const char *remote, struct srec *s, int from_server,
+		     struct sbuf *log)
 {
-	char sql[1024];
-	sqlite3_stmt *st = NULL;
-	int i, src, rc;
+	struct store_pulled from;
+	struct store_pull_result res;
+	cairn_record r;
+	int rc;
 
-	rc = yield_key(db, schema, s->f[F_ID], s->f[F_KEY], log);
+	from.remote = remote;
+	from.author = from_server ? (s->author ? s->author : "?") : NULL;
+	from.approved_by = from_server ? s->approved_by : NULL;
+	srec_record(s, &r);
+	rc = store_pull_record(db, schema, &r, s->f[F_PKEY], &from, &res);
 	if (rc)
 		return rc;
-	if (exists) {
-		struct srec cur;
-
-		rc = local_get(db, schema, s->f[F_ID], &cur);
-		if (rc)
-			return rc;
-		if (!util_streq(cur.f[F_HASH], s->f[F_HASH]) ||
-		    !util_streq(cur.f[F_REV], s->f[F_REV])) {
-			snprintf(sql, sizeof(sql), STORE_KEEP_REVISION_SQL,
-				 schema, schema);
-			rc = sql_run(db, sql, s->f[F_ID], NULL,
-				     "keeping a revision");
-		}
-		srec_clear(&cur);
-		if (rc)
-			return rc;
-		snprintf(sql, sizeof(sql),
-			 "UPDATE %s.records SET kind = ?2, key = ?3, "
-			 "pending_key = ?4, title = ?5, body = ?6, status = "
-			 "?7, confidence = ?8, proof = ?9, origin = ?10, "
-			 "src_session = ?11, src_tool = ?12, time = ?13, "
-			 "created = ?14, updated = ?15, supersedes = ?16, "
-			 "superseded_by = ?17, revision = ?18, hash = ?19 "
-			 "WHERE id = ?1 AND scope = ?20",
-			 schema);
-	} else {
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO %s.records (" SYNC_COLS ") VALUES (?1, "
-			 "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-			 "?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-			 schema);
+	if (res.yielded[0])
+		sbuf_addf(log,
+			  "conflict: key '%s' is %s's on the server; local %s "
+			  "is now a candidate for it\n",
+			  s->f[F_KEY], s->f[F_ID], res.yielded);
+	if (res.gated) {
+		sbuf_addf(log,
+			  "gate: %s (from %s) arrived %s with no approval on "
+			  "the server; kept as a candidate\n",
+			  s->f[F_ID], from.author, s->f[F_STATUS]);
+		if (srec_set(s, F_STATUS, "candidate"))
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		srec_fp(s);
 	}
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK)
-		return store_sql_error(db, src, "storing a pulled record");
-	for (i = 0; i < NF; i++) {
-		if (!s->f[i])
-			sqlite3_bind_null(st, i + 1);
-		else if (i == F_CONF)
-			sqlite3_bind_double(st, i + 1, strtod(s->f[i], NULL));
-		else if (i == F_REV)
-			sqlite3_bind_int64(st, i + 1, atoll(s->f[i]));
-		else
-			sqlite3_bind_text(st, i + 1, s->f[i], -1,
-					  SQLITE_STATIC);
-	}
-	src = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, "storing a pulled record");
 	return CAIRN_OK;
-}
-
-/*
- * Never trust the server: what the store would refuse from a writer is
- * refused here too. 0 ok, else a reason into why.
- */
-static int pulled_ok(const struct srec *s, const char *scope, char *why,
-		     size_t size)
-{
-	static const int text[] = { F_ID, F_KEY, F_PKEY, F_TITLE, F_BODY,
-				    F_PROOF, F_SESSION, F_TOOL, F_TIME,
-				    F_SUPERSEDES, F_SUPBY, F_CREATED,
-				    F_UPDATED, F_HASH };
-	static const char *const names[] = { "id", "key", "pending key",
-					     "title", "body", "proof",
-					     "session", "tool", "time",
-					     "supersedes", "superseded by",
-					     "created", "updated", "hash" };
-	struct secret_hit hit;
-	size_t i;
-
-	if (!s->f[F_KIND] || !cairn_kind_valid(s->f[F_KIND]) ||
-	    !s->f[F_STATUS] || !cairn_status_valid(s->f[F_STATUS]) ||
-	    !s->f[F_ORIGIN] || !cairn_origin_valid(s->f[F_ORIGIN]) ||
-	    strcmp(s->f[F_ORIGIN], "file") == 0 || !s->f[F_BODY] ||
-	    !s->f[F_TITLE] || !s->f[F_CREATED] || !s->f[F_UPDATED] ||
-	    !s->f[F_REV] || !s->f[F_CONF] || strtod(s->f[F_CONF], NULL) < 0 ||
-	    strtod(s->f[F_CONF], NULL) > 1 || !util_streq(s->f[F_SCOPE], scope)) {
-		snprintf(why, size, "not a valid %s record", scope);
-		return 1;
-	}
-	for (i = 0; i < ARRAY_SIZE(text); i++) {
-		const char *v = s->f[text[i]];
-
-		if (!v)
-			continue;
-		if (strlen(v) > STORE_MAX_TEXT ||
-		    util_utf8_invalid_at(v, strlen(v)) >= 0) {
-			snprintf(why, size, "its %s is too long or not UTF-8",
-				 names[i]);
-			return 1;
-		}
-#ifndef CAIRN_MUTATE_SYNC_NO_PULL_SECRET
-		if (secret_scan(v, strlen(v), &hit, 1)) {
-			secret_describe(&hit, names[i], why, size);
-			return 1;
-		}
-#else
-		/* tests/mutate: the server is trusted with secrets */
-		(void)hit;
-#endif
-	}
-	if (atoll(s->f[F_REV]) < 1) {
-		snprintf(why, size, "its revision is not a positive number");
-		return 1;
-	}
-	if (strlen(s->f[F_ID]) > 128 ||
-	    (s->f[F_KEY] && strlen(s->f[F_KEY]) > STORE_MAX_KEY)) {
-		snprintf(why, size, "its id or key is too long");
-		return 1;
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------- push */
@@ -1218,8 +1167,9 @@ static int push_revisions(struct cairn_db *db, struct pg *g,
 
 /*
  * The server's revisions of records this page stored (ids: a text[]
- * literal), older than the local current one, into schema's revisions;
- * each passes the same checks as a pulled record.
+ * literal), older than the local current one, into schema's revisions
+ * through the store's gate (store_pull_revision: the checks of a pulled
+ * record).
  */
 static int pull_revisions(struct cairn_db *db, struct pg *g,
 			  const char *schema, const char *space,
@@ -1228,9 +1178,7 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 {
 	const char *p[2] = { space, ids };
 	PGresult *res = NULL;
-	sqlite3_stmt *st = NULL;
-	char sql[512];
-	int r, nt, c, src, rc;
+	int r, nt, rc;
 
 	rc = pg_q(db, g,
 		  "SELECT id, revision, title, body, status, confidence, "
@@ -1239,72 +1187,33 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 		  2, p, &res, "pulling revisions");
 	if (rc)
 		return rc;
-	snprintf(sql, sizeof(sql),
-		 "INSERT OR IGNORE INTO %s.revisions (" REV_COLS ") SELECT "
-		 "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE ?2 < (SELECT "
-		 "revision FROM %s.records WHERE id = ?1)",
-		 schema, schema);
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		pq.clear(res);
-		return store_sql_error(db, src, "storing revisions");
-	}
 	nt = pq.ntuples(res);
 	for (r = 0; r < nt && rc == CAIRN_OK; r++) {
-		struct secret_hit hit;
-		char why[300] = "";
+		const char *f[10];
+		cairn_record v;
+		int c;
 
-		for (c = 0; c < 10 && !why[0]; c++) {
-			const char *v = pq.getisnull(res, r, c)
-						? NULL
-						: pq.getvalue(res, r, c);
-
-			if (!v) {
-				if (c != 6 && c != 9) /* proof, hash */
-					snprintf(why, sizeof(why),
-						 "a field is missing");
-				continue;
-			}
-			if (strlen(v) > STORE_MAX_TEXT ||
-			    util_utf8_invalid_at(v, strlen(v)) >= 0)
-				snprintf(why, sizeof(why),
-					 "too long or not UTF-8");
-			else if (secret_scan(v, strlen(v), &hit, 1))
-				secret_describe(&hit, "a revision", why,
-						sizeof(why));
-		}
-		if (!why[0] &&
-		    (!cairn_status_valid(pq.getvalue(res, r, 4)) ||
-		     !cairn_origin_valid(pq.getvalue(res, r, 7))))
-			snprintf(why, sizeof(why), "unknown status or origin");
-		if (why[0]) {
+		for (c = 0; c < 10; c++)
+			f[c] = pq.getisnull(res, r, c) ? NULL
+						       : pq.getvalue(res, r, c);
+		memset(&v, 0, sizeof(v));
+		v.revision = atol(pq.getvalue(res, r, 1));
+		v.title = (char *)f[2];
+		v.body = (char *)f[3];
+		v.status = (char *)f[4];
+		v.confidence = f[5] ? strtod(f[5], NULL) : -1;
+		v.proof = (char *)f[6];
+		v.origin = (char *)f[7];
+		v.updated = (char *)f[8];
+		v.hash = (char *)f[9];
+		rc = store_pull_revision(db, schema, f[0], &v);
+		if (refusal(rc)) {
 			sbuf_addf(log, "refused revision %s of %s from the "
-				  "server: %s\n", pq.getvalue(res, r, 1),
-				  pq.getvalue(res, r, 0), why);
+				  "server: %s\n", f[1], f[0], db->errmsg);
 			rep->refused++;
-			continue;
+			rc = CAIRN_OK;
 		}
-		for (c = 0; c < 10; c++) {
-			if (pq.getisnull(res, r, c))
-				sqlite3_bind_null(st, c + 1);
-			else if (c == 1)
-				sqlite3_bind_int64(st, c + 1,
-						   atoll(pq.getvalue(res, r, c)));
-			else if (c == 5)
-				sqlite3_bind_double(
-					st, c + 1,
-					strtod(pq.getvalue(res, r, c), NULL));
-			else
-				sqlite3_bind_text(st, c + 1,
-						  pq.getvalue(res, r, c), -1,
-						  SQLITE_STATIC);
-		}
-		src = sqlite3_step(st);
-		if (src != SQLITE_DONE)
-			rc = store_sql_error(db, src, "storing revisions");
-		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
 	pq.clear(res);
 	return rc;
 }
@@ -1470,8 +1379,8 @@ out:
 
 /* A conflicting local text kept as a new local candidate. */
 static int conflict_candidate(struct cairn_db *db, const char *schema,
-			      const struct srec *l, const struct srec *srv,
-			      struct sbuf *log)
+			      const char *remote, const struct srec *l,
+			      const struct srec *srv, struct sbuf *log)
 {
 	struct srec c;
 	char id[17], now[32], proof[512];
@@ -1495,7 +1404,7 @@ static int conflict_candidate(struct cairn_db *db, const char *schema,
 	    srec_set(&c, F_UPDATED, now) || srec_set(&c, F_REV, "1") ||
 	    srec_set(&c, F_SUPERSEDES, NULL) || srec_set(&c, F_SUPBY, NULL))
 		goto oom;
-	rc = local_put(db, schema, &c, 0, log);
+	rc = local_put(db, schema, remote, &c, 0, log);
 	if (rc == CAIRN_OK)
 		sbuf_addf(log,
 			  "conflict: %s changed here and on the server (by "
@@ -1509,25 +1418,6 @@ oom:
 	return store_error(db, CAIRN_NOMEM, "out of memory");
 }
 
-/* The gate on what arrives: an agent's accepted record needs approved_by. */
-static void gate(struct srec *s, struct sbuf *log)
-{
-#ifdef CAIRN_MUTATE_SYNC_NO_PULL_GATE
-	return; /* tests/mutate: what the server says stands */
-#endif
-	if (is_agentish(s->f[F_ORIGIN]) && !s->approved_by &&
-	    strcmp(s->f[F_STATUS], "candidate") != 0 &&
-	    strcmp(s->f[F_STATUS], "rejected") != 0) {
-		sbuf_addf(log,
-			  "gate: %s (from %s) arrived %s with no approval on "
-			  "the server; kept as a candidate\n",
-			  s->f[F_ID], s->author ? s->author : "?",
-			  s->f[F_STATUS]);
-		(void)srec_set(s, F_STATUS, "candidate");
-		srec_fp(s);
-	}
-}
-
 static int pg_rollback(struct pg *g)
 {
 	PGresult *res = pq.exec(g->c, "ROLLBACK");
@@ -1538,17 +1428,17 @@ static int pg_rollback(struct pg *g)
 }
 
 static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
-		       const char *space, cairn_sync_report *rep,
-		       struct sbuf *log)
+		       const char *space, unsigned flags,
+		       cairn_sync_report *rep, struct sbuf *log)
 {
 	struct rlist l = { 0 };
 	struct job *jobs = NULL;
 	size_t at, i, n;
 	char lock[96];
 	const char *p[1];
-	int rc, in_tx;
+	int rc, in_tx, refused = 0;
 
-	rc = local_changes(db, schema, g->server, &l, NULL);
+	rc = local_changes(db, schema, g->state, flags, &l, NULL);
 	if (rc || l.n == 0)
 		goto out;
 	jobs = util_calloc(SYNC_BATCH, sizeof(*jobs));
@@ -1589,7 +1479,8 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			switch (j->act) {
 			case A_PUSHED:
 				if (j->yielded) {
-					rc = local_put(db, schema, lr, 1, log);
+					rc = local_put(db, schema, g->remote,
+						       lr, 0, log);
 					sbuf_addf(log,
 						  "conflict: key '%s' is "
 						  "taken on the server; %s is "
@@ -1598,18 +1489,31 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 				}
 				rep->pushed++;
 				if (rc == CAIRN_OK)
-					rc = state_set(db, schema, g->server,
+					rc = state_set(db, schema, g->state,
 						       lr->f[F_ID], j->ver,
 						       lr->fp);
 				break;
 			case A_ADOPT:
-				rc = state_set(db, schema, g->server,
+				rc = state_set(db, schema, g->state,
 					       lr->f[F_ID], j->ver, lr->fp);
 				break;
 			case A_CONFLICT:
+				/* a server version the store refuses never
+				 * wins: this machine's stays, to be pushed
+				 * over it (its base is now that version) */
+				rc = pulled_check(db, schema, &j->srv, rep, log,
+						  &refused);
+				if (rc == CAIRN_OK && refused) {
+					rc = state_set(db, schema, g->state,
+						       lr->f[F_ID], j->srv.ver,
+						       "");
+					break;
+				}
 #ifndef CAIRN_MUTATE_SYNC_NO_CONFLICT_CANDIDATE
-				rc = conflict_candidate(db, schema, lr,
-							&j->srv, log);
+				if (rc == CAIRN_OK)
+					rc = conflict_candidate(db, schema,
+								g->remote, lr,
+								&j->srv, log);
 #else
 				/* tests/mutate: the losing text is dropped */
 				(void)conflict_candidate;
@@ -1620,7 +1524,18 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			case A_TAKE:
 				if (rc)
 					break;
-				if (j->act == A_TAKE)
+				if (j->act == A_TAKE) {
+					rc = pulled_check(db, schema, &j->srv,
+							  rep, log, &refused);
+					if (rc == CAIRN_OK && refused) {
+						rc = state_set(db, schema,
+							       g->state,
+							       lr->f[F_ID],
+							       j->srv.ver, "");
+						break;
+					}
+				}
+				if (rc == CAIRN_OK && j->act == A_TAKE)
 					sbuf_addf(log,
 						  "conflict: %s is %s on the "
 						  "server (by %s), %s here; "
@@ -1629,10 +1544,11 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 						  j->srv.f[F_STATUS],
 						  j->srv.author,
 						  lr->f[F_STATUS]);
-				gate(&j->srv, log);
-				rc = local_put(db, schema, &j->srv, 1, log);
 				if (rc == CAIRN_OK)
-					rc = state_set(db, schema, g->server,
+					rc = local_put(db, schema, g->remote,
+						       &j->srv, 1, log);
+				if (rc == CAIRN_OK)
+					rc = state_set(db, schema, g->state,
 						       lr->f[F_ID], j->srv.ver,
 						       j->srv.fp);
 				break;
@@ -1662,7 +1578,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 	struct sbuf stored = SBUF_INIT; /* ids of revised records stored */
 	int found, rc, more = 1;
 
-	snprintf(k, sizeof(k), "sync.%s.%s.cursor", g->server, space);
+	snprintf(k, sizeof(k), "sync.%s.%s.cursor", g->state, space);
 	rc = store_meta_get(db, schema, k, cur, sizeof(cur), &found);
 	if (rc)
 		return rc;
@@ -1679,7 +1595,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		rc = pg_q(db, g,
 			  "SELECT " SYNC_PG_COLS ", ver, approved_by, author, "
 			  "seq FROM cairn.records WHERE space = $1 AND seq > "
-			  "$2::bigint ORDER BY seq LIMIT $3::int",
+			  "$2::bigint AND scope <> 'machine' ORDER BY seq "
+			  "LIMIT $3::int",
 			  3, p, &res, "pulling");
 		if (rc)
 			break;
@@ -1693,7 +1610,6 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		sbuf_reset(&stored);
 		for (i = 0; rc == CAIRN_OK && i < nt; i++) {
 			struct srec s, loc;
-			char why[300];
 			long long base = -1;
 			int exists;
 
@@ -1704,18 +1620,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 						 "out of memory");
 				break;
 			}
-			if (pulled_ok(&s, strcmp(schema, "main") == 0
-						  ? "workspace"
-						  : "global",
-				      why, sizeof(why))) {
-				sbuf_addf(log, "refused %s from the server "
-					  "(by %s): %s\n",
-					  s.f[F_ID] ? s.f[F_ID] : "?",
-					  s.author, why);
-				rep->refused++;
-				srec_clear(&s);
-				continue;
-			}
+			/* (never trust the server: the store checks what it
+			 * is given to write, below, and refuses it there) */
 			/* this copy's base */
 			state[0] = '\0';
 			{
@@ -1729,7 +1635,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 					 schema);
 				if (sqlite3_prepare_v2(db->sql, sql, -1, &st,
 						       NULL) == SQLITE_OK) {
-					sqlite3_bind_text(st, 1, g->server, -1,
+					sqlite3_bind_text(st, 1, g->state, -1,
 							  SQLITE_STATIC);
 					sqlite3_bind_text(st, 2, s.f[F_ID], -1,
 							  SQLITE_STATIC);
@@ -1754,21 +1660,40 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			}
 			if (exists && base == s.ver) {
 				/* this machine's own push coming back */
-			} else if (exists && strcmp(loc.fp, state) != 0 &&
+			} else if (exists &&
+				   strcmp(loc.f[F_ORIGIN], "file") != 0 &&
+				   strcmp(loc.fp, state) != 0 &&
 				   strcmp(loc.fp, s.fp) != 0) {
 				/* changed here too: the next push decides */
 				sbuf_addf(log, "%s changed here and on the "
 					  "server: left for the next push\n",
 					  s.f[F_ID]);
 			} else {
-				gate(&s, log);
-				rc = local_put(db, schema, &s, exists, log);
-				if (rc == CAIRN_OK)
-					rc = state_set(db, schema, g->server,
-						       s.f[F_ID], s.ver, s.fp);
-				if (atoll(s.f[F_REV]) > 1)
-					arr_add(&stored, s.f[F_ID]);
-				rep->pulled++;
+				/* (a file-backed local record never travels:
+				 * the store refuses what would overwrite it) */
+				rc = local_put(db, schema, g->remote, &s, 1,
+					       log);
+				if (refusal(rc)) {
+					/* a secret, an invalid record, or what
+					 * only this store can tell: a local
+					 * record of that id is file-backed or
+					 * of another scope */
+					sbuf_addf(log, "refused %s from the "
+						  "server (by %s): %s\n",
+						  s.f[F_ID] ? s.f[F_ID] : "?",
+						  s.author, db->errmsg);
+					rep->refused++;
+					rc = CAIRN_OK;
+				} else {
+					if (rc == CAIRN_OK)
+						rc = state_set(db, schema,
+							       g->state,
+							       s.f[F_ID], s.ver,
+							       s.fp);
+					if (atoll(s.f[F_REV]) > 1)
+						arr_add(&stored, s.f[F_ID]);
+					rep->pulled++;
+				}
 			}
 			if (exists)
 				srec_clear(&loc);
@@ -1792,7 +1717,96 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 
 /* -------------------------------------------------------------------- sync */
 
+/*
+ * A store synced before sync state was keyed by remote (NAME@SERVER) kept
+ * it under the server's id alone: the one remote on that server takes it
+ * over (its records and cursors), so the upgrade re-pushes nothing. With
+ * two remotes on the server the old state was wrong for one of them
+ * (that is what the key fixes): it is left unused and they start afresh
+ * (a record unchanged since is adopted, not pushed again).
+ */
+static int state_adopt(struct cairn_db *db, const struct pg *g)
+{
+	static const char *const sqls[] = {
+		"INSERT OR IGNORE INTO %s.sync_state (server, record_id, ver, "
+		"state) SELECT ?2, record_id, ver, state FROM %s.sync_state "
+		"WHERE server = ?1",
+		"DELETE FROM %s.sync_state WHERE server = ?1%.0s",
+		"UPDATE OR IGNORE %s.meta SET k = 'sync.' || ?2 || substr(k, "
+		"6 + length(?1)) WHERE k > 'sync.' || ?1 || '.' AND k < "
+		"'sync.' || ?1 || '/' AND k LIKE '%%.cursor' %.0s",
+	};
+	sqlite3_stmt *st = NULL;
+	char sql[400];
+	int src, old = 0, owners = 0, rc, s;
+	size_t i;
+
+	/* old state under the bare id, and how many remotes name the server */
+	src = sqlite3_prepare_v2(db->sql,
+				 "SELECT (SELECT count(*) FROM main.meta WHERE "
+				 "k LIKE 'remote.%.server' AND v = ?1), EXISTS "
+				 "(SELECT 1 FROM main.sync_state WHERE server = "
+				 "?1) OR EXISTS (SELECT 1 FROM main.meta WHERE "
+				 "k > 'sync.' || ?1 || '.' AND k < 'sync.' || "
+				 "?1 || '/')",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, g->server, -1, SQLITE_STATIC);
+		if ((src = sqlite3_step(st)) == SQLITE_ROW) {
+			owners = sqlite3_column_int(st, 0);
+			old = sqlite3_column_int(st, 1);
+			src = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading sync state");
+	if (!old && db->has_global) {
+		src = sqlite3_prepare_v2(db->sql,
+					 "SELECT EXISTS (SELECT 1 FROM "
+					 "global.sync_state WHERE server = ?1)",
+					 -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, g->server, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				old = sqlite3_column_int(st, 0);
+		}
+		sqlite3_finalize(st);
+	}
+	if (!old || owners != 1)
+		return CAIRN_OK;
+	rc = store_tx_begin(db);
+	for (s = 0; rc == CAIRN_OK && s < 2; s++) {
+		const char *schema = s ? "global" : "main";
+
+		if (s && !db->has_global)
+			break;
+		for (i = 0; rc == CAIRN_OK && i < ARRAY_SIZE(sqls); i++) {
+			snprintf(sql, sizeof(sql), sqls[i], schema, schema);
+			src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+			if (src == SQLITE_OK) {
+				sqlite3_bind_text(st, 1, g->server, -1,
+						  SQLITE_STATIC);
+				sqlite3_bind_text(st, 2, g->state, -1,
+						  SQLITE_STATIC);
+				src = sqlite3_step(st);
+			}
+			sqlite3_finalize(st);
+			if (src != SQLITE_DONE)
+				rc = store_sql_error(db, src,
+						     "keeping sync state");
+		}
+	}
+	return store_tx_end(db, rc);
+}
+
 int cairn_sync(cairn_db *db, const char *name, cairn_sync_report *rep)
+{
+	return cairn_sync_flags(db, name, 0, rep);
+}
+
+int cairn_sync_flags(cairn_db *db, const char *name, unsigned flags,
+		     cairn_sync_report *rep)
 {
 	struct sbuf log = SBUF_INIT;
 	struct remote r;
@@ -1811,6 +1825,7 @@ int cairn_sync(cairn_db *db, const char *name, cairn_sync_report *rep)
 	if (rc)
 		goto out;
 	store_attach_global(db, 0); /* global records travel when it exists */
+	rc = state_adopt(db, &g);
 	snprintf(userspace, sizeof(userspace), "user:%s", g.user);
 	for (s = 0; rc == CAIRN_OK && s < 2; s++) {
 		const char *schema = s ? "global" : "main";
@@ -1822,7 +1837,8 @@ int cairn_sync(cairn_db *db, const char *name, cairn_sync_report *rep)
 		for (round = 0; rc == CAIRN_OK && round < 3; round++) {
 			size_t before = rep->pushed + rep->conflicts;
 
-			rc = push_schema(db, &g, schema, space, rep, &log);
+			rc = push_schema(db, &g, schema, space, flags, rep,
+					 &log);
 			if (rep->pushed + rep->conflicts == before ||
 			    rep->conflicts == 0)
 				break;
@@ -1838,7 +1854,8 @@ out:
 
 		/* db's message stays the failure's */
 		memcpy(msg, db->errmsg, sizeof(msg));
-		if (cairn_sync_unsynced(db, r.name, &n) == CAIRN_OK)
+		if (cairn_sync_unsynced(db, name ? name : r.name, &n) ==
+		    CAIRN_OK)
 			rep->unsynced = n;
 		memcpy(db->errmsg, msg, sizeof(msg));
 	}
@@ -1849,16 +1866,18 @@ out:
 int cairn_sync_unsynced(cairn_db *db, const char *name, size_t *n)
 {
 	struct remote r;
+	char key[SYNC_NAME_MAX + 82];
 	size_t m = 0;
 	int rc;
 
 	*n = 0;
 	rc = remote_get(db, name, &r);
+	state_key(&r, key, sizeof(key));
 	if (rc == CAIRN_OK)
-		rc = local_changes(db, "main", r.server, NULL, n);
+		rc = local_changes(db, "main", key, 0, NULL, n);
 	if (rc == CAIRN_OK && store_attach_global(db, 0) == CAIRN_OK &&
 	    db->has_global) {
-		rc = local_changes(db, "global", r.server, NULL, &m);
+		rc = local_changes(db, "global", key, 0, NULL, &m);
 		*n += m;
 	}
 	return rc;

@@ -14,7 +14,8 @@
  * The second column: for CAIRN_KINDS the kind's default weight (SPEC 5.2;
  * 1.0 is neutral; rank.weight.KIND in the store's meta overrides it), for
  * CAIRN_STATUSES 1 when default recall searches the status (SPEC 3:
- * accepted and unverified), for CAIRN_ORIGINS nothing.
+ * accepted and unverified), for CAIRN_SCOPES the schema that holds it,
+ * for CAIRN_ORIGINS nothing.
  */
 #ifndef CAIRN_WORDS_H
 #define CAIRN_WORDS_H
@@ -29,6 +30,11 @@
 	X(candidate, 0) SEP X(accepted, 1) SEP X(unverified, 1) SEP          \
 	X(stale, 0) SEP X(superseded, 0) SEP X(historical, 0) SEP            \
 	X(false, 0) SEP X(retired, 0) SEP X(rejected, 0)
+
+/* workspace and machine records live in the workspace store, global ones
+ * in the user's (the second column: the schema) */
+#define CAIRN_SCOPES(X, SEP)                                                 \
+	X(workspace, main) SEP X(global, global) SEP X(machine, main)
 
 #define CAIRN_ORIGINS(X, SEP)                                                \
 	X(file, ) SEP X(human, ) SEP X(agent, ) SEP X(capture, ) SEP         \

@@ -36,16 +36,16 @@ faces() {
 	grep -nE 'sqlite3_|->sql\b' "$1"/cli*.c "$1"/mcp.c "$1"/hook.c \
 		"$1"/hook_inject.c "$1"/hook_server.c 2>/dev/null
 }
-# writers DIR: the lines outside store.c that write records or revisions
+# writers DIR: the lines outside store.c that write records or revisions.
+# The store's tables are named bare or qualified with a schema of the
+# local connection (main, global, or %s filled in); sync.c's cairn.records
+# and cairn.revisions are the PostgreSQL server's (schema "cairn", which
+# no SQLite connection of cairn attaches), so sync.c is checked like every
+# other module: what it pulls goes through store_pull_record (issue 24).
 writers() {
 	for f in "$1"/*.c; do
 		case $(basename "$f") in store.c | store_*.c) continue ;; esac
-		# the one known exception, open in  sync.c writes pulled
-		# records itself (local_put, yield_key) behind its own secret
-		# filter and gate (pulled_ok); its cairn.* statements are the
-		# PostgreSQL server's tables, not the store's
-		[ "$(basename "$f")" = sync.c ] && continue
-		grep -nHE '(INSERT( OR [A-Z]+)? INTO|UPDATE|DELETE FROM) [%a-z]*\.?(s\.)?(records|revisions)\b' "$f"
+		grep -nHE '(INSERT( OR [A-Z]+)? INTO|UPDATE( OR [A-Z]+)?|DELETE FROM) (main\.|global\.|temp\.|%s\.)?(records|revisions)\b' "$f"
 	done
 }
 
@@ -55,12 +55,22 @@ out=$(writers "$src")
 if [ -z "$out" ]; then ok; else bad "records written outside store.c:"; echo "$out" | sed 's/^/    /' >&2; fi
 
 # negative controls: one offending line each must be found
-mkdir -p "$tmp/a" "$tmp/b"
-cp "$src"/*.c "$tmp/a/" && cp "$src"/*.c "$tmp/b/"
+mkdir -p "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d"
+for d in a b c d; do cp "$src"/*.c "$tmp/$d/"; done
 echo '	sqlite3_exec(db->sql, "PRAGMA x", NULL, NULL, NULL);' >> "$tmp/a/mcp.c"
 echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$tmp/b/lifecycle.c"
+# sync.c is no exception: a local write of a pulled record or revision
+# there (what local_put and pull_revisions did before store_pull.c) is found
+echo '	"INSERT INTO %s.records (id, kind) VALUES (?1, ?2)",' >> "$tmp/c/sync.c"
+echo '	"INSERT OR IGNORE INTO main.revisions (record_id) VALUES (?1)",' >> "$tmp/d/sync.c"
 if [ -n "$(faces "$tmp/a")" ]; then ok; else bad "negative control: SQL in mcp.c not found"; fi
 if [ -n "$(writers "$tmp/b")" ]; then ok; else bad "negative control: a records UPDATE in lifecycle.c not found"; fi
+if [ -n "$(writers "$tmp/c")" ]; then ok; else bad "negative control: a records INSERT in sync.c not found"; fi
+if [ -n "$(writers "$tmp/d")" ]; then ok; else bad "negative control: a revisions INSERT in sync.c not found"; fi
+# and the server's tables are not the store's: sync.c as it is passes
+if [ -z "$(writers "$src" | grep '/sync\.c:')" ] &&
+   grep -qE 'INSERT INTO cairn\.(records|revisions)' "$src/sync.c"; then ok
+else bad "sync.c: its server statements (cairn.records) should pass, its local writes none"; fi
 
 # rule 3 on the tree: includes always, calls when the objects are there
 here=$(cd "$(dirname "$0")" && pwd)

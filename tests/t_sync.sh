@@ -8,8 +8,12 @@
 # records go to the user's space and file-backed ones nowhere; 4 processes
 # syncing at once lose nothing; kill -9 during a sync, then retry,
 # converges; server down: local work goes on and sync says what failed;
-# wrong password and TLS-required errors say what to do; a newer server
-# schema is refused; --watch follows a push (bounded).
+# wrong password and TLS-required errors say what to do; TLS with
+# sslmode=verify-full and a CA made in the test works, another CA's
+# certificate is refused with the fix named; a newer server schema is
+# refused; --watch follows a push (bounded); a machine-scoped record is
+# not pushed unless asked (--include-machine) and never pulled; two
+# remotes on one server keep their own sync state.
 #
 # tests/t_sync.sh CAIRN_BINARY
 set -u
@@ -214,6 +218,61 @@ check "a global record goes to the user's own space" \
 check "file-backed records never leave the machine" \
 	[ "$(psql -c "SELECT count(*) FROM cairn.records WHERE origin = 'file' OR body LIKE '%8080%'")" = 0 ]
 
+# ------------------------------------------------ the machine scope
+mid=$(c a write --scope machine --kind capability --key cap:gpu --title "GPU" --body "CUDA 12 works on this laptop" | awk '{print $1}')
+check "a machine-scoped record is written: $mid" grep -q "machine" <<< "$(c a get "$mid")"
+check "it is not counted as unsynced" grep -q "unsynced  team=0" <<< "$(c a stats)"
+out=$(c a sync)
+check "a machine-scoped record is not pushed: $out" \
+	[ "$(psql -c "SELECT count(*) FROM cairn.records WHERE id = '$mid'")" = 0 ]
+out=$(c a sync --include-machine)
+check "with --include-machine it is: $out" \
+	[ "$(psql -c "SELECT space, scope FROM cairn.records WHERE id = '$mid'")" = "acme/app|machine" ]
+out=$(c b sync)
+check "another machine does not take it as its own: $out" \
+	bash -c "! (cd '$tmp/b' && CAIRN_GLOBAL='$tmp/b.g' '$bin' get '$mid' >/dev/null 2>&1)"
+# what travels of a workspace: its records but file-backed and machine ones
+shared() { c "$1" --json list --status all | jq -r '.[] | select(.scope == "workspace" and .origin != "file") | [.id, .status, .body] | @tsv' | sort; }
+check "a and b still converge on the rest" [ "$(shared a)" = "$(shared b)" ]
+
+# ------------------------------- two remotes on one server, own state
+c a remote add lib "$URL" --space acme/lib >/dev/null
+check "a second remote on the same server starts with everything unsynced" \
+	bash -c "cd '$tmp/a' && CAIRN_GLOBAL='$tmp/a.g' '$bin' stats | grep -q 'unsynced  lib=[1-9][0-9]* team=0'"
+out=$(c a sync lib)
+nlocal=$(c a --json list --status all | jq '[.[] | select(.scope == "workspace" and .origin != "file")] | length')
+check "it gets every workspace record, not only those team lacks: $out" \
+	[ "$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'acme/lib'")" = "$nlocal" ]
+c a write --kind note --title "Both" --body "a note both remotes should get" >/dev/null
+check "a new record is unsynced for each remote" grep -q "unsynced  lib=1 team=1" <<< "$(c a stats)"
+c a sync team >/dev/null
+check "syncing one leaves the other's count" grep -q "unsynced  lib=1 team=0" <<< "$(c a stats)"
+c a sync lib >/dev/null
+check "and the other's sync clears it" grep -q "unsynced  lib=0 team=0" <<< "$(c a stats)"
+check "the state is kept per remote (NAME@server)" \
+	[ "$(sqlite3 "$tmp/a/.cairn/cairn.db" "SELECT count(DISTINCT server) FROM sync_state WHERE server LIKE 'lib@%' OR server LIKE 'team@%'")" = 2 ]
+c a remote rm lib >/dev/null
+# a store synced before the key had the remote's name: the one remote on
+# that server takes its state over, re-pushing and re-pulling nothing
+c b write --kind note --title "Upgrade" --body "written before the upgrade of b" >/dev/null
+c b sync >/dev/null
+sqlite3 "$tmp/b/.cairn/cairn.db" "UPDATE sync_state SET server = substr(server, instr(server, '@') + 1); UPDATE meta SET k = 'sync.' || substr(k, instr(k, '@') + 1) WHERE k LIKE 'sync.team@%'"
+check "(an old-style state to adopt)" \
+	[ "$(sqlite3 "$tmp/b/.cairn/cairn.db" "SELECT count(*) FROM sync_state WHERE server LIKE '%@%'")" = 0 ]
+out=$(c b --json sync)
+check "the old state is adopted: nothing pushed or pulled again: $out" \
+	jqok '.ok and .pushed == 0 and .pulled == 0 and .conflicts == 0 and .unsynced == 0' "$out"
+check "and kept under the remote's key" \
+	[ "$(sqlite3 "$tmp/b/.cairn/cairn.db" "SELECT count(*) FROM sync_state WHERE server NOT LIKE 'team@%'")" = 0 ]
+
+# only the store can tell: a server record over a local file-backed one
+fid=$(c a --json list --origin file | jq -r '.[0].id')
+psql -c "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, revision, scope, ver, seq) VALUES ('acme/app', '$fid', 'fact', 'Port', 'The API listens on port 9999.', 'accepted', 1, 'human', '$now', '$now', 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+out=$(c a sync 2>&1)
+check "a server record over a local file-backed one is refused, the sync goes on: $out" \
+	grep -q "refused $fid.*file-backed.*" <<< "$out"
+check "and the file's text stands" grep -q "8080" <<< "$(c a get "$fid")"
+
 # T_SYNC_QUICK=1 (tests/mutate): the rules above only, not the load,
 # crash, watch, outage and authentication cases below
 if [ "${T_SYNC_QUICK:-0}" != 1 ]; then
@@ -370,6 +429,47 @@ psql -c "UPDATE cairn.meta SET v = '99' WHERE k = 'schema_version'" >/dev/null
 out=$(c a sync 2>&1)
 check "a newer server schema is refused: $out" grep -q "version 99, newer than this cairn" <<< "$out"
 psql -c "UPDATE cairn.meta SET v = '1' WHERE k = 'schema_version'" >/dev/null
+
+# ---------------------------------------- TLS: verify-full with a test CA
+# the cluster gets ssl=on with a certificate made here (a throwaway CA);
+# sslmode=require against it before was refused above (no TLS offered)
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=cairn test CA" \
+		-keyout "$tmp/ca.key" -out "$tmp/ca.crt" >/dev/null 2>&1
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=another CA" \
+		-keyout "$tmp/other.key" -out "$tmp/other.crt" >/dev/null 2>&1
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+		-keyout "$pg/data/server.key" -out "$tmp/server.csr" >/dev/null 2>&1
+	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$tmp/san.ext"
+	openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
+		-CAcreateserial -days 2 -extfile "$tmp/san.ext" -out "$pg/data/server.crt" >/dev/null 2>&1
+	chmod 600 "$pg/data/server.key"
+	[ "$(id -u)" = 0 ] && chown nobody "$pg/data/server.key" "$pg/data/server.crt"
+	psql -c "ALTER SYSTEM SET ssl = on" >/dev/null
+	psql -c "SELECT pg_reload_conf()" >/dev/null
+	tls_up=0
+	for _ in $(seq 1 50); do
+		if "$PGBIN/psql" "host=127.0.0.1 port=$port user=$su dbname=cairn sslmode=require" -qAt -c "SELECT 1" >/dev/null 2>&1; then
+			tls_up=1
+			break
+		fi
+		sleep 0.1
+	done
+	check "the cluster offers TLS with the test certificate: $(tail -3 "$pg/log")" [ "$tls_up" = 1 ]
+	c p remote add vf "host=127.0.0.1 port=$port user=tlsonly dbname=cairn sslmode=verify-full sslrootcert=$tmp/ca.crt" --space acme/app >/dev/null
+	out=$(c p sync vf 2>&1)
+	check "sslmode=verify-full with the test CA syncs: $out" grep -q "^synced" <<< "$out"
+	# (tlsonly may connect only over TLS: pg_hba.conf of tests/tools/pg-cluster)
+	c p remote add vfbad "host=127.0.0.1 port=$port user=tlsonly dbname=cairn sslmode=verify-full sslrootcert=$tmp/other.crt" --space acme/app >/dev/null
+	out=$(c p sync vfbad 2>&1)
+	check "a certificate another CA signed is refused, and what to set is named: $out" \
+		grep -q "certificate verify failed.*sslrootcert" <<< "$out"
+	c p remote add vfhost "host=localhost hostaddr=127.0.0.1 port=$port user=tlsonly dbname=cairn sslmode=verify-full sslrootcert=$tmp/ca.crt" --space acme/app >/dev/null
+	out=$(c p sync vfhost 2>&1)
+	check "verify-full by a name the certificate lists syncs too: $out" grep -q "^synced" <<< "$out"
+else
+	echo "  skipped: t_sync: TLS cases: no openssl (Debian openssl)" >&2
+fi
 
 fi
 

@@ -388,8 +388,8 @@ static void check_words(const char *sql, const char *col, char *out,
 
 /*
  * EVIDENCE-OF: the spec's words are defined once (words.h) -- the SQL
- * CHECKs of the shipped migrations name exactly the kinds, statuses and
- * origins the store validates, and the manual page lists every kind and
+ * CHECKs of the shipped migrations name exactly the kinds, statuses,
+ * scopes and origins the store validates, and the manual page lists every kind and
  * status: a word added to words.h without a migration and the docs fails
  */
 static void test_words_one_table(void)
@@ -416,6 +416,9 @@ static void test_words_one_table(void)
 		CHECK_STR(got, WORDS_SPACED(CAIRN_STATUSES) + 1);
 		check_words(sql, "origin", got, sizeof(got));
 		CHECK_STR(got, WORDS_SPACED(CAIRN_ORIGINS) + 1);
+		/* (the scope's CHECK is the one migration 8 rewrote) */
+		check_words(sql, "scope", got, sizeof(got));
+		CHECK_STR(got, WORDS_SPACED(CAIRN_SCOPES) + 1);
 	}
 	sqlite3_finalize(st);
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
@@ -525,6 +528,261 @@ static void test_env_at_open(void)
 	cairn_db_close(db);
 }
 
+/*
+ * EVIDENCE-OF: the machine scope: a workspace-store record
+ * true only here, its keys apart from the workspace's (UNIQUE(scope, key)),
+ * found by scope, listed by scope.
+ */
+static void test_machine_scope(void)
+{
+	cairn_db *db = test_store("machine", NULL, 0);
+	cairn_record in, *r = NULL, **v = NULL;
+	cairn_filter f;
+	char *mid = NULL, *wid = NULL, *again = NULL;
+	size_t n = 0;
+
+	memset(&in, 0, sizeof(in));
+	in.kind = (char *)"capability";
+	in.key = (char *)"gpu";
+	in.scope = (char *)"machine";
+	in.body = (char *)"CUDA 12 works on this machine";
+	in.confidence = -1;
+	CHECK_INT(cairn_record_write(db, &in, 0, &mid), CAIRN_OK);
+	in.scope = (char *)"workspace";
+	in.body = (char *)"the project needs a GPU for the bench";
+	CHECK_INT(cairn_record_write(db, &in, 0, &wid), CAIRN_OK);
+	CHECK(mid && wid && strcmp(mid, wid) != 0); /* one key per scope */
+	/* rewriting the machine key revises the machine record only */
+	in.scope = (char *)"machine";
+	in.body = (char *)"CUDA 12.4 works on this machine";
+	CHECK_INT(cairn_record_write(db, &in, 0, &again), CAIRN_OK);
+	CHECK(again && strcmp(again, mid) == 0);
+	CHECK_INT(cairn_record_find_key(db, "gpu", "machine", &r), CAIRN_OK);
+	CHECK(r && strcmp(r->id, mid) == 0 && strcmp(r->scope, "machine") == 0 &&
+	      r->revision == 2);
+	cairn_record_free(r);
+	r = NULL;
+	CHECK_INT(cairn_record_find_key(db, "gpu", "workspace", &r), CAIRN_OK);
+	CHECK(r && strcmp(r->id, wid) == 0 && r->revision == 1);
+	cairn_record_free(r);
+	r = NULL;
+	/* no scope: the workspace's own first */
+	CHECK_INT(cairn_record_read_key(db, "gpu", NULL, &r), CAIRN_OK);
+	CHECK(r && strcmp(r->id, wid) == 0);
+	cairn_record_free(r);
+	r = NULL;
+	memset(&f, 0, sizeof(f));
+	f.scope = "machine";
+	CHECK_INT(cairn_record_list(db, &f, &v, &n), CAIRN_OK);
+	CHECK(n == 1 && strcmp(v[0]->id, mid) == 0);
+	cairn_record_list_free(v, n);
+	CHECK(cairn_scope_valid("machine") && !cairn_scope_valid("host"));
+	in.scope = (char *)"host";
+	CHECK_INT(cairn_record_write(db, &in, 0, NULL), CAIRN_INVALID);
+	cairn_free(mid);
+	cairn_free(wid);
+	cairn_free(again);
+	cairn_db_close(db);
+}
+
+static int raw_exec(sqlite3 *raw, const char *sql)
+{
+	return sqlite3_exec(raw, sql, NULL, NULL, NULL);
+}
+
+/*
+ * EVIDENCE-OF: migration 8 widens a schema-7 store's scope
+ * CHECK in place: before it a machine record cannot be stored (the
+ * negative control), after it it can, the store is intact, and an unknown
+ * scope is still refused by SQL.
+ */
+static void test_machine_migration(void)
+{
+	cairn_db *db = test_store("migrate8", NULL, 0);
+	char path[600], *id = NULL, *mid = NULL;
+	sqlite3 *raw = NULL;
+	sqlite3_stmt *st = NULL;
+	cairn_open_opts o;
+	cairn_record in;
+	int ver = 0;
+
+	id = write_simple(db, "fact", NULL, NULL, "k:8", "kept across migration 8");
+	cairn_db_close(db);
+	snprintf(path, sizeof(path), "%s/migrate8/.cairn/cairn.db", test_tmpdir);
+	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+	/* back to schema 7: migration 1's CHECK, as a schema-7 store has it */
+	if (sqlite3_prepare_v2(raw, "PRAGMA schema_version", -1, &st, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ver = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	CHECK_INT(raw_exec(raw, "PRAGMA writable_schema=ON"), SQLITE_OK);
+	CHECK_INT(raw_exec(raw,
+			   "UPDATE sqlite_master SET sql = replace(sql, "
+			   "\"'workspace','global','machine'\", "
+			   "\"'workspace','global'\") WHERE name = 'records'"),
+		  SQLITE_OK);
+	CHECK_INT(sqlite3_changes(raw), 1);
+	{
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA schema_version=%d", ver + 1);
+		CHECK_INT(raw_exec(raw, sql), SQLITE_OK);
+	}
+	CHECK_INT(raw_exec(raw, "PRAGMA writable_schema=OFF"), SQLITE_OK);
+	sqlite3_close(raw);
+	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+	CHECK_INT(raw_exec(raw, "PRAGMA user_version=7"), SQLITE_OK);
+	/* (an UPDATE of scope: no trigger needs cairn's FTS5 tokenizer) */
+	CHECK(raw_exec(raw, "UPDATE records SET scope = 'machine' WHERE key = "
+			    "'k:8'") == SQLITE_CONSTRAINT);
+	sqlite3_close(raw);
+
+	snprintf(path, sizeof(path), "%s/migrate8/.cairn", test_tmpdir);
+	memset(&o, 0, sizeof(o));
+	o.no_global = 1;
+	db = NULL;
+	CHECK_INT(cairn_db_open(path, &o, &db), CAIRN_OK);
+	memset(&in, 0, sizeof(in));
+	in.kind = (char *)"capability";
+	in.scope = (char *)"machine";
+	in.body = (char *)"docker runs rootless here";
+	in.confidence = -1;
+	CHECK_INT(cairn_record_write(db, &in, 0, &mid), CAIRN_OK);
+	CHECK_INT(cairn_check_integrity(db), CAIRN_OK);
+	cairn_db_close(db);
+	snprintf(path, sizeof(path), "%s/migrate8/.cairn/cairn.db", test_tmpdir);
+	CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+	ver = -1;
+	if (sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ver = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	CHECK_INT(ver, STORE_SCHEMA_VERSION);
+	/* (an UPDATE of scope: no trigger needs cairn's FTS5 tokenizer) */
+	CHECK(raw_exec(raw, "UPDATE records SET scope = 'host' WHERE key = "
+			    "'k:8'") == SQLITE_CONSTRAINT);
+	sqlite3_close(raw);
+	cairn_free(id);
+	cairn_free(mid);
+}
+
+/* A server's record for store_pull_record, texts borrowed. */
+static void pulled(cairn_record *r, const char *id, const char *origin,
+		   const char *status, const char *key, const char *body)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = (char *)id;
+	r->kind = (char *)"fact";
+	r->key = (char *)key;
+	r->scope = (char *)"workspace";
+	r->title = (char *)"pulled";
+	r->body = (char *)body;
+	r->status = (char *)status;
+	r->confidence = 0.9;
+	r->origin = (char *)origin;
+	r->created = (char *)"2026-01-01T00:00:00Z";
+	r->updated = (char *)"2026-01-02T00:00:00Z";
+	r->revision = 1;
+	r->hash = (char *)"h1";
+}
+
+/*
+ * EVIDENCE-OF: what a team server sends is written by the
+ * store, behind its rules: the secret filter on every field (the hash
+ * too), never a file-backed record or another store's scope, the approval
+ * gate (no approved_by: a candidate), a local key holder yields, a changed
+ * text keeps its revision, and a pulled revision is checked the same way.
+ */
+static void test_pull_gate(void)
+{
+	cairn_db *db = test_store("pull", NULL, 0);
+	struct store_pulled srv = { "team", "alice", NULL };
+	struct store_pull_result res;
+	cairn_record r, *got = NULL, **hist = NULL;
+	char *local = NULL;
+	size_t n = 0;
+
+	CHECK_INT(store_tx_begin(db), CAIRN_OK);
+	/* the gate: an agent's accepted record without approval */
+	pulled(&r, "rp1", "agent", "accepted", NULL, "an agent's unapproved fact");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	CHECK(res.gated == 1);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp1", &got), CAIRN_OK);
+	CHECK(got && strcmp(got->status, "candidate") == 0);
+	cairn_record_free(got);
+	got = NULL;
+	/* approved on the server: it stands */
+	srv.approved_by = "bob";
+	pulled(&r, "rp2", "agent", "accepted", NULL, "an agent's approved fact");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	CHECK(res.gated == 0);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp2", &got), CAIRN_OK);
+	CHECK(got && strcmp(got->status, "accepted") == 0);
+	cairn_record_free(got);
+	got = NULL;
+	srv.approved_by = NULL;
+	/* refused, nothing stored: a secret in the body, in the hash */
+	pulled(&r, "rp3", "human", "accepted", NULL,
+	       "key AKIAIOSFODNN7EXAMPLE here");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_SECRET);
+	pulled(&r, "rp3", "human", "accepted", NULL, "an innocent body");
+	r.hash = (char *)"ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_SECRET);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp3", &got),
+		  CAIRN_NOTFOUND);
+	/* a file-backed record, a global one, revision 0: not this store's */
+	pulled(&r, "rp4", "file", "accepted", NULL, "from a file");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	pulled(&r, "rp4", "human", "accepted", NULL, "a global one");
+	r.scope = (char *)"global";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	pulled(&r, "rp4", "human", "accepted", NULL, "revision zero");
+	r.revision = 0;
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp4", &got),
+		  CAIRN_NOTFOUND);
+	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
+
+	/* a local holder of the key yields it */
+	local = write_simple(db, "fact", NULL, NULL, "ci:runner", "runner two");
+	CHECK_INT(store_tx_begin(db), CAIRN_OK);
+	pulled(&r, "rp5", "human", "accepted", "ci:runner", "runner one");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	CHECK(local && strcmp(res.yielded, local) == 0);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", local, &got), CAIRN_OK);
+	CHECK(got && got->key == NULL && strcmp(got->status, "candidate") == 0);
+	cairn_record_free(got);
+	got = NULL;
+	/* a new text of rp5 keeps the old one as a revision */
+	pulled(&r, "rp5", "human", "accepted", "ci:runner", "runner one, moved");
+	r.revision = 2;
+	r.hash = (char *)"h2";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	/* a pulled revision: a secret refused, an older one kept once */
+	pulled(&r, "rp5", "human", "accepted", NULL, "old AKIAIOSFODNN7EXAMPLE");
+	CHECK_INT(store_pull_revision(db, "main", "rp5", &r), CAIRN_SECRET);
+	pulled(&r, "rp5", "human", "accepted", NULL, "runner one");
+	CHECK_INT(store_pull_revision(db, "main", "rp5", &r), CAIRN_OK);
+	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
+	CHECK_INT(cairn_record_history(db, "ci:runner", NULL, &hist, &n),
+		  CAIRN_OK);
+	CHECK_MSG(n == 2, "history of rp5 has %zu entries", n);
+	if (n == 2)
+		CHECK(strcmp(hist[0]->body, "runner one, moved") == 0 &&
+		      strcmp(hist[1]->body, "runner one") == 0);
+	cairn_record_list_free(hist, n);
+	CHECK_INT(cairn_check_integrity(db), CAIRN_OK);
+	cairn_free(local);
+	cairn_db_close(db);
+}
+
 void unit_store(void)
 {
 	RUN(test_global_migration);
@@ -540,4 +798,7 @@ void unit_store(void)
 	RUN(test_words_one_table);
 	RUN(test_errstr_names);
 	RUN(test_env_at_open);
+	RUN(test_machine_scope);
+	RUN(test_machine_migration);
+	RUN(test_pull_gate);
 }
