@@ -56,7 +56,6 @@
 
 #include "drift.h"
 #include "fts.h"
-#include "json.h"
 #include "lifecycle.h"
 #include "query.h"
 #include "store.h"
@@ -66,7 +65,6 @@
 #include "rerank.h"
 #include "termstat.h"
 #include "tokenize.h"
-#include "vector.h"
 
 #define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
 /*
@@ -1199,6 +1197,15 @@ static int doc_answer(struct pool *pool, size_t first,
 	return 0;
 }
 
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->bm25 != y->bm25)
+		return x->bm25 > y->bm25 ? -1 : 1;
+	return strcmp(x->rec->id, y->rec->id);
+}
+
 static void matched_terms(struct sbuf *sb, const struct cand *c,
 			  const struct terms *t)
 {
@@ -1488,6 +1495,11 @@ static int rank_pool(struct recall *r)
 	if (r->res->answer <= r->floor)
 		for (i = 0; i < r->pool.n; i++)
 			r->pool.v[i].answer = 0;
+	/* one BM25 ranking over both schemas (cand_cmp: raw BM25, then id) */
+	if (r->pool.n > 1)
+		qsort(r->pool.v, r->pool.n, sizeof(r->pool.v[0]), cand_cmp);
+	for (i = 0; i < r->pool.n; i++)
+		r->pool.v[i].rank = (int)i + 1;
 	rc = recall_hybrid_pool(r->db, r->query, r->o, &r->pool, &r->dn);
 	if (rc == CAIRN_OK)
 		rc = fill_cands(r);

@@ -261,15 +261,6 @@ static long pool_find(const struct pool *pool, const char *schema,
 	return -1;
 }
 
-static int bm25_desc(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->bm25 != y->bm25)
-		return x->bm25 > y->bm25 ? -1 : 1;
-	return strcmp(x->rec->id, y->rec->id);
-}
-
 /* The cosine floor calibrated for this vector identity; notice otherwise. */
 double recall_cos_floor(struct cairn_db *db, const struct dense *d,
 			cairn_result *res)
@@ -518,11 +509,6 @@ int recall_hybrid_pool(struct cairn_db *db, const char *query,
 	size_t i, n;
 	int rc;
 
-	/* one BM25 ranking over both schemas */
-	if (pool->n > 1)
-		qsort(pool->v, pool->n, sizeof(pool->v[0]), bm25_desc);
-	for (i = 0; i < pool->n; i++)
-		pool->v[i].rank = (int)i + 1;
 	n = pool->n;
 	rc = dense_merge(db, rst, pool, d);
 	/* BM25 hits outside the dense pool: their own cosine, if they have a vector */
