@@ -71,9 +71,9 @@ void recall_dense_release(struct dense *d);
 void recall_floor_identity(const char *tok_id, char *out, size_t size);
 
 /*
- * The hybrid candidates (docs/RANKING.md): to pool (the BM25 hits of both
- * schemas, ranked as one by raw BM25: cand.rank) the dense pool d's ranks and
- * cosines (appending the records only it found), each other BM25 hit's
+ * The hybrid candidates (docs/RANKING.md): adds to pool (the BM25 hits of
+ * both schemas, already ranked as one by raw BM25 in cand.rank) the dense
+ * pool d's ranks and cosines (appending the records only it found), each other BM25 hit's
  * own cosine from its stored vector, and the exact drawer: the record
  * whose key the question is (workspace first), under opts' status and
  * kind filters. CAIRN_OK, or an error set on db.
