@@ -10,7 +10,9 @@
  * Steps (docs/RANKING.md): 1 exact key first (rank_order), 2 weighted RRF
  * (rank_rrf), 3 overwhelming BM25 hit (rank_pin), 4 floors, relevance and
  * weight (rank_floor), 5 decay and de-duplication (rank_decay, rank_dedup),
- * 6 rerank hook (rank_rerank).
+ * 6 rerank hook (rank_rerank). Lexical-only recall (no vectors) ranks with
+ * rank_lexical instead: the floors, weights x bm25 / best and the date
+ * preference.
  */
 #include <math.h>
 #include <stdio.h>
@@ -572,4 +574,62 @@ int rank_run(struct rank_cand *c, size_t n, const struct rank_config *cfg,
 	if (counts)
 		*counts = k;
 	return rc;
+}
+
+/* -------------------------------------------------------- lexical only */
+
+/* Kept first; then by score, raw BM25, record id, the caller's index. */
+static int lexical_cmp(const void *a, const void *b)
+{
+	const struct rank_cand *x = a, *y = b;
+	int d;
+
+	if ((x->dropped != 0) != (y->dropped != 0))
+		return x->dropped ? 1 : -1;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->bm25 != y->bm25)
+		return x->bm25 > y->bm25 ? -1 : 1;
+	if (x->rec_id && y->rec_id && (d = strcmp(x->rec_id, y->rec_id)) != 0)
+		return d;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+size_t rank_lexical(struct rank_cand *c, size_t n, const struct rank_config *cfg,
+		    int answered)
+{
+	double lf = cfg->lex_floor;
+	size_t i, dropped = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rank_cand *x = &c[i];
+
+		x->weight = rank_weight_of(cfg, x);
+		x->dropped = RANK_KEPT;
+		/*
+		 * the question is answered when its best hit is above the
+		 * floor; each hit must then be above the lower of the floor
+		 * and the default (recall.c: a calibrated floor decides
+		 * whether to answer, not which of the answers to show)
+		 */
+		if ((!answered || x->lexical <= lf) && !cfg->no_floor) {
+			x->dropped = RANK_DROP_LEXICAL;
+			x->relevance = 0;
+			x->score = 0;
+			dropped++;
+			continue;
+		}
+		x->relevance = lf < 1 ? clamp01((x->lexical - lf) / (1 - lf)) : 0;
+		x->score = rank_tiebreak(x->weight) *
+			   (x->bm25_best > 0 ? x->bm25 / x->bm25_best : 0);
+		/* answer type: a question asking when prefers a dated record */
+#ifdef CAIRN_MUTATE_NO_DATE_BOOST
+		x->dated = 0; /* negative control: no answer-type preference */
+#endif
+		if (x->dated)
+			x->score *= 1.0 + RANK_DATE_BOOST;
+	}
+	if (n > 1)
+		qsort(c, n, sizeof(*c), lexical_cmp);
+	return dropped;
 }

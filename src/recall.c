@@ -1,25 +1,27 @@
 /*
- * recall.c -- lexical recall (SPEC 5.2): BM25 inside SQLite over our own
- * tokenizer, kind/status weights, the calibrated no-match floor, receipts
- * (SPEC 5.3) and last_seen bookkeeping.
+ * recall.c -- recall (SPEC 5.2): BM25 inside SQLite over our own
+ * tokenizer, the answerability and the calibrated no-match floor, the
+ * ranking of both modes (rank.c), the hits, receipts (SPEC 5.3) and
+ * last_seen bookkeeping.
  *
- * Layer: on fts/tokenize, store, vector/embed (the dense pool), rank (the
- * hybrid steps) and lifecycle (ageing before a search, the last_seen clock).
- * Above it: cli, eval, hook, mcp.
+ * Layer: on fts/tokenize, store, query (the question's terms), rank (the
+ * steps of both modes), recall_hybrid (the dense side), rerank, drift and
+ * lifecycle (ageing before a search, the last_seen clock). Above it: cli,
+ * eval, hook, mcp.
  *
  * Two modes. Lexical only (no model configured, or no record has a vector
- * yet): the steps below, exactly as in recall part 1. Hybrid (issue 5;
+ * yet): the steps below, ranked by rank_lexical(). Hybrid (issue 5;
  * docs/RANKING.md): the same BM25 pool (both schemas ranked together), the
- * dense pool of the embedded question (vector_search), each BM25 hit's own
- * cosine from its stored vector, the exact drawer, then rank_run(): RRF,
+ * dense pool of the embedded question, each BM25 hit's own cosine from its
+ * stored vector, the exact drawer (recall_hybrid.c), then rank_run(): RRF,
  * the overwhelming BM25 pin, the cosine floor calibrated for this vector
  * identity (lexical floor for hits without a vector), weights, decay,
- * per-source de-duplication.
+ * per-source de-duplication. Both build their hits with build_hits().
  *
  * The pipeline, each step named in --explain:
- *   1. terms:   the question is tokenised exactly as records are (query
- *               mode), de-duplicated; stop words are dropped unless nothing
- *               else is left; at most RECALL_MAX_TERMS, rarest first.
+ *   1. terms:   the question is tokenised exactly as records are (query.c),
+ *               de-duplicated; stop words are dropped unless nothing else
+ *               is left; at most RECALL_MAX_TERMS, rarest first.
  *   2. bm25:    FTS5's BM25 over title and body (title weighted
  *               RECALL_W_TITLE), OR of the terms, ranked inside FTS5 by
  *               cairn_rank (exactly bm25()'s scores and order, reading
@@ -39,9 +41,9 @@
  *               the store cannot answer (their median), for this
  *               tokenizer identity; RECALL_DEFAULT_FLOOR otherwise.
  *   5. score:   weight(kind, status)^RANK_WEIGHT_EXP x (bm25 / best bm25),
- *               x (1 + RECALL_DATE_BOOST) for a record that states a date
+ *               x (1 + RANK_DATE_BOOST) for a record that states a date
  *               when the question asks when (answer type; Chinese only);
- *               ties keep BM25 order.
+ *               ties keep BM25 order (rank_lexical).
  *   6. receipt: query hash, ordered ids, provider and revision, per-hit
  *               figures; last_seen of the returned records, in one write.
  *
@@ -54,12 +56,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bilingual.h"
-#include "glossary.h"
 #include "drift.h"
 #include "fts.h"
-#include "json.h"
 #include "lifecycle.h"
+#include "query.h"
 #include "store.h"
 #include "rank.h"
 #include "recall_int.h"
@@ -67,7 +67,6 @@
 #include "rerank.h"
 #include "termstat.h"
 #include "tokenize.h"
-#include "vector.h"
 
 #define RECALL_POOL 200            /* BM25 pool size (SPEC 5.2: ~200) */
 /*
@@ -79,27 +78,10 @@
 #define RECALL_INNER (RECALL_POOL + RECALL_POOL / 4)
 #define RECALL_PRUNE_ROWS (2 * RECALL_INNER) /* rows ranked by pass 1 (struct terms_order) */
 #define RECALL_GROW 8              /* the heap's growth when the filters leave the pool short */
-#define RECALL_MAX_TERMS 64        /* query terms kept (the aux mask is 64 bits) */
 #define RECALL_MAX_QUERY (64 * 1024) /* bytes in a question */
 #define RECALL_MAX_K 100           /* most hits one call returns */
-#define RECALL_W_TITLE 2.0         /* bm25() weight of the title column */
-#define RECALL_W_BODY 1.0          /* bm25() weight of the body column */
 #define RECALL_K1 1.2              /* FTS5 bm25()'s k1 (fixed in fts5_bm25.c) */
 #define RECALL_IDF_MIN 1e-6        /* FTS5's floor for a term's idf */
-/*
- * Weight of an English gloss of a Chinese question word (from the
- * bilingual dictionary) relative to the question's own terms: a
- * translation is weaker evidence than the word itself.
- */
-#define RECALL_GLOSS_WEIGHT 0.5
-#define RECALL_SAME 4 /* glosses of one word that the question says itself, kept */
-/*
- * A question that asks for a time (asks_when()) prefers records that state
- * a date (states_date()): their score is multiplied by 1 + this. Measured
- * (bench/results/EVAL.md): any value from 0.05 to 1.0 gives the same
- * rgb-zh and cmrc2018 results; 5 costs cmrc2018 R@1 0.984 -> 0.979.
- */
-#define RECALL_DATE_BOOST 0.1
 /*
  * Floor used before `cairn calibrate` has measured one for this tokenizer:
  * a hit must match more than this share of the question's informative
@@ -122,459 +104,12 @@
  */
 #define RECALL_BG_DOCS 10.0
 /*
- * Words of an ordinary record, for a Chinese word's background idf: a
- * word whose share of jieba's dictionary counts is p turns up in a record
- * of this many words with a chance of about this x p, so its idf there is
- * -log(RECALL_BG_WORDS x p). A word the store never says weighs no more
- * than that in the answerability (score_answer): 需要 or 准备 missing from
- * an English store says little, 吉他 or 红烧肉 missing says a lot.
- */
-#define RECALL_BG_WORDS 100.0
-/*
  * A name the store never says (names_in(): Kafka, GraphQL, RuboCop) weighs
  * this many times an unseen word in the answerability: a question about
  * a thing the store has never heard of is about that thing, and a name,
  * unlike a common word, has no synonym a record could use instead.
  */
 #define RECALL_UNSEEN_NAME 2.0
-
-/* ------------------------------------------------------------- stop words */
-
-/*
- * Function words of questions in English and Chinese. They carry no topic,
- * and dropping them keeps "how do I ..." from matching every record that
- * says "how". Compared after tokenisation (so stemmed forms match).
- */
-static const char *const stop_en[] = {
-	"a", "about", "am", "an", "and", "any", "are", "as", "at", "be",
-	"been", "but", "by", "can", "could", "did", "do", "does", "doing",
-	"for", "from", "had", "has", "have", "how", "i", "if", "in", "into",
-	"is", "it", "its", "me", "my", "of", "on", "or", "our", "should",
-	"so", "than", "that", "the", "their", "them", "then", "there",
-	"these", "they", "this", "those", "to", "us", "was", "we", "were",
-	"what", "when", "where", "which", "who", "whom", "why", "will",
-	"with", "would", "you", "your", "s", "t", "d", "ll", "re", "ve",
-	"m", "also", "just", "some", "such", "up", "out", "there",
-};
-static const char *const stop_zh[] = {
-	"的", "了", "是", "在", "我", "我们", "你", "你们", "他", "她",
-	"它", "有", "和", "与", "就", "都", "也", "很", "吗", "呢", "吧",
-	"啊", "呀", "么", "什么", "怎么", "怎样", "如何", "为什么", "哪",
-	"哪些", "哪个", "谁", "多少", "这", "那", "这个", "那个", "一个",
-	"要", "会", "能", "可以", "应该", "是否", "还是", "或者", "把",
-	"被", "给", "对", "从", "到", "用", "让", "请", "问", "吗？",
-	"哪里", "哪儿", "没有", "有没有", "之后", "之前", "以后", "以前",
-	"能不能", "可不可以", "是不是", "会不会", "要不要", "时候",
-	"什么样", "怎么样", "为何", "何时", "这些", "那些", "一些",
-	"他们", "它们", "咱们", "当初", "最后",
-};
-
-struct qterm {
-	char *text;    /* the token as indexed (normalised, stemmed) */
-	size_t len;    /* bytes */
-	int stop;      /* 1: a stop word */
-	long long df;  /* documents containing it (per schema) */
-	double idf;    /* BM25-style idf, >= 0 */
-	double weight; /* 1, or RECALL_GLOSS_WEIGHT for a gloss */
-	int gloss;     /* 1: an English gloss of a Chinese term */
-	size_t from;   /* gloss: index of the Chinese term it translates */
-	int df_of;     /* df and idf hold for schema df_of - 1 (0: not yet) */
-	double bg_idf; /* background idf (RECALL_BG_WORDS); HUGE_VAL: none */
-	int name;      /* written as a name in the question (names_in()) */
-	size_t same[RECALL_SAME];  /* glosses that are terms of the question already */
-	size_t nsame;
-};
-
-struct terms {
-	struct qterm *v;   /* unique terms in query order */
-	size_t n;          /* count */
-	size_t cap;        /* allocated */
-	int when;          /* the question asks for a time (asks_when()) */
-	struct tok *tk;    /* for background statistics (tok_word_logp) */
-	const char *q;     /* the question as written, for names_in() */
-	size_t qlen;
-};
-
-static void terms_release(struct terms *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		cairn_free(t->v[i].text);
-	cairn_free(t->v);
-	memset(t, 0, sizeof(*t));
-}
-
-static int is_stop_word(const char *s, size_t len);
-
-/*
- * A stop word, or a character bigram made only of stop characters: the
- * tokenizer's out-of-dictionary fallback turns runs of single characters
- * such as 用的是 into bigrams (用的, 的是) that carry no topic either.
- */
-static int is_stop(const char *s, size_t len)
-{
-	size_t a;
-
-#ifdef CAIRN_MUTATE_NO_STOPWORDS
-	return 0; /* negative control: every word is searched */
-#endif
-	if (is_stop_word(s, len))
-		return 1;
-	if (len < 4 || (unsigned char)s[0] < 0xE0)
-		return 0;
-	a = util_u8len((unsigned char)s[0]);
-	return a < len && a + util_u8len((unsigned char)s[a]) == len &&
-	       is_stop_word(s, a) && is_stop_word(s + a, len - a);
-}
-
-static int is_stop_word(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(stop_en); i++)
-		if (strlen(stop_en[i]) == len && memcmp(stop_en[i], s, len) == 0)
-			return 1;
-	for (i = 0; i < ARRAY_SIZE(stop_zh); i++)
-		if (strlen(stop_zh[i]) == len && memcmp(stop_zh[i], s, len) == 0)
-			return 1;
-	return 0;
-}
-
-static int add_term(struct terms *t, const char *token, size_t len);
-static int has_han(const char *s, size_t len);
-
-/*
- * Chinese words that ask for a time, as the tokenizer emits them
- * (simplified; 什么时候 -> 什么 时候, 哪一年 -> 一年 哪一年): the answer is a
- * date. They are mostly stop words, so this is checked on every token of
- * the question before stop words are dropped.
- */
-static const char *const when_zh[] = {
-	"时间", "时候", "何时", "几时", "日期", "哪年", "哪一年", "哪一天",
-	"几月", "几号",
-};
-
-static int asks_when(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(when_zh); i++)
-		if (strlen(when_zh[i]) == len && memcmp(when_zh[i], s, len) == 0)
-			return 1;
-	return 0;
-}
-
-/* Does text state a date the Chinese way: digits then 年, 月, 日 or 号? */
-static int states_date_in(const char *s)
-{
-	static const char *const unit[] = {"年", "月", "日", "号"};
-	const char *p;
-	size_t i;
-
-	for (p = s; p && *p; p++) {
-		if (*p < '0' || *p > '9' || (p[1] >= '0' && p[1] <= '9'))
-			continue;
-		for (i = 0; i < ARRAY_SIZE(unit); i++)
-			if (strncmp(p + 1, unit[i], strlen(unit[i])) == 0)
-				return 1;
-	}
-	return 0;
-}
-
-static int states_date(const cairn_record *r)
-{
-	return states_date_in(r->title) || states_date_in(r->body);
-}
-
-/*
- * Is the question's text [start, end) written as a name: Latin letters
- * and digits with a capital after the first letter (GraphQL, iOS, ORM),
- * or a capital word not at the start of a sentence (Kafka)?
- */
-static int names_in(const struct terms *t, size_t start, size_t end)
-{
-	const char *s = t->q;
-	size_t i, b;
-	int upper_after = 0;
-
-	for (i = start; i < end; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch >= 'A' && ch <= 'Z')
-			upper_after |= i > start;
-		else if (!(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9'))
-			return 0;
-	}
-	if (upper_after)
-		return 1;
-	if (!(s[start] >= 'A' && s[start] <= 'Z'))
-		return 0;
-	/* a capital first letter: a name unless it starts a sentence */
-	for (b = start; b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t' ||
-				  s[b - 1] == '\n' || s[b - 1] == '"' ||
-				  s[b - 1] == '(');
-	     b--)
-		;
-	return !(b == 0 || s[b - 1] == '.' || s[b - 1] == '?' ||
-		 s[b - 1] == '!' || s[b - 1] == ':');
-}
-
-static int collect_term(void *user, const char *token, size_t len,
-			size_t start, size_t end, int colocated)
-{
-	struct terms *t = user;
-	size_t i, idx;
-
-	(void)colocated;
-	if (len == 0)
-		return 0;
-	if (asks_when(token, len))
-		t->when = 1;
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].len == len && memcmp(t->v[i].text, token, len) == 0)
-			break;
-	idx = i;
-	if (idx == t->n && t->n >= 4 * RECALL_MAX_TERMS)
-		return 0;
-	if (idx == t->n) {
-		int rc = add_term(t, token, len);
-
-		if (rc)
-			return rc;
-	}
-	if (t->q && start < end && end <= t->qlen && names_in(t, start, end))
-		t->v[idx].name = 1;
-	return 0;
-}
-
-static int add_term(struct terms *t, const char *token, size_t len)
-{
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 16;
-		struct qterm *nv = util_realloc(t->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return CAIRN_NOMEM;
-		t->v = nv;
-		t->cap = ncap;
-	}
-	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
-	t->v[t->n].text = util_strndup(token, len);
-	if (!t->v[t->n].text)
-		return CAIRN_NOMEM;
-	t->v[t->n].len = len;
-	t->v[t->n].stop = is_stop(token, len);
-	t->v[t->n].weight = 1.0;
-	t->v[t->n].bg_idf = HUGE_VAL;
-	if (t->tk && has_han(token, len)) {
-		double lp = tok_word_logp(t->tk, token, len);
-		size_t a = util_u8len((unsigned char)token[0]);
-
-		/*
-		 * A pair of characters the dictionary does not know is the
-		 * tokenizer's fallback bigram (过用 of 考虑过用): no word, as
-		 * telling as the rarer of its two characters.
-		 */
-		if (lp > 0 && a == 3 && len == 6) {
-			double l1 = tok_word_logp(t->tk, token, 3);
-			double l2 = tok_word_logp(t->tk, token + 3, 3);
-
-			if (l1 <= 0 && l2 <= 0)
-				lp = l1 < l2 ? l1 : l2;
-		}
-		if (lp <= 0)
-			t->v[t->n].bg_idf = -lp - log(RECALL_BG_WORDS);
-	}
-	t->n++;
-	return 0;
-}
-
-/* Tokenise the question; drop stop words unless only stop words remain. */
-static int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
-		       struct terms *t)
-{
-	char err[256];
-	size_t i, j, content = 0;
-	int rc;
-
-	t->tk = tk;
-	t->q = q;
-	t->qlen = strlen(q);
-	rc = tok_run(tk, q, strlen(q), TOK_QUERY, collect_term, t, err,
-		     sizeof(err));
-	if (rc == CAIRN_NOMEM)
-		return store_error(db, rc, "out of memory");
-	if (rc)
-		return store_error(db, rc, "question: %s", err);
-	for (i = 0; i < t->n; i++)
-		content += !t->v[i].stop;
-	if (content == 0)
-		return CAIRN_OK; /* only stop words: search them as they are */
-	for (i = j = 0; i < t->n; i++) {
-		if (t->v[i].stop) {
-			cairn_free(t->v[i].text);
-			continue;
-		}
-		t->v[j++] = t->v[i];
-	}
-	t->n = j;
-	return CAIRN_OK;
-}
-
-/* ------------------------------------------------------ bilingual glosses */
-
-static int has_han(const char *s, size_t len)
-{
-	size_t i;
-
-	/* U+3400..U+9FFF: lead bytes E3 (from U+3400) .. E9 */
-	for (i = 0; i + 2 < len; i++)
-		if ((unsigned char)s[i] >= 0xE3 && (unsigned char)s[i] <= 0xE9)
-			return 1;
-	return 0;
-}
-
-struct gloss_ctx {
-	struct terms *t;   /* the question's terms */
-	struct tok *tk;    /* to tokenise each gloss word like a record */
-	size_t from;       /* the Chinese term being translated */
-	int rc;            /* sticky error */
-};
-
-static int collect_gloss_token(void *user, const char *token, size_t len,
-			       size_t start, size_t end, int colocated)
-{
-	struct gloss_ctx *g = user;
-	struct terms *t = g->t;
-	size_t i;
-
-	(void)start;
-	(void)end;
-	if (colocated || len == 0 || is_stop(token, len))
-		return 0;
-	for (i = 0; i < t->n; i++) {
-		struct qterm *w = &t->v[g->from];
-
-		if (t->v[i].len != len || memcmp(t->v[i].text, token, len) != 0)
-			continue;
-		/* "forms-api 的表单": form stands for 表单 in the answerability */
-		if (i != g->from && !t->v[i].gloss && w->nsame < RECALL_SAME)
-			w->same[w->nsame++] = i;
-		return 0;
-	}
-	if (t->n >= 4 * RECALL_MAX_TERMS)
-		return 0;
-	if (add_term(t, token, len))
-		return CAIRN_NOMEM;
-	t->v[t->n - 1].gloss = 1;
-	t->v[t->n - 1].weight = RECALL_GLOSS_WEIGHT;
-	t->v[t->n - 1].from = g->from;
-	return 0;
-}
-
-static void emit_gloss(void *user, const char *word, size_t n)
-{
-	struct gloss_ctx *g = user;
-	char err[64];
-
-	if (g->rc)
-		return;
-	g->rc = tok_run(g->tk, word, n, TOK_QUERY, collect_gloss_token, g,
-			err, sizeof(err));
-}
-
-/* Emit each space-separated word of a glossary value. */
-static void emit_words(struct gloss_ctx *g, const char *en)
-{
-	while (*en && !g->rc) {
-		size_t n = strcspn(en, " ");
-
-		if (n)
-			emit_gloss(g, en, n);
-		en += n;
-		en += *en == ' ';
-	}
-}
-
-/* A Chinese term the store never says: one a gloss may stand in for. */
-static int glossable(const struct qterm *q)
-{
-	return q->len >= 6 && q->df == 0 && has_han(q->text, q->len);
-}
-
-/*
- * Add the English glosses of the question's Chinese words (two characters
- * or more; single characters are mostly function words with dozens of
- * senses) that occur in no record of the store, tokenised as records are,
- * at RECALL_GLOSS_WEIGHT: first the engineering sense from the built-in
- * glossary (glossary.h; also for two adjacent words, a compound the
- * segmenter split, such as 正式 环境), then CC-CEDICT's glosses when a
- * dictionary is configured. This lets a Chinese question find an English
- * record (SPEC 5.2; issue 3's paraphrase-zh category) without adding
- * noise where the store already speaks Chinese: glossing every word cost
- * cmrc2018 R@1 0.984 -> 0.972. Call after term_stats() (uses df).
- */
-static int add_glosses(struct cairn_db *db, struct tok *tk, struct terms *t)
-{
-	struct gloss_ctx g;
-	size_t i, n = t->n;
-	char pair[2 * TOK_MAX_TOKEN_BYTES];
-	const char *en;
-
-	memset(&g, 0, sizeof(g));
-	g.t = t;
-	g.tk = tk;
-	for (i = 0; i < n && g.rc == 0; i++) {
-		/* translate only what the store does not say in Chinese */
-		if (!glossable(&t->v[i]))
-			continue;
-		g.from = i;
-#ifndef CAIRN_MUTATE_NO_GLOSSARY
-		en = glossary_lookup(t->v[i].text, t->v[i].len);
-		if (en)
-			emit_words(&g, en);
-		if (i + 1 < n && glossable(&t->v[i + 1]) &&
-		    t->v[i].len + t->v[i + 1].len <= sizeof(pair)) {
-			memcpy(pair, t->v[i].text, t->v[i].len);
-			memcpy(pair + t->v[i].len, t->v[i + 1].text,
-			       t->v[i + 1].len);
-			en = glossary_lookup(pair,
-					     t->v[i].len + t->v[i + 1].len);
-			if (en)
-				emit_words(&g, en);
-		}
-#else
-		(void)en; /* negative control: no glossary */
-		(void)pair;
-		(void)emit_words;
-#endif
-		if (db->bil)
-			bil_lookup(db->bil, t->v[i].text, t->v[i].len,
-				   emit_gloss, &g);
-	}
-	if (g.rc)
-		return store_error(db, g.rc, "translating the question");
-	return CAIRN_OK;
-}
-
-/* Load the bilingual dictionary named by $CAIRN_BILINGUAL once per handle. */
-static int load_bilingual(struct cairn_db *db)
-{
-	const char *path = db->bil_path;
-	char err[256];
-	int rc;
-
-	if (db->bil || db->bil_tried)
-		return CAIRN_OK;
-	db->bil_tried = 1;
-	if (!path || !*path)
-		return CAIRN_OK;
-	rc = bil_open(path, &db->bil, err, sizeof(err));
-	if (rc)
-		return store_error(db, rc, "bilingual dictionary: %s", err);
-	return CAIRN_OK;
-}
 
 /* ------------------------------------------------------- FTS5 aux function */
 
@@ -863,53 +398,7 @@ static double load_floor(struct cairn_db *db, const char *identity,
 	return f;
 }
 
-/* ----------------------------------------------------------------- weights */
-
-/*
- * SPEC 5.2's kind/status weights, one table for lexical and hybrid recall
- * (rank_config: the defaults, then the store's rank.weight.KIND).
- */
-static double kind_weight(const struct rank_config *cfg,
-			  const cairn_record *r)
-{
-	struct rank_cand x;
-
-	memset(&x, 0, sizeof(x));
-	x.kind = r->kind;
-	x.status = r->status;
-	x.confidence = r->confidence;
-	return rank_weight_of(cfg, &x);
-}
-
 /* ------------------------------------------------------------------ recall */
-
-struct cand {
-	cairn_record *rec;   /* owned until moved into the result */
-	double bm25;         /* raw, positive */
-	int rank;            /* 1-based in its schema's pool */
-	double best;         /* best bm25 of its schema's pool */
-	sqlite3_int64 mask;  /* matched terms */
-	double signal;       /* bm25 over the most the question could score */
-	double answer;       /* answerability: share of the question covered */
-	double covered;      /* answerability parts: IDF mass matched, */
-	double mass;         /* ... the question's mass (what can match), */
-	double unseen;       /* ... the part of it the store never says */
-	double relevance;    /* above the floor */
-	double weight;       /* kind/status */
-	double score;        /* final */
-	int dated;           /* lexical: score raised by RECALL_DATE_BOOST */
-	/* hybrid only (0 otherwise) */
-	int dense_rank;      /* 1-based in the dense pool; 0: not in it */
-	double cosine;       /* with the question, when has_vector */
-	int has_vector;      /* 1: a stored vector of this identity */
-	int exact_key;       /* 1: the question is its key */
-};
-
-struct pool {
-	struct cand *v; /* candidates */
-	size_t n;       /* count */
-	size_t cap;     /* allocated */
-};
 
 static void pool_release(struct pool *p)
 {
@@ -1299,6 +788,36 @@ static int rank_pass(struct cairn_db *db, sqlite3_stmt *st,
 }
 
 /*
+ * The phrases of a schema's search: the terms it says (one in no record
+ * cannot match; it still counts in the mass), mv[j] the question term of
+ * phrase j, c->idf[j] its idf x weight, and in to their bounds by
+ * descending bound (ties keep question order).
+ */
+static void order_terms(const struct terms *t, int *mv, struct terms_order *to,
+			struct rank_ctx *c)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < t->n && to->n < RECALL_MAX_TERMS; i++) {
+		double b = t->v[i].idf * t->v[i].weight * (RECALL_K1 + 1.0);
+
+		if (t->v[i].df == 0)
+			continue;
+		mv[to->n] = (int)i;
+		c->idf[to->n] = t->v[i].idf * t->v[i].weight;
+		for (j = to->n; j > 0 && to->bound[j - 1] < b; j--) {
+			to->ord[j] = to->ord[j - 1];
+			to->bound[j] = to->bound[j - 1];
+		}
+		to->ord[j] = to->n;
+		to->bound[j] = b;
+		to->n++;
+	}
+	c->n = to->n;
+}
+
+/*
  * Run the BM25 pool over one schema and append its candidates: rank the
  * matching rows inside FTS5 (cairn_rank keeps the best RECALL_INNER), then
  * read those records by rid, best first, through the status and kind
@@ -1319,7 +838,7 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	struct terms_order to;
 	sqlite3_stmt *st = NULL, *get = NULL;
 	size_t i, first = pool->n;
-	int rc = CAIRN_OK, src, rank = 0, mv[RECALL_MAX_TERMS], ness, j;
+	int rc = CAIRN_OK, src, rank = 0, mv[RECALL_MAX_TERMS], ness;
 	long long rows = 0;
 #ifndef CAIRN_MUTATE_NO_RECALL_STATUS
 	/* SPEC 3: default recall searches accepted + unverified only */
@@ -1335,24 +854,7 @@ static int search_schema(struct cairn_db *db, const char *schema,
 	memset(&lens, 0, sizeof(lens));
 	rc_.wcol[0] = RECALL_W_TITLE;
 	rc_.wcol[1] = RECALL_W_BODY;
-	/* terms that occur nowhere cannot match; they still count in the mass */
-	for (i = 0; i < t->n && to.n < RECALL_MAX_TERMS; i++) {
-		double b = t->v[i].idf * t->v[i].weight * (RECALL_K1 + 1.0);
-
-		if (t->v[i].df == 0)
-			continue;
-		mv[to.n] = (int)i;
-		rc_.idf[to.n] = t->v[i].idf * t->v[i].weight;
-		/* insertion by descending bound; ties keep question order */
-		for (j = to.n; j > 0 && to.bound[j - 1] < b; j--) {
-			to.ord[j] = to.ord[j - 1];
-			to.bound[j] = to.bound[j - 1];
-		}
-		to.ord[j] = to.n;
-		to.bound[j] = b;
-		to.n++;
-	}
-	rc_.n = to.n;
+	order_terms(t, mv, &to, &rc_);
 	if (to.n == 0)
 		goto out;
 	/* the records, by rid, through the caller's filters */
@@ -1519,7 +1021,7 @@ struct answer_plan {
 };
 
 /*
- * Chance co-occurrence (issue 17, answer_chance()): a word is specific
+ * Chance co-occurrence (answer_chance()): a word is specific
  * when its share of the store's records (with the background ones of
  * RECALL_BG_DOCS) is below 1 / sqrt(N), so that chance puts a pair of
  * them in one record less than once. When the question's specific words
@@ -1539,7 +1041,7 @@ struct answer_plan {
  * what can match it.
  *   - a word the store says: its idf (answer_idf); matched or not;
  *   - a Chinese word the store never says whose glosses it does say
- *     (add_glosses): the idf of its best gloss the store says, matched by
+ *     (query_glosses): the idf of its best gloss the store says, matched by
  *     the best gloss the hit holds -- not the Chinese word's own idf, which
  *     no English record could ever match (that normaliser left Chinese
  *     questions about English records at 0.00 to 0.06);
@@ -1783,8 +1285,6 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
 	if (x->bm25 != y->bm25)
 		return x->bm25 > y->bm25 ? -1 : 1;
 	return strcmp(x->rec->id, y->rec->id);
@@ -1813,253 +1313,6 @@ static void matched_terms(struct sbuf *sb, const struct cand *c,
 	}
 }
 
-/* ------------------------------------------------------------- hybrid */
-
-/*
- * Floor used for cosines before `cairn calibrate` has measured one for the
- * configured vector identity: none (every cosine above 0 counts), with a
- * notice in the result. A floor from another model would be wrong in
- * either direction (bge-base's 0.51 drops nothing for models whose
- * cosines all lie above 0.7, and everything for others).
- */
-#define RECALL_DEFAULT_COS_FLOOR 0.0
-
-
-void recall_dense_release(struct dense *d)
-{
-	cairn_free(d->q);
-	cairn_free(d->hits);
-	memset(d, 0, sizeof(*d));
-}
-
-/*
- * Embed the question and fetch the dense pool. d->n == 0 (and CAIRN_OK)
- * when no provider is configured or no record has a vector: recall is then
- * lexical only, exactly as without a model.
- */
-int recall_dense_pool(struct cairn_db *db, const char *query,
-		      const cairn_recall_opts *o, struct dense *d)
-{
-	const struct embed_identity *id;
-	struct vector_filter f;
-	char err[256];
-	int rc;
-
-	memset(d, 0, sizeof(*d));
-	rc = vector_embedder(db, &d->e);
-	d->down = rc == CAIRN_IO; /* e.g. an http server down at open */
-	if (rc || !d->e)
-		return rc;
-	id = embed_identity(d->e);
-	d->dim = id->dim;
-	if (d->dim <= 0 || d->dim > VECTOR_MAX_DIM)
-		return store_error(db, CAIRN_CORRUPT,
-				   "embedder reports %d dimensions", d->dim);
-	d->q = util_calloc((size_t)d->dim, sizeof(*d->q));
-	d->hits = util_calloc(RANK_POOL, sizeof(*d->hits));
-	if (!d->q || !d->hits)
-		return store_error(db, CAIRN_NOMEM, "out of memory");
-	rc = embed_identity_string(id, d->identity, sizeof(d->identity));
-	if (rc)
-		return store_error(db, rc, "vector identity too long");
-	snprintf(d->label, sizeof(d->label), "%s/%s@%.12s/%d", id->provider,
-		 id->model, id->revision, id->dim);
-	embed_set_budget(d->e, o->embed_budget_ms < 0 ? 0
-			       : o->embed_budget_ms ? o->embed_budget_ms
-						    : CAIRN_EMBED_BUDGET_MS);
-	rc = embed_texts(d->e, 1, &query, 1, d->q, err, sizeof(err));
-	embed_set_budget(d->e, 0);
-	if (rc) {
-		d->down = rc == CAIRN_IO;
-		return store_error(db, rc, "embedding the question: %s", err);
-	}
-	f.kinds = o->kinds && *o->kinds ? o->kinds : NULL;
-#ifndef CAIRN_MUTATE_NO_RECALL_STATUS
-	f.statuses = o->statuses && *o->statuses ? o->statuses : NULL;
-#else
-	f.statuses = "all";
-#endif
-	if (f.statuses && strcmp(f.statuses, "all") == 0)
-		f.statuses = "candidate,accepted,unverified,stale,superseded,"
-			     "historical,false,retired,rejected";
-	return vector_search(db, id, d->q, &f, RANK_POOL, d->hits, &d->n);
-}
-
-/*
- * Cosine of the question with the stored vector of record id (if any).
- * st[2] caches one prepared statement per schema (main, global); the
- * caller finalizes them.
- */
-static int stored_cosine(struct cairn_db *db, sqlite3_stmt *st[2],
-			 const char *schema, const char *id,
-			 const struct dense *d, double *cos, int *has)
-{
-	char sql[200];
-	sqlite3_stmt **sp = &st[strcmp(schema, "main") == 0 ? 0 : 1];
-	int src, i;
-
-	*has = 0;
-	*cos = 0;
-	if (!*sp) {
-		snprintf(sql, sizeof(sql),
-			 "SELECT v.v FROM %s.vectors v JOIN %s.records r ON "
-			 "r.rid = v.rid WHERE r.id = ?1",
-			 schema, schema);
-		src = sqlite3_prepare_v2(db->sql, sql, -1, sp, NULL);
-		if (src != SQLITE_OK)
-			return store_sql_error(db, src, "reading a vector");
-	}
-	sqlite3_reset(*sp);
-	sqlite3_bind_text(*sp, 1, id, -1, SQLITE_STATIC);
-	src = sqlite3_step(*sp);
-	if (src == SQLITE_ROW &&
-	    sqlite3_column_bytes(*sp, 0) == 2 * d->dim) {
-		const unsigned char *b = sqlite3_column_blob(*sp, 0);
-		double dot = 0;
-
-		for (i = 0; i < d->dim; i++)
-			dot += (double)vector_f32((unsigned short)(
-				       b[2 * i] | b[2 * i + 1] << 8)) *
-			       d->q[i];
-		*cos = dot;
-		*has = 1;
-	}
-	sqlite3_reset(*sp);
-	if (src != SQLITE_ROW && src != SQLITE_DONE)
-		return store_sql_error(db, src, "reading a vector");
-	return CAIRN_OK;
-}
-
-/* One record of schema by a WHERE clause on ?1 (text or rowid). */
-static int fetch_record(struct cairn_db *db, const char *schema,
-			const char *where, const char *text, long long rid,
-			const cairn_recall_opts *o, cairn_record **out)
-{
-	struct sbuf sql = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int rc = CAIRN_OK, src;
-
-	*out = NULL;
-	sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records WHERE %s",
-		  schema, where);
-	if (text) { /* the exact drawer: the caller's status and kind filter */
-		const char *statuses = o->statuses && *o->statuses
-					       ? o->statuses
-					       : "accepted,unverified";
-
-		if (strcmp(statuses, "all") != 0)
-			rc = store_add_in(db, &sql, "status", statuses,
-					  cairn_status_valid, "status");
-		if (rc == CAIRN_OK && o->kinds && *o->kinds)
-			rc = store_add_in(db, &sql, "kind", o->kinds,
-					  cairn_kind_valid, "kind");
-	}
-	if (rc == CAIRN_OK && sql.err)
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-	if (rc)
-		goto out;
-	src = sqlite3_prepare_v2(db->sql, sql.buf, -1, &st, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sql_error(db, src, "recall");
-		goto out;
-	}
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_int64(st, 1, rid);
-	src = sqlite3_step(st);
-	if (src == SQLITE_ROW) {
-		*out = store_row_record(st, 0);
-		if (!*out)
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-	} else if (src != SQLITE_DONE) {
-		rc = store_sql_error(db, src, "recall");
-	}
-out:
-	sqlite3_finalize(st);
-	sbuf_release(&sql);
-	return rc;
-}
-
-/*
- * The record of schema by rid, through a statement prepared once per
- * schema (st[2], finalized by the caller): a dense pool fetches up to 200,
- * and preparing the 25-column SELECT each time was a fifth of a hook
- * call with a model. *out NULL when there is no such record.
- */
-static int fetch_rid(struct cairn_db *db, sqlite3_stmt *st[2],
-		     const char *schema, long long rid, cairn_record **out)
-{
-	int si = strcmp(schema, "global") == 0, src;
-
-	*out = NULL;
-	if (!st[si]) {
-		struct sbuf sql = SBUF_INIT;
-
-		sbuf_addf(&sql, "SELECT " STORE_COLS " FROM %s.records "
-				"WHERE rid = ?1",
-			  schema);
-		src = sql.err ? SQLITE_NOMEM
-			      : sqlite3_prepare_v2(db->sql, sql.buf, -1,
-						   &st[si], NULL);
-		sbuf_release(&sql);
-		if (src != SQLITE_OK)
-			return store_sql_error(db, src, "recall");
-	}
-	sqlite3_reset(st[si]);
-	sqlite3_bind_int64(st[si], 1, rid);
-	src = sqlite3_step(st[si]);
-	if (src == SQLITE_ROW) {
-		*out = store_row_record(st[si], 0);
-		if (!*out)
-			return store_error(db, CAIRN_NOMEM, "out of memory");
-	} else if (src != SQLITE_DONE) {
-		return store_sql_error(db, src, "recall");
-	}
-	return CAIRN_OK;
-}
-
-/* Append a candidate that only the dense pool or the key found. */
-static struct cand *pool_add(struct pool *pool, cairn_record *rec)
-{
-	struct cand *c;
-
-	if (pool->n == pool->cap) {
-		size_t ncap = pool->cap ? 2 * pool->cap : 32;
-		struct cand *nv = util_realloc(pool->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		pool->v = nv;
-		pool->cap = ncap;
-	}
-	c = &pool->v[pool->n++];
-	memset(c, 0, sizeof(*c));
-	c->rec = rec;
-	return c;
-}
-
-static long pool_find(const struct pool *pool, const char *schema,
-		      const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < pool->n; i++)
-		if (strcmp(pool->v[i].rec->id, id) == 0 &&
-		    strcmp(store_schema(pool->v[i].rec->scope), schema) == 0)
-			return (long)i;
-	return -1;
-}
-
-static int bm25_desc(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->bm25 != y->bm25)
-		return x->bm25 > y->bm25 ? -1 : 1;
-	return strcmp(x->rec->id, y->rec->id);
-}
-
 /* The ranking configuration: defaults, then meta 'rank.*' of the main store. */
 static void load_rank_config(struct cairn_db *db, struct rank_config *cfg)
 {
@@ -2081,365 +1334,6 @@ static void load_rank_config(struct cairn_db *db, struct rank_config *cfg)
 	sqlite3_finalize(st);
 }
 
-/* The cosine floor calibrated for this vector identity; notice otherwise. */
-static double load_cos_floor(struct cairn_db *db, const struct dense *d,
-			     cairn_result *res)
-{
-	sqlite3_stmt *st = NULL;
-	double f = RECALL_DEFAULT_COS_FLOOR;
-	const char *msg = NULL;
-	char buf[1024];
-
-	res->cos_floor_calibrated = 0;
-	if (sqlite3_prepare_v2(db->sql,
-			       "SELECT v, (SELECT v FROM main.meta WHERE k = "
-			       "'cosine_floor_identity') FROM main.meta WHERE "
-			       "k = 'cosine_floor'",
-			       -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 1);
-
-		if (id && strcmp(id, d->identity) == 0) {
-			f = sqlite3_column_double(st, 0);
-			res->cos_floor_calibrated = 1;
-		} else {
-			snprintf(buf, sizeof(buf),
-				 "the cosine floor %.2f was calibrated for "
-				 "another vector identity and is not used "
-				 "with %s; run `cairn calibrate --probes FILE`",
-				 sqlite3_column_double(st, 0), d->label);
-			msg = buf;
-		}
-	} else {
-		snprintf(buf, sizeof(buf),
-			 "no cosine floor calibrated for %s: questions the "
-			 "store cannot answer may return records; run `cairn "
-			 "calibrate --probes FILE`",
-			 d->label);
-		msg = buf;
-	}
-	sqlite3_finalize(st);
-	if (msg)
-		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
-	return f;
-}
-
-static const char *basis_name(int basis)
-{
-	switch (basis) {
-	case RANK_BASIS_KEY: return "key";
-	case RANK_BASIS_COSINE: return "cosine";
-	case RANK_BASIS_LEXICAL: return "lexical";
-	default: return "none";
-	}
-}
-
-static int explain_hybrid(cairn_hit *h, const struct cand *c,
-			  const struct rank_cand *r,
-			  const struct rank_config *cfg,
-			  const cairn_result *res, double best_rrf)
-{
-	struct sbuf sb = SBUF_INIT;
-
-	if (r->exact_key)
-		sbuf_adds(&sb, "key: the question is this record's key -> "
-			       "first\n");
-	if (r->bm25_rank > 0)
-		sbuf_addf(&sb, "bm25: rank %d, raw %.4f (title x%g); "
-			       "matched: %s\n",
-			  r->bm25_rank, r->bm25, RECALL_W_TITLE, h->matched);
-	else
-		sbuf_adds(&sb, "bm25: not in the pool\n");
-	if (!r->has_vector)
-		sbuf_adds(&sb, "dense: no vector (written after the last "
-			       "reindex): lexical only\n");
-	else if (r->dense_rank > 0)
-		sbuf_addf(&sb, "dense: rank %d, cosine %.4f\n", r->dense_rank,
-			  r->cosine);
-	else
-		sbuf_addf(&sb, "dense: not in the pool of %d, cosine %.4f\n",
-			  RANK_POOL, r->cosine);
-	if (r->zfused)
-		sbuf_addf(&sb,
-			  "fused: %.6f = %g x z(bm25) = %.4f, + %g x z(cosine) = "
-			  "%.4f (z-scores over the candidates, shifted above "
-			  "the lowest)\n",
-			  r->rrf, cfg->w_bm25, r->rrf_bm25, cfg->w_dense,
-			  r->rrf_dense);
-	else
-		sbuf_addf(&sb,
-			  "rrf: %.6f = %g/(%g+bm25 rank) %.6f + %g/(%g+dense "
-			  "rank) %.6f\n",
-			  r->rrf, cfg->w_bm25, cfg->rrf_k, r->rrf_bm25,
-			  cfg->w_dense, cfg->rrf_k, r->rrf_dense);
-	if (r->pinned)
-		sbuf_addf(&sb, "pin: yes, overwhelming BM25 hit (dense rank "
-			       "worse than %d, raw >= %gx the second)\n",
-			  cfg->pin_dense_rank, cfg->pin_ratio);
-	else
-		sbuf_adds(&sb, "pin: no\n");
-	if (r->basis == RANK_BASIS_COSINE)
-		sbuf_addf(&sb, "floor: cosine %.4f > %.2f (%s) -> kept, "
-			       "relevance %.4f\n",
-			  r->cosine, cfg->cos_floor,
-			  res->cos_floor_calibrated ? "calibrated"
-						    : "not calibrated",
-			  r->relevance);
-	else if (r->basis == RANK_BASIS_LEXICAL)
-		sbuf_addf(&sb, "answer: %.4f = matched %.3f / question %.3f "
-			       "of IDF mass (never said in the store: %.3f)\n"
-			       "floor: answer %.4f > %.2f (%s) -> kept, "
-			       "relevance %.4f\n",
-			  c->answer, c->covered, c->mass, c->unseen,
-			  r->lexical, cfg->lex_floor,
-			  res->floor_calibrated ? "calibrated"
-						: "default, not calibrated",
-			  r->relevance);
-	else
-		sbuf_adds(&sb, "floor: exact key, relevance 1\n");
-	if (cfg->no_floor)
-		sbuf_adds(&sb, "floor: off (--no-floor)\n");
-	sbuf_addf(&sb, "weight: %.2f (%s, %s)\n", r->weight, c->rec->kind,
-		  c->rec->status);
-	sbuf_addf(&sb, "decay: %.4f (%s%s)\n", r->decay,
-		  c->rec->time ? "dated " : "undated",
-		  c->rec->time ? c->rec->time : "");
-	if (cfg->order == RANK_ORDER_RELEVANCE)
-		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x relevance\n",
-			  r->score, RANK_WEIGHT_EXP);
-	else
-		sbuf_addf(&sb, "score: %.4f = weight^%g x decay x %s/best "
-			       "(%.4f, best %.6f)\n",
-			  r->score, RANK_WEIGHT_EXP,
-			  r->zfused ? "fused" : "rrf", r->fused, best_rrf);
-	if (sb.err) {
-		sbuf_release(&sb);
-		return CAIRN_NOMEM;
-	}
-	h->explain = sbuf_detach(&sb, NULL);
-	return CAIRN_OK;
-}
-
-/* Question with surrounding white space removed, for the exact drawer. */
-static char *trim_dup(const char *q)
-{
-	size_t n;
-
-	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-		q++;
-	n = strlen(q);
-	while (n > 0 && (q[n - 1] == ' ' || q[n - 1] == '\t' ||
-			 q[n - 1] == '\n' || q[n - 1] == '\r'))
-		n--;
-	return util_strndup(q, n);
-}
-
-/*
- * The hybrid pipeline (docs/RANKING.md): the BM25 pool (both schemas, one
- * ranking), the dense pool, the exact drawer, then rank_run().
- */
-static int hybrid_rank(struct cairn_db *db, const char *query,
-		       const cairn_recall_opts *opts, const struct terms *t,
-		       struct pool *pool, const struct dense *d,
-		       cairn_result *res, size_t k, double lex_floor)
-{
-	struct rank_config cfg;
-	sqlite3_stmt *vst[2] = { NULL, NULL }, *rst[2] = { NULL, NULL };
-	struct rank_cand *rc_v = NULL;
-	struct rank_counts counts;
-	struct sbuf sb = SBUF_INIT;
-	char *key = NULL;
-	double best_rrf = 0;
-	size_t i, n, kept;
-	int rc = CAIRN_OK, s;
-
-	load_rank_config(db, &cfg);
-	cfg.lex_floor = lex_floor;
-	cfg.cos_floor = load_cos_floor(db, d, res);
-#ifndef CAIRN_MUTATE_NO_FLOOR
-	cfg.no_floor = opts->no_floor;
-#else
-	cfg.no_floor = 1;
-#endif
-	res->cos_floor = cfg.cos_floor;
-	/* one BM25 ranking over both schemas */
-	if (pool->n > 1)
-		qsort(pool->v, pool->n, sizeof(pool->v[0]), bm25_desc);
-	for (i = 0; i < pool->n; i++)
-		pool->v[i].rank = (int)i + 1;
-	n = pool->n;
-	/* the dense pool: ranks and cosines, records only it found */
-	for (i = 0; i < d->n; i++) {
-		long at = pool_find(pool, d->hits[i].schema, d->hits[i].id);
-		struct cand *c;
-
-		if (at < 0) {
-			cairn_record *rec = NULL;
-
-			rc = fetch_rid(db, rst, d->hits[i].schema,
-				       d->hits[i].rid, &rec);
-			if (rc)
-				goto out;
-			if (!rec)
-				continue; /* deleted since the cache loaded */
-			c = pool_add(pool, rec);
-			if (!c) {
-				cairn_record_free(rec);
-				rc = store_error(db, CAIRN_NOMEM, "out of memory");
-				goto out;
-			}
-		} else {
-			c = &pool->v[at];
-		}
-		c->dense_rank = (int)i + 1;
-		c->cosine = d->hits[i].cos;
-		c->has_vector = 1;
-	}
-	/* BM25 hits outside the dense pool: their own cosine, if they have a vector */
-	for (i = 0; i < n; i++) {
-		struct cand *c = &pool->v[i];
-
-		if (c->dense_rank == 0) {
-			rc = stored_cosine(db, vst, store_schema(c->rec->scope),
-					   c->rec->id, d, &c->cosine,
-					   &c->has_vector);
-			if (rc)
-				goto out;
-		}
-	}
-	/* step 1: the exact drawer */
-	key = trim_dup(query);
-	if (!key) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	for (s = 0; s < 2 && *key && strlen(key) <= STORE_MAX_KEY; s++) {
-		const char *schema = s == 0 ? "main" : "global";
-		cairn_record *rec = NULL;
-		long at;
-		struct cand *c;
-
-		if (s == 1 && !db->has_global)
-			break;
-		rc = fetch_record(db, schema, "key = ?1", key, 0, opts, &rec);
-		if (rc)
-			goto out;
-		if (!rec)
-			continue;
-		at = pool_find(pool, schema, rec->id);
-		if (at >= 0) {
-			cairn_record_free(rec);
-			pool->v[at].exact_key = 1;
-		} else {
-			c = pool_add(pool, rec);
-			if (!c) {
-				cairn_record_free(rec);
-				rc = store_error(db, CAIRN_NOMEM, "out of memory");
-				goto out;
-			}
-			c->exact_key = 1;
-			rc = stored_cosine(db, vst, schema, rec->id, d, &c->cosine,
-					   &c->has_vector);
-			if (rc)
-				goto out;
-		}
-		break; /* workspace first, as cairn_record_read_key */
-	}
-	/* the steps */
-	rc_v = util_calloc(pool->n ? pool->n : 1, sizeof(*rc_v));
-	if (!rc_v) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < pool->n; i++) {
-		struct cand *c = &pool->v[i];
-		struct rank_cand *r = &rc_v[i];
-
-		r->id = i;
-		r->kind = c->rec->kind;
-		r->status = c->rec->status;
-		r->confidence = c->rec->confidence;
-		r->source = c->rec->src_path;
-		r->time = c->rec->time;
-		r->exact_key = c->exact_key;
-		r->bm25_rank = c->rank; /* 0: only the dense pool or the key */
-		r->bm25 = c->bm25;
-		r->lexical = c->answer;
-		r->dense_rank = c->dense_rank;
-		r->cosine = c->cosine;
-		r->has_vector = c->has_vector;
-	}
-	rc = rank_run(rc_v, pool->n, &cfg, lifecycle_now(), NULL, NULL,
-		      &counts);
-	if (rc) {
-		rc = store_error(db, CAIRN_ERROR, "rerank failed");
-		goto out;
-	}
-	res->hybrid = 1;
-	res->dropped = counts.floor;
-	res->dropped_dup = counts.dup;
-	kept = rank_kept(rc_v, pool->n);
-	for (i = 0; i < kept; i++)
-		if (rc_v[i].rrf > best_rrf)
-			best_rrf = rc_v[i].rrf;
-	res->n = kept < k ? kept : k;
-	if (res->n) {
-		res->hits = util_calloc(res->n, sizeof(*res->hits));
-		if (!res->hits) {
-			res->n = 0;
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-	}
-	for (i = 0; i < res->n; i++) {
-		const struct rank_cand *r = &rc_v[i];
-		struct cand *c = &pool->v[r->id];
-		cairn_hit *h = &res->hits[i];
-
-		h->score = r->score;
-		h->relevance = r->relevance;
-		h->lexical = c->signal;
-		h->answer = c->answer;
-		h->bm25 = r->bm25;
-		h->bm25_rank = r->bm25_rank;
-		h->weight = r->weight;
-		h->dense_rank = r->dense_rank;
-		h->cosine = r->cosine;
-		h->has_vector = r->has_vector;
-		h->rrf = r->rrf;
-		h->pinned = r->pinned;
-		h->exact_key = r->exact_key;
-		h->decay = r->decay;
-		h->basis = basis_name(r->basis);
-		sbuf_reset(&sb);
-		if (r->bm25_rank > 0)
-			matched_terms(&sb, c, t);
-		h->matched = util_strdup(sbuf_str(&sb));
-		if (!h->matched || sb.err) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		if (opts->explain) {
-			rc = explain_hybrid(h, c, r, &cfg, res, best_rrf);
-			if (rc) {
-				rc = store_error(db, rc, "out of memory");
-				goto out;
-			}
-		}
-		h->rec = c->rec; /* moved into the result */
-		c->rec = NULL;
-	}
-out:
-	sqlite3_finalize(vst[0]);
-	sqlite3_finalize(vst[1]);
-	sqlite3_finalize(rst[0]);
-	sqlite3_finalize(rst[1]);
-	cairn_free(rc_v);
-	cairn_free(key);
-	sbuf_release(&sb);
-	return rc;
-}
-
 /*
  * Age the records now (SPEC 5.5, lifecycle.h). Ageing reads last_seen, so
  * the receipts the hook spooled (receipt.h) go into the store first.
@@ -2455,10 +1349,259 @@ static int age_records(struct cairn_db *db, cairn_gc_result *out)
 	return rc ? rc : lifecycle_run(db, 1, out);
 }
 
-/* ----------------------------------------------------------------- public */
+/* -------------------------------------------------------------- one recall */
 
-static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
-		       double hit_floor, double best, int calibrated)
+/* One call of cairn_recall, from the question to the receipt. */
+struct recall {
+	struct cairn_db *db;
+	const char *query;
+	const cairn_recall_opts *o;
+	size_t k;               /* most hits returned */
+	struct tok *tk;         /* the connection's tokenizer */
+	const char *identity;   /* its identity: the floor's and the receipt's */
+	int own_read;           /* 1: recall's own read transaction is open */
+	struct terms t;         /* the question's terms (query.h) */
+	struct pool pool;       /* the candidates */
+	struct dense dn;        /* the dense side (dn.n 0: lexical only) */
+	struct rank_config cfg; /* weights and floors of both modes */
+	struct rank_cand *rv;   /* pool.n candidates, ranked; rv[i].id: in pool */
+	double floor;           /* the question's floor: calibrated or default */
+	double hit_floor;       /* a hit's: the lower of floor and the default */
+	int calibrated;         /* 1: floor measured for this tokenizer */
+	cairn_result *res;
+};
+
+/* The question: given, at most RECALL_MAX_QUERY bytes, valid UTF-8. */
+static int check_question(struct cairn_db *db, const char *query)
+{
+	size_t qlen;
+	long bad;
+
+	if (!query)
+		return store_error(db, CAIRN_INVALID, "no question given");
+	qlen = strlen(query);
+	if (qlen > RECALL_MAX_QUERY)
+		return store_error(db, CAIRN_TOOBIG,
+				   "question of %zu bytes is over the limit "
+				   "of %d",
+				   qlen, RECALL_MAX_QUERY);
+	bad = util_utf8_invalid_at(query, qlen);
+	if (bad >= 0)
+		return store_error(db, CAIRN_INVALID,
+				   "question is not valid UTF-8 at byte %ld",
+				   bad);
+	return CAIRN_OK;
+}
+
+/* Close recall's own read transaction, if open. */
+static void end_read(struct recall *r)
+{
+	if (r->own_read)
+		sqlite3_exec(r->db->sql, "COMMIT", NULL, NULL, NULL);
+	r->own_read = 0;
+}
+
+/*
+ * Steps 1 to 3 for schema s (0: main, 1: global): the terms' document
+ * counts (from the term-count file beside the store, in recall's own read
+ * transaction only), in the workspace also the glosses and the
+ * RECALL_MAX_TERMS cap, then the BM25 pool and each hit's signal and
+ * answerability.
+ */
+static int schema_pool(struct recall *r, int s)
+{
+	struct cairn_db *db = r->db;
+	const char *schema = s == 0 ? "main" : "global";
+	struct termstat_key key;
+	struct answer_plan plan;
+	long long ndocs = 0;
+	char base[4200];
+	size_t i, first = r->pool.n;
+	int keyed, rc;
+
+	rc = count_records(db, schema, &ndocs);
+	if (rc)
+		return rc;
+	/* the files beside the store: only in our own snapshot */
+	keyed = r->own_read &&
+		term_key(db, schema, s, ndocs, &key, base, sizeof(base));
+	rc = term_stats(db, schema, s, keyed ? &key : NULL, base, &r->t, ndocs);
+	if (rc)
+		return rc;
+	if (s == 0) {
+		size_t before = r->t.n;
+
+		rc = query_glosses(db, r->tk, &r->t);
+		if (rc == CAIRN_OK && r->t.n > before)
+			rc = term_stats(db, schema, s, keyed ? &key : NULL,
+					base, &r->t, ndocs);
+		if (rc)
+			return rc;
+		cap_terms(&r->t);
+		for (i = 0; i < r->t.n; i++)
+			r->res->idf_mass += r->t.v[i].idf * r->t.v[i].weight;
+	}
+	rc = search_schema(db, schema, &r->t, r->o, keyed ? &key : NULL, base,
+			   &r->pool);
+	if (rc)
+		return rc;
+	answer_plan(&plan, &r->t, ndocs);
+	if (s == 0) /* the question's part the workspace never says */
+		r->res->answer_unseen = plan.mass > 0 ? plan.unseen / plan.mass
+						      : 0;
+	for (i = first; i < r->pool.n; i++) {
+		score_signal(&r->pool.v[i], &r->t);
+		score_answer(&r->pool.v[i], &plan);
+	}
+	if (doc_answer(&r->pool, first, &plan))
+		return store_error(db, CAIRN_NOMEM, "out of memory");
+	answer_chance(&r->pool, first, &plan, ndocs, s == 0 ? r->res : NULL);
+	return CAIRN_OK;
+}
+
+/*
+ * Steps 1 to 3: the question's terms, its floor, each schema's pool, and
+ * the question's answerability (its best hit's, before any floor).
+ */
+static int lexical_pool(struct recall *r)
+{
+	struct cairn_db *db = r->db;
+	size_t i;
+	int rc, s;
+
+	rc = query_terms(db, r->tk, r->query, &r->t);
+	if (rc == CAIRN_OK)
+		rc = query_bilingual(db);
+	if (rc)
+		return rc;
+	if (r->t.n == 0)
+		return store_error(db, CAIRN_INVALID,
+				   "the question has no searchable words");
+	r->floor = load_floor(db, r->identity, &r->calibrated);
+	r->res->floor = r->floor;
+	r->res->floor_calibrated = r->calibrated;
+	for (s = 0; s < 2; s++) {
+		if (s == 1 && !db->has_global)
+			break;
+		rc = schema_pool(r, s);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < r->pool.n; i++)
+		if (r->pool.v[i].answer > r->res->answer)
+			r->res->answer = r->pool.v[i].answer;
+	return CAIRN_OK;
+}
+
+/*
+ * With vectors of the configured model: the dense side (recall_hybrid.c).
+ * A provider that is down leaves recall lexical only, and says so.
+ */
+static int dense_side(struct recall *r)
+{
+	int rc = recall_dense_pool(r->db, r->query, r->o, &r->dn);
+
+	if (rc == CAIRN_IO && r->dn.down) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "lexical recall only: %s",
+			 cairn_errmsg(r->db));
+		cairn_free(r->res->notice);
+		r->res->notice = util_strdup(msg); /* NULL on OOM: no notice */
+		r->res->embed_down = 1;
+		recall_dense_release(&r->dn);
+		rc = CAIRN_OK;
+	}
+	return rc;
+}
+
+/* The pool as rank.c takes it: rv[i] is pool.v[i]. */
+static int fill_cands(struct recall *r)
+{
+	size_t i;
+
+	r->rv = util_calloc(r->pool.n ? r->pool.n : 1, sizeof(*r->rv));
+	if (!r->rv)
+		return store_error(r->db, CAIRN_NOMEM, "out of memory");
+	for (i = 0; i < r->pool.n; i++) {
+		const struct cand *c = &r->pool.v[i];
+		struct rank_cand *x = &r->rv[i];
+
+		x->id = i;
+		x->kind = c->rec->kind;
+		x->status = c->rec->status;
+		x->confidence = c->rec->confidence;
+		x->source = c->rec->src_path;
+		x->time = c->rec->time;
+		x->exact_key = c->exact_key;
+		x->bm25_rank = c->rank; /* 0: only the dense pool or the key */
+		x->bm25 = c->bm25;
+		x->lexical = c->answer;
+		x->dense_rank = c->dense_rank;
+		x->cosine = c->cosine;
+		x->has_vector = c->has_vector;
+		x->bm25_best = c->best;
+		x->rec_id = c->rec->id;
+		x->dated = r->t.when && query_states_date(c->rec);
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * Steps 4 and 5: one configuration for both modes (the store's weights,
+ * the hit floor), then rank_lexical() over the BM25 pool, or, with a dense
+ * pool, rank_run() over the hybrid candidates under the cosine floor.
+ */
+static int rank_pool(struct recall *r)
+{
+	struct rank_counts counts;
+	size_t i;
+	int rc;
+
+	load_rank_config(r->db, &r->cfg);
+	r->hit_floor = r->floor < RECALL_DEFAULT_FLOOR ? r->floor
+						       : RECALL_DEFAULT_FLOOR;
+	r->cfg.lex_floor = r->hit_floor;
+#ifndef CAIRN_MUTATE_NO_FLOOR
+	r->cfg.no_floor = r->o->no_floor;
+#else
+	r->cfg.no_floor = 1; /* negative control: nothing dropped */
+#endif
+	if (r->dn.n == 0) { /* lexical only: no model, or no vectors yet */
+		rc = fill_cands(r);
+		if (rc == CAIRN_OK)
+			r->res->dropped = rank_lexical(r->rv, r->pool.n, &r->cfg,
+						       !(r->res->answer <= r->floor));
+		return rc;
+	}
+	r->cfg.cos_floor = recall_cos_floor(r->db, &r->dn, r->res);
+	r->res->cos_floor = r->cfg.cos_floor;
+	/* a question below the floor has no lexical evidence to keep */
+	if (r->res->answer <= r->floor)
+		for (i = 0; i < r->pool.n; i++)
+			r->pool.v[i].answer = 0;
+	/* one BM25 ranking over both schemas (cand_cmp: raw BM25, then id) */
+	if (r->pool.n > 1)
+		qsort(r->pool.v, r->pool.n, sizeof(r->pool.v[0]), cand_cmp);
+	for (i = 0; i < r->pool.n; i++)
+		r->pool.v[i].rank = (int)i + 1;
+	rc = recall_hybrid_pool(r->db, r->query, r->o, &r->pool, &r->dn);
+	if (rc == CAIRN_OK)
+		rc = fill_cands(r);
+	if (rc)
+		return rc;
+	if (rank_run(r->rv, r->pool.n, &r->cfg, lifecycle_now(), NULL, NULL,
+		     &counts))
+		return store_error(r->db, CAIRN_ERROR, "rerank failed");
+	r->res->hybrid = 1;
+	r->res->dropped = counts.floor;
+	r->res->dropped_dup = counts.dup;
+	return CAIRN_OK;
+}
+
+/* h->explain for a lexical-only hit (x: its ranking by rank_lexical). */
+static int explain_hit(cairn_hit *h, const struct cand *c,
+		       const struct rank_cand *x, const struct recall *r)
 {
 	struct sbuf sb = SBUF_INIT;
 
@@ -2473,15 +1616,16 @@ static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
 		  "weight: %.2f (%s, %s)\n"
 		  "score: %.4f = weight^%g x bm25/best (%.4f)\n",
 		  c->rank, c->bm25, RECALL_W_TITLE, h->matched, c->signal,
-		  c->answer, c->covered, c->mass, c->unseen, best, floor,
-		  calibrated ? "calibrated" : "default, not calibrated",
-		  c->answer, hit_floor, c->relevance, c->weight, c->rec->kind,
-		  c->rec->status, c->score, RANK_WEIGHT_EXP,
-		  c->best > 0 ? c->bm25 / c->best : 0);
-	if (c->dated)
+		  c->answer, c->covered, c->mass, c->unseen, r->res->answer,
+		  r->floor,
+		  r->calibrated ? "calibrated" : "default, not calibrated",
+		  c->answer, r->hit_floor, x->relevance, x->weight,
+		  c->rec->kind, c->rec->status, x->score, RANK_WEIGHT_EXP,
+		  x->bm25_best > 0 ? x->bm25 / x->bm25_best : 0);
+	if (x->dated)
 		sbuf_addf(&sb, "date: x %.2f (the question asks when; the "
 			       "record states a date)\n",
-			  1.0 + RECALL_DATE_BOOST);
+			  1.0 + RANK_DATE_BOOST);
 	if (sb.err) {
 		sbuf_release(&sb);
 		return CAIRN_NOMEM;
@@ -2490,50 +1634,125 @@ static int explain_hit(cairn_hit *h, const struct cand *c, double floor,
 	return CAIRN_OK;
 }
 
+/*
+ * The hits of both modes: the first k kept candidates of rv, each with its
+ * figures (the hybrid ones only in hybrid recall), its matched terms and,
+ * with opts.explain, its explanation; each record moves into its hit.
+ */
+static int build_hits(struct recall *r)
+{
+	cairn_result *res = r->res;
+	struct sbuf sb = SBUF_INIT;
+	size_t i, kept = rank_kept(r->rv, r->pool.n);
+	double best_rrf = 0;
+	int rc = CAIRN_OK;
+
+	for (i = 0; i < kept; i++)
+		if (r->rv[i].rrf > best_rrf)
+			best_rrf = r->rv[i].rrf;
+	res->n = kept < r->k ? kept : r->k;
+	if (res->n) {
+		res->hits = util_calloc(res->n, sizeof(*res->hits));
+		if (!res->hits) {
+			res->n = 0;
+			return store_error(r->db, CAIRN_NOMEM, "out of memory");
+		}
+	}
+	for (i = 0; i < res->n && rc == CAIRN_OK; i++) {
+		const struct rank_cand *x = &r->rv[i];
+		struct cand *c = &r->pool.v[x->id];
+		cairn_hit *h = &res->hits[i];
+
+		h->score = x->score;
+		h->relevance = x->relevance;
+		h->lexical = c->signal;
+		h->answer = c->answer;
+		h->bm25 = x->bm25;
+		h->bm25_rank = x->bm25_rank;
+		h->weight = x->weight;
+		if (res->hybrid) {
+			h->dense_rank = x->dense_rank;
+			h->cosine = x->cosine;
+			h->has_vector = x->has_vector;
+			h->rrf = x->rrf;
+			h->pinned = x->pinned;
+			h->exact_key = x->exact_key;
+			h->decay = x->decay;
+			h->basis = recall_basis_name(x->basis);
+		}
+		sbuf_reset(&sb);
+		if (x->bm25_rank > 0)
+			matched_terms(&sb, c, &r->t);
+		h->matched = util_strdup(sbuf_str(&sb));
+		if (!h->matched || sb.err) {
+			rc = store_error(r->db, CAIRN_NOMEM, "out of memory");
+		} else if (r->o->explain) {
+			rc = res->hybrid ? recall_explain_hybrid(h, c, x, &r->cfg,
+								 res, best_rrf)
+					 : explain_hit(h, c, x, r);
+			if (rc)
+				rc = store_error(r->db, rc, "out of memory");
+		}
+		h->rec = c->rec; /* moved into the result */
+		c->rec = NULL;
+	}
+	sbuf_release(&sb);
+	return rc;
+}
+
+/*
+ * Step 6 and after: the terms searched, the rerank (off by default), the
+ * sources that moved on (drift), recall's read transaction closed, then
+ * the receipt.
+ */
+static int finish(struct recall *r)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->t.n; i++)
+		sbuf_addf(&sb, "%s%.*s", i ? " " : "", (int)r->t.v[i].len,
+			  r->t.v[i].text);
+	r->res->terms = util_strdup(sbuf_str(&sb));
+	sbuf_release(&sb);
+	if (!r->res->terms)
+		return store_error(r->db, CAIRN_NOMEM, "out of memory");
+	rc = rerank_result(r->db, r->query, r->o, r->res); /* step 6: off by default */
+	if (rc == CAIRN_OK)
+		rc = drift_mark(r->db, r->res); /* step 7: sources that moved on */
+	end_read(r);
+	if (rc == CAIRN_OK && !r->o->no_receipt)
+		rc = receipt_write(r->db, r->query, r->identity, r->dn.label,
+				   r->res);
+	return rc;
+}
+
+/* ----------------------------------------------------------------- public */
+
 int cairn_recall(cairn_db *db, const char *query,
 		 const cairn_recall_opts *opts, cairn_result **out)
 {
 	static const cairn_recall_opts defaults;
-	struct terms t;
-	struct pool pool = { NULL, 0, 0 };
-	struct sbuf sb = SBUF_INIT;
-	struct dense dn;
-	cairn_result *res = NULL;
-	struct tok *tk;
-	const char *identity;
+	struct recall r;
 	char err[256];
-	size_t i, qlen, kept = 0;
-	long bad;
-	int rc = CAIRN_OK, k, calibrated = 0, s, own_read = 0;
-	double floor, hit_floor;
-	struct rank_config wcfg;
-	struct answer_plan plan;
+	int rc;
 
 	*out = NULL;
-	memset(&t, 0, sizeof(t));
-	memset(&dn, 0, sizeof(dn));
-	if (!opts)
-		opts = &defaults;
-	if (!query)
-		return store_error(db, CAIRN_INVALID, "no question given");
-	qlen = strlen(query);
-	if (qlen > RECALL_MAX_QUERY)
-		return store_error(db, CAIRN_TOOBIG,
-				   "question of %zu bytes is over the limit "
-				   "of %d",
-				   qlen, RECALL_MAX_QUERY);
-	bad = util_utf8_invalid_at(query, qlen);
-	if (bad >= 0)
-		return store_error(db, CAIRN_INVALID,
-				   "question is not valid UTF-8 at byte %ld",
-				   bad);
-	k = opts->k > 0 ? opts->k : 5;
-	if (k > RECALL_MAX_K)
-		k = RECALL_MAX_K;
-	tk = fts_tok(db->sql, err, sizeof(err));
-	if (!tk)
+	memset(&r, 0, sizeof(r));
+	r.db = db;
+	r.query = query;
+	r.o = opts ? opts : &defaults;
+	rc = check_question(db, query);
+	if (rc)
+		return rc;
+	r.k = r.o->k > 0 ? (size_t)r.o->k : 5;
+	if (r.k > RECALL_MAX_K)
+		r.k = RECALL_MAX_K;
+	r.tk = fts_tok(db->sql, err, sizeof(err));
+	if (!r.tk)
 		return store_error(db, CAIRN_IO, "%s", err);
-	identity = tok_identity(tk);
+	r.identity = tok_identity(r.tk);
 	rc = register_aux(db);
 	if (rc)
 		return rc;
@@ -2542,10 +1761,10 @@ int cairn_recall(cairn_db *db, const char *query,
 	 * that writes nothing (no_receipt: evaluation, calibration) does not;
 	 * a failure (e.g. a read-only store) does not stop the recall.
 	 */
-	if (!opts->no_receipt && lifecycle_due(db) == 1)
+	if (!r.o->no_receipt && lifecycle_due(db) == 1)
 		(void)age_records(db, NULL);
-	res = util_calloc(1, sizeof(*res));
-	if (!res)
+	r.res = util_calloc(1, sizeof(*r.res));
+	if (!r.res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
 	/*
 	 * One read transaction for every lookup up to the receipt: each
@@ -2555,220 +1774,26 @@ int cairn_recall(cairn_db *db, const char *query,
 	 */
 	if (sqlite3_get_autocommit(db->sql) &&
 	    sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
-		own_read = 1;
-	rc = query_terms(db, tk, query, &t);
+		r.own_read = 1;
+	rc = lexical_pool(&r);
 	if (rc == CAIRN_OK)
-		rc = load_bilingual(db);
-	if (rc)
-		goto out;
-	if (t.n == 0) {
-		rc = store_error(db, CAIRN_INVALID,
-				 "the question has no searchable words");
-		goto out;
-	}
-	floor = load_floor(db, identity, &calibrated);
-	res->floor = floor;
-	res->floor_calibrated = calibrated;
-	for (s = 0; s < 2; s++) {
-		const char *schema = s == 0 ? "main" : "global";
-		long long ndocs = 0;
-		struct termstat_key key;
-		char base[4200];
-		int keyed;
-		size_t first = pool.n;
-
-		if (s == 1 && !db->has_global)
-			break;
-		rc = count_records(db, schema, &ndocs);
-		if (rc)
-			goto out;
-		/* the files beside the store: only in our own snapshot */
-		keyed = own_read &&
-			term_key(db, schema, s, ndocs, &key, base, sizeof(base));
-		rc = term_stats(db, schema, s, keyed ? &key : NULL, base, &t,
-				ndocs);
-		if (rc)
-			goto out;
-		if (s == 0) {
-			size_t before = t.n;
-
-			rc = add_glosses(db, tk, &t);
-			if (rc == CAIRN_OK && t.n > before)
-				rc = term_stats(db, schema, s,
-						keyed ? &key : NULL, base, &t,
-						ndocs);
-			if (rc)
-				goto out;
-		}
-		if (s == 0) {
-			cap_terms(&t);
-			for (i = 0; i < t.n; i++)
-				res->idf_mass += t.v[i].idf * t.v[i].weight;
-		}
-		rc = search_schema(db, schema, &t, opts, keyed ? &key : NULL,
-				   base, &pool);
-		if (rc)
-			goto out;
-		answer_plan(&plan, &t, ndocs);
-		if (s == 0) /* the question's part the workspace never says */
-			res->answer_unseen = plan.mass > 0 ? plan.unseen /
-								     plan.mass
-							   : 0;
-		for (i = first; i < pool.n; i++) {
-			score_signal(&pool.v[i], &t);
-			score_answer(&pool.v[i], &plan);
-		}
-		if (doc_answer(&pool, first, &plan)) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		answer_chance(&pool, first, &plan, ndocs, s == 0 ? res : NULL);
-	}
-	/* the question's answerability: its best hit's, before any floor */
-	for (i = 0; i < pool.n; i++)
-		if (pool.v[i].answer > res->answer)
-			res->answer = pool.v[i].answer;
-	/* with vectors of the configured model: the hybrid pipeline */
-	rc = recall_dense_pool(db, query, opts, &dn);
-	if (rc == CAIRN_IO && dn.down) {
-		/* the provider is down: the words alone, and say so */
-		char msg[600];
-
-		snprintf(msg, sizeof(msg), "lexical recall only: %s",
-			 cairn_errmsg(db));
-		cairn_free(res->notice);
-		res->notice = util_strdup(msg); /* NULL on OOM: no notice */
-		res->embed_down = 1;
-		recall_dense_release(&dn);
-		rc = CAIRN_OK;
-	}
-	if (rc)
-		goto out;
-	hit_floor = floor < RECALL_DEFAULT_FLOOR ? floor : RECALL_DEFAULT_FLOOR;
-	if (dn.n > 0) {
-		/* a question below the floor has no lexical evidence to keep */
-		if (res->answer <= floor)
-			for (i = 0; i < pool.n; i++)
-				pool.v[i].answer = 0;
-		rc = hybrid_rank(db, query, opts, &t, &pool, &dn, res,
-				 (size_t)k, hit_floor);
-		if (rc)
-			goto out;
-		goto terms;
-	}
-	/*
-	 * lexical only (no model, or no vectors yet): the question is
-	 * answered when its best hit is above the floor; each hit must then
-	 * be above the lower of the floor and the default (a calibrated floor
-	 * decides whether to answer, not which of the answers to show)
-	 */
-	load_rank_config(db, &wcfg);
-	for (i = 0; i < pool.n; i++) {
-		struct cand *c = &pool.v[i];
-
-		c->weight = kind_weight(&wcfg, c->rec);
-#ifndef CAIRN_MUTATE_NO_FLOOR
-		if ((res->answer <= floor || c->answer <= hit_floor) &&
-		    !opts->no_floor) {
-#else
-		if (0) {
-#endif
-			c->score = -1; /* dropped */
-			res->dropped++;
-			continue;
-		}
-		c->relevance = hit_floor < 1 ? (c->answer - hit_floor) /
-						       (1 - hit_floor)
-					     : 0;
-		if (c->relevance < 0)
-			c->relevance = 0;
-		if (c->relevance > 1)
-			c->relevance = 1;
-		c->score = rank_tiebreak(c->weight) *
-			   (c->best > 0 ? c->bm25 / c->best : 0);
-		/* answer type: a question asking when prefers a dated record */
-		c->dated = t.when && states_date(c->rec);
-#ifdef CAIRN_MUTATE_NO_DATE_BOOST
-		c->dated = 0; /* negative control: no answer-type preference */
-#endif
-		if (c->dated)
-			c->score *= 1.0 + RECALL_DATE_BOOST;
-	}
-	if (pool.n > 1)
-		qsort(pool.v, pool.n, sizeof(pool.v[0]), cand_cmp);
-	for (i = 0; i < pool.n; i++)
-		kept += pool.v[i].score >= 0;
-	res->n = kept < (size_t)k ? kept : (size_t)k;
-	if (res->n) {
-		res->hits = util_calloc(res->n, sizeof(*res->hits));
-		if (!res->hits) {
-			res->n = 0;
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-	}
-	for (i = 0; i < res->n; i++) {
-		struct cand *c = &pool.v[i];
-		cairn_hit *h = &res->hits[i];
-
-		h->rec = c->rec;
-		c->rec = NULL;
-		h->score = c->score;
-		h->relevance = c->relevance;
-		h->lexical = c->signal;
-		h->answer = c->answer;
-		h->bm25 = c->bm25;
-		h->bm25_rank = c->rank;
-		h->weight = c->weight;
-		sbuf_reset(&sb);
-		matched_terms(&sb, c, &t);
-		h->matched = util_strdup(sbuf_str(&sb));
-		if (!h->matched || sb.err) {
-			rc = store_error(db, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		if (opts->explain) {
-			c->rec = h->rec; /* borrowed for the text */
-			rc = explain_hit(h, c, floor, hit_floor, res->answer,
-					 calibrated);
-			c->rec = NULL;
-			if (rc) {
-				rc = store_error(db, rc, "out of memory");
-				goto out;
-			}
-		}
-	}
-terms:
-	sbuf_reset(&sb);
-	for (i = 0; i < t.n; i++)
-		sbuf_addf(&sb, "%s%.*s", i ? " " : "", (int)t.v[i].len,
-			  t.v[i].text);
-	res->terms = util_strdup(sbuf_str(&sb));
-	if (!res->terms) {
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
-		goto out;
-	}
-	rc = rerank_result(db, query, opts, res); /* step 6: off by default */
+		rc = dense_side(&r);
 	if (rc == CAIRN_OK)
-		rc = drift_mark(db, res); /* step 7: sources that moved on */
-	if (own_read) {
-		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
-		own_read = 0;
-	}
-	if (rc == CAIRN_OK && !opts->no_receipt)
-		rc = receipt_write(db, query, identity, dn.label, res);
-out:
-	if (own_read)
-		sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
-	recall_dense_release(&dn);
-	sbuf_release(&sb);
-	pool_release(&pool);
-	terms_release(&t);
+		rc = rank_pool(&r);
+	if (rc == CAIRN_OK)
+		rc = build_hits(&r);
+	if (rc == CAIRN_OK)
+		rc = finish(&r);
+	end_read(&r);
+	recall_dense_release(&r.dn);
+	pool_release(&r.pool);
+	query_release(&r.t);
+	cairn_free(r.rv);
 	if (rc) {
-		cairn_result_free(res);
+		cairn_result_free(r.res);
 		return rc;
 	}
-	*out = res;
+	*out = r.res;
 	return CAIRN_OK;
 }
 

@@ -180,14 +180,6 @@ void vector_dots_portable(const unsigned short *rows, size_t n, int dim,
 			  const float *q, float *out);
 /* 1 when vector_dots uses the AVX2/FMA kernel on this CPU. */
 int vector_simd_active(void);
-/*
- * NEEDSWORK: recall.c still reads stored halves through this name; once it
- * calls quant_f16_to_f32 (quant.h, the one f16 codec) the alias goes.
- */
-static inline float vector_f32(unsigned short h)
-{
-	return quant_f16_to_f32(h);
-}
 
 /*
  * Top-k of n scores (k <= VECTOR_MAX_K): indices into idx, best first

@@ -71,6 +71,8 @@ receipt        lifecycle
 gc             lifecycle
 recall         recall
 recall_int     recall
+recall_hybrid  recall
+query          recall
 calibrate      recall
 rank           recall
 rerank         recall

@@ -1,6 +1,7 @@
 /*
  * unit_rank.c -- the hybrid ranking steps of src/rank.c, each with vectors
- * (cosines and ranks) chosen by the test. Every rule has a negative control:
+ * (cosines and ranks) chosen by the test, and the lexical-only ranking
+ * (rank_lexical). Every rule has a negative control:
  * a case that fails when the rule is removed (named in docs/RANKING.md;
  * tests/mutate builds the CAIRN_MUTATE_NO_PIN_RANK and
  * CAIRN_MUTATE_NO_COSINE_FLOOR mutants and expects these cases to fail).
@@ -477,6 +478,126 @@ static void test_order_relevance_mode(void)
 	CHECK_INT(rank_config_set(&cfg, "order", "bogus"), -1);
 }
 
+/* ------------------------------------------------------------ lexical only */
+
+/* A lexical-only candidate: BM25 raw and its schema's best, answerability. */
+static struct rank_cand lex(size_t id, double bm25, double best, double answer)
+{
+	struct rank_cand c;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	c.kind = "note";
+	c.status = "accepted";
+	c.bm25_rank = (int)id + 1;
+	c.bm25 = bm25;
+	c.bm25_best = best;
+	c.lexical = answer;
+	return c;
+}
+
+/*
+ * score = weight^RANK_WEIGHT_EXP x bm25 / best of its schema; relevance
+ * over the hit floor; the order by score (a candidate's weight only
+ * reorders close scores: negative control CAIRN_MUTATE_WEIGHT_FULL).
+ */
+static void test_lexical_score(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[3];
+
+	c[0] = lex(0, 6, 10, 0.55);  /* 0.6 of the best */
+	c[1] = lex(1, 10, 10, 0.80); /* the best */
+	c[2] = lex(2, 5.5, 10, 0.40);
+	c[2].kind = "decision";      /* 0.55 x 2^0.1 = 0.589: behind c[0] */
+	CHECK_INT(rank_lexical(c, 3, &cfg, 1), 0);
+	CHECK_INT(rank_kept(c, 3), 3);
+	CHECK_INT(c[0].id, 1);
+	CHECK_INT(c[1].id, 0);
+	CHECK_INT(c[2].id, 2);
+	CHECK(NEAR(c[0].score, 1.0));
+	CHECK(NEAR(c[1].score, 0.6));
+	CHECK(NEAR(c[2].score, 0.55 * pow(2.0, RANK_WEIGHT_EXP)));
+	CHECK(NEAR(c[2].weight, 2.0));
+	CHECK(NEAR(c[0].relevance, (0.80 - 0.1) / 0.9));
+	CHECK(NEAR(c[1].relevance, (0.55 - 0.1) / 0.9));
+	/* no best (an empty schema): score 0, never a division by 0 */
+	c[0] = lex(0, 3, 0, 0.5);
+	CHECK_INT(rank_lexical(c, 1, &cfg, 1), 0);
+	CHECK(NEAR(c[0].score, 0));
+}
+
+/*
+ * The floors: an unanswered question drops every hit, an answered one
+ * those at or below the hit floor; --no-floor keeps them all.
+ */
+static void test_lexical_floor(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[3];
+
+	c[0] = lex(0, 10, 10, 0.10); /* at the floor: dropped */
+	c[1] = lex(1, 8, 10, 0.30);
+	c[2] = lex(2, 2, 10, 0.05);
+	CHECK_INT(rank_lexical(c, 3, &cfg, 1), 2);
+	CHECK_INT(rank_kept(c, 3), 1);
+	CHECK_INT(c[0].id, 1);
+	CHECK_INT(c[1].dropped, RANK_DROP_LEXICAL);
+	CHECK_INT(c[2].dropped, RANK_DROP_LEXICAL);
+	c[0] = lex(0, 10, 10, 0.90);
+	c[1] = lex(1, 8, 10, 0.30);
+	CHECK_INT(rank_lexical(c, 2, &cfg, 0), 2); /* the question is not answered */
+	CHECK_INT(rank_kept(c, 2), 0);
+	cfg.no_floor = 1;
+	c[0] = lex(0, 1, 10, 0.00);
+	c[1] = lex(1, 8, 10, 0.30);
+	CHECK_INT(rank_lexical(c, 2, &cfg, 0), 0);
+	CHECK_INT(rank_kept(c, 2), 2);
+	CHECK_INT(c[0].id, 1);
+	CHECK(NEAR(c[1].relevance, 0)); /* below the floor: relevance 0 */
+}
+
+/*
+ * Answer type: when the question asks when, a record that states a date
+ * scores x (1 + RANK_DATE_BOOST) and passes one that does not within
+ * that margin (negative control CAIRN_MUTATE_NO_DATE_BOOST).
+ */
+static void test_lexical_date(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[2];
+
+	c[0] = lex(0, 10, 10, 0.5);
+	c[1] = lex(1, 9.5, 10, 0.5);
+	c[1].dated = 1;
+	CHECK_INT(rank_lexical(c, 2, &cfg, 1), 0);
+	CHECK_INT(c[0].id, 1);
+	CHECK(NEAR(c[0].score, 0.95 * (1.0 + RANK_DATE_BOOST)));
+	/* beyond the margin the order stays */
+	c[0] = lex(0, 10, 10, 0.5);
+	c[1] = lex(1, 8, 10, 0.5);
+	c[1].dated = 1;
+	CHECK_INT(rank_lexical(c, 2, &cfg, 1), 0);
+	CHECK_INT(c[0].id, 0);
+}
+
+/* Equal scores: the higher raw BM25 first, then the record id. */
+static void test_lexical_ties(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[3];
+
+	c[0] = lex(0, 4, 8, 0.5); /* 0.5, raw 4 */
+	c[1] = lex(1, 5, 10, 0.5); /* 0.5, raw 5 (another schema's best) */
+	c[2] = lex(2, 5, 10, 0.5);
+	c[1].rec_id = "b";
+	c[2].rec_id = "a";
+	CHECK_INT(rank_lexical(c, 3, &cfg, 1), 0);
+	CHECK_INT(c[0].id, 2);
+	CHECK_INT(c[1].id, 1);
+	CHECK_INT(c[2].id, 0);
+}
+
 void unit_rank(void)
 {
 	RUN(test_rrf_weighted);
@@ -498,4 +619,8 @@ void unit_rank(void)
 	RUN(test_dedup);
 	RUN(test_rerank);
 	RUN(test_order_relevance_mode);
+	RUN(test_lexical_score);
+	RUN(test_lexical_floor);
+	RUN(test_lexical_date);
+	RUN(test_lexical_ties);
 }
