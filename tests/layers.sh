@@ -54,6 +54,7 @@ bert_*         model
 model          model
 store          store
 store_list     store
+store_words    store
 store_pull     store
 store_open     store
 store_schema   store
