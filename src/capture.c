@@ -1141,6 +1141,168 @@ static int llm_pass(struct walk *wk, FILE *f, off_t start, char *err,
 	return wk->nomem ? CAIRN_NOMEM : CAIRN_OK;
 }
 
+/* One transcript line (trimmed, not empty) to the walk. */
+static void walk_line(struct walk *wk, const char *s, size_t len, long lineno)
+{
+	struct capture_stats *st = wk->st;
+	struct json *j = NULL;
+	const char *type;
+
+	st->lines++;
+	if (json_parse(s, len, &j, NULL, 0) != CAIRN_OK || j->type != JSON_OBJECT) {
+		json_free(j);
+		st->malformed++;
+		return;
+	}
+	type = json_get_str(j, "type");
+	if (json_get(j, "cmd") || json_get(j, "command") ||
+	    (json_get(j, "speaker") && json_get(j, "text"))) {
+		if (!walk_generic(wk, j, lineno))
+			st->malformed++;
+	} else if (type) {
+		walk_claude(wk, j, type, lineno);
+	} else {
+		st->malformed++;
+	}
+	json_free(j);
+}
+
+/*
+ * Every line of the transcript to the walk, up to the deadline (then
+ * st->timed_out). A line too long or not JSON is counted malformed.
+ */
+static int walk_lines(struct walk *wk, struct ingest_reader *rd, char *err,
+		      size_t errsize)
+{
+	const struct capture_opts *o = wk->o;
+	struct capture_stats *st = wk->st;
+	struct sbuf line = SBUF_INIT;
+	long lineno = 0;
+	int rc = CAIRN_OK, got, toolong;
+
+	for (;;) {
+		const char *s;
+		size_t len;
+
+		if (o->deadline_ms > 0 && lineno % DEADLINE_EVERY == 0 &&
+		    util_now_ms() > o->deadline_ms) {
+			st->timed_out = 1;
+			break;
+		}
+		got = ingest_read_line(rd, &line, &toolong);
+		if (got < 0) {
+			snprintf(err, errsize, "cannot read '%s': %s", wk->path, strerror(errno));
+			rc = CAIRN_IO;
+			break;
+		}
+		if (got == 0)
+			break;
+		lineno++;
+		if (line.err) {
+			rc = CAIRN_NOMEM;
+			break;
+		}
+		if (toolong) {
+			st->lines++;
+			st->malformed++;
+			continue;
+		}
+		s = sbuf_str(&line);
+		len = line.len;
+		if (lineno == 1 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+			s += 3;
+			len -= 3;
+		}
+		while (len > 0 && isspace((unsigned char)*s)) {
+			s++;
+			len--;
+		}
+		while (len > 0 && isspace((unsigned char)s[len - 1]))
+			len--;
+		if (len == 0)
+			continue;
+		walk_line(wk, s, len, lineno);
+		if (wk->nomem) {
+			rc = CAIRN_NOMEM;
+			break;
+		}
+	}
+	sbuf_release(&line);
+	return rc;
+}
+
+/*
+ * Write (or, dry run, look up) every candidate in one batch, and hand
+ * each to o->emit. On an error the batch is rolled back.
+ */
+static int write_all(cairn_db *db, struct walk *wk, char *err, size_t errsize)
+{
+	const struct capture_opts *o = wk->o;
+	int rc = CAIRN_OK, in_batch = 0;
+	size_t i;
+
+	if (db && !o->dry_run) {
+		rc = cairn_begin(db);
+		if (rc) {
+			snprintf(err, errsize, "%s", cairn_errmsg(db));
+			return rc;
+		}
+		in_batch = 1;
+	}
+	for (i = 0; i < wk->nc; i++) {
+		struct capture_cand cc;
+		const char *action;
+		char *id = NULL;
+		struct cand *c = &wk->c[i];
+
+		rc = write_cand(db, wk, c, &action, &id, err, errsize);
+		if (rc) {
+			if (db && err && errsize && !err[0])
+				snprintf(err, errsize, "%s", cairn_errmsg(db));
+			if (in_batch)
+				cairn_rollback(db);
+			return rc;
+		}
+		if (o->emit) {
+			memset(&cc, 0, sizeof(cc));
+			cc.kind = c->kind;
+			cc.key = c->key;
+			cc.title = c->title;
+			cc.body = c->body;
+			cc.proof = sbuf_str(&c->proof);
+			cc.origin = c->origin;
+			cc.session = c->session;
+			cc.time = c->time;
+			cc.path = wk->path;
+			cc.line = c->line;
+			cc.action = action;
+			cc.id = id;
+			o->emit(o->user, &cc);
+		}
+		cairn_free(id);
+	}
+	if (in_batch) {
+		rc = cairn_commit(db);
+		if (rc)
+			snprintf(err, errsize, "%s", cairn_errmsg(db));
+	}
+	return rc;
+}
+
+static void walk_free(struct walk *wk)
+{
+	size_t i;
+
+	if (!wk)
+		return;
+	for (i = 0; i < wk->nc; i++)
+		cand_free(&wk->c[i]);
+	cairn_free(wk->c);
+	for (i = 0; i < wk->npending; i++)
+		cairn_free(wk->pending[i].cmd);
+	cairn_free(wk);
+}
+
 /* Run capture and reflection on one transcript (capture.h). */
 int capture_transcript(cairn_db *db, const char *path,
 		       const struct capture_opts *o, struct capture_stats *st,
@@ -1149,12 +1311,9 @@ int capture_transcript(cairn_db *db, const char *path,
 	static const struct capture_opts none;
 	struct walk *wk = NULL;
 	struct ingest_reader *rd = NULL;
-	struct sbuf line = SBUF_INIT;
 	char *stem = NULL;
 	FILE *f = NULL;
-	long lineno = 0;
-	int rc = CAIRN_OK, got, toolong, in_batch = 0;
-	size_t i;
+	int rc = CAIRN_OK;
 	struct stat sbuf;
 	off_t start;
 
@@ -1198,70 +1357,9 @@ int capture_transcript(cairn_db *db, const char *path,
 		st->truncated = seek_tail(f, o->max_bytes);
 	start = ftello(f);
 	rd->f = f;
-	for (;;) {
-		struct json *j = NULL;
-		const char *s, *type;
-		size_t len;
-
-		if (o->deadline_ms > 0 && lineno % DEADLINE_EVERY == 0 &&
-		    util_now_ms() > o->deadline_ms) {
-			st->timed_out = 1;
-			break;
-		}
-		got = ingest_read_line(rd, &line, &toolong);
-		if (got < 0) {
-			snprintf(err, errsize, "cannot read '%s': %s", path, strerror(errno));
-			rc = CAIRN_IO;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		lineno++;
-		if (line.err) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-		if (toolong) {
-			st->lines++;
-			st->malformed++;
-			continue;
-		}
-		s = sbuf_str(&line);
-		len = line.len;
-		if (lineno == 1 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-			s += 3;
-			len -= 3;
-		}
-		while (len > 0 && isspace((unsigned char)*s)) {
-			s++;
-			len--;
-		}
-		while (len > 0 && isspace((unsigned char)s[len - 1]))
-			len--;
-		if (len == 0)
-			continue;
-		st->lines++;
-		if (json_parse(s, len, &j, NULL, 0) != CAIRN_OK || j->type != JSON_OBJECT) {
-			json_free(j);
-			st->malformed++;
-			continue;
-		}
-		type = json_get_str(j, "type");
-		if (json_get(j, "cmd") || json_get(j, "command") ||
-		    (json_get(j, "speaker") && json_get(j, "text"))) {
-			if (!walk_generic(wk, j, lineno))
-				st->malformed++;
-		} else if (type) {
-			walk_claude(wk, j, type, lineno);
-		} else {
-			st->malformed++;
-		}
-		json_free(j);
-		if (wk->nomem) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	}
+	rc = walk_lines(wk, rd, err, errsize);
+	if (rc)
+		goto out;
 	if (o->llm_cmd && *o->llm_cmd &&
 	    ((o->what ? o->what : CAPTURE_ALL) & CAPTURE_REFLECT)) {
 		rc = llm_pass(wk, f, start < 0 ? 0 : start, err, errsize);
@@ -1277,65 +1375,11 @@ int capture_transcript(cairn_db *db, const char *path,
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	/* write (or, dry run, look up) every candidate, one batch */
-	if (db && !o->dry_run) {
-		rc = cairn_begin(db);
-		if (rc) {
-			snprintf(err, errsize, "%s", cairn_errmsg(db));
-			goto out;
-		}
-		in_batch = 1;
-	}
-	for (i = 0; i < wk->nc; i++) {
-		struct capture_cand cc;
-		const char *action;
-		char *id = NULL;
-		struct cand *c = &wk->c[i];
-
-		rc = write_cand(db, wk, c, &action, &id, err, errsize);
-		if (rc) {
-			if (db && err && errsize && !err[0])
-				snprintf(err, errsize, "%s", cairn_errmsg(db));
-			goto out;
-		}
-		if (o->emit) {
-			memset(&cc, 0, sizeof(cc));
-			cc.kind = c->kind;
-			cc.key = c->key;
-			cc.title = c->title;
-			cc.body = c->body;
-			cc.proof = sbuf_str(&c->proof);
-			cc.origin = c->origin;
-			cc.session = c->session;
-			cc.time = c->time;
-			cc.path = path;
-			cc.line = c->line;
-			cc.action = action;
-			cc.id = id;
-			o->emit(o->user, &cc);
-		}
-		cairn_free(id);
-	}
-	if (in_batch) {
-		in_batch = 0;
-		rc = cairn_commit(db);
-		if (rc)
-			snprintf(err, errsize, "%s", cairn_errmsg(db));
-	}
+	rc = write_all(db, wk, err, errsize);
 out:
-	if (in_batch)
-		cairn_rollback(db);
 	if (rc == CAIRN_NOMEM && err && errsize && !err[0])
 		snprintf(err, errsize, "out of memory");
-	if (wk) {
-		for (i = 0; i < wk->nc; i++)
-			cand_free(&wk->c[i]);
-		cairn_free(wk->c);
-		for (i = 0; i < wk->npending; i++)
-			cairn_free(wk->pending[i].cmd);
-		cairn_free(wk);
-	}
-	sbuf_release(&line);
+	walk_free(wk);
 	cairn_free(rd);
 	cairn_free(stem);
 	fclose(f);
