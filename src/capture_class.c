@@ -431,6 +431,7 @@ static void host_of(const char *w, char *out, size_t size, char *db,
 
 /* ============================================================ classes */
 
+/* What a part proves, least to most; a part's best one ranks its class. */
 enum prio { P_NONE, P_SETUP, P_BUILD, P_ACCESS, P_DEPLOY };
 
 /* Drop a UTF-8 sequence cut off at the end of s. */
