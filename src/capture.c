@@ -5,14 +5,13 @@
  * Layer: capture sits on ingest (the bounded line reader, times), json,
  * secret and the store (cairn_record_write and a key lookup on db->sql);
  * reflect.c supplies the statement rules; cli_capture.c and the hook sit on
- * it.
+ * it. capture_class.c (capture_int.h) tells what a successful command
+ * proves.
  *
- * Holds: the shell command classifier (what a successful command proves:
- * auth, deploy, publish, a database or SSH connection -> capability; a build
- * or test run -> procedure, with the set-up steps before it), the output
- * failure check, the transcript walker (Claude Code tool_use/tool_result
- * pairs, generic {"time","cmd","exit","output"} lines, user and assistant
- * texts for reflect.c), and the writer that merges by key.
+ * Holds: the transcript walker (Claude Code tool_use/tool_result pairs,
+ * generic {"time","cmd","exit","output"} lines, user and assistant texts for
+ * reflect.c), the candidates it collects (a build or test procedure with the
+ * set-up steps before it), and the writer that merges by key.
  *
  * Why one candidate per key: a success seen again (later in the session,
  * in a later session) is more proof of the same fact, not a new fact. A
@@ -37,1291 +36,15 @@
 #include <time.h>
 
 #include "capture.h"
+#include "capture_int.h"
 #include "ingest.h"
 #include "internal.h"
 #include "json.h"
 #include "secret.h"
 #include "store.h"
 
-/*
- * Titles and bodies are cut to their fixed buffers on purpose (a long
- * command makes a long title); utf8_tail() then drops a code point cut in
- * half, so the compiler's truncation warning is not an error here.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-#endif
-
-#define CMD_MAX_WORDS 64     /* words kept per command part */
-#define CMD_MAX_PARTS 16     /* parts (&& ; | ||) classified per command */
-#define CMD_WORDBUF 4096     /* bytes of words per part */
-#define KEY_PART_MAX 64      /* bytes of one key component */
 #define SETUP_RING 6         /* set-up steps remembered for a procedure */
 #define DEADLINE_EVERY 32    /* lines between deadline checks */
-
-/* ============================================================ words */
-
-/* One part of a command line, split into words (quotes removed). */
-struct part {
-	char buf[CMD_WORDBUF];
-	char *w[CMD_MAX_WORDS];
-	int n;
-	char sep;         /* what follows: '&' &&, 'o' ||, 'b' &, ';', '|', 0 end */
-	char aws_profile[KEY_PART_MAX]; /* AWS_PROFILE=... before the command */
-	char pghost[KEY_PART_MAX];      /* PGHOST=... */
-};
-
-/* Split cmd into parts at unquoted && || ; | & and newlines. */
-static int split_command(const char *cmd, struct part *parts, int max)
-{
-	int np = 0;
-	const char *p = cmd;
-
-	while (*p && np < max) {
-		struct part *pt = &parts[np];
-		size_t bl = 0;
-		int in_word = 0;
-
-		memset(pt, 0, sizeof(*pt));
-		for (;;) {
-			char c = *p;
-			char q;
-
-			if (c == '\0')
-				break;
-			if (c == '\\' && p[1] && p[1] != '\n') {
-				c = p[1];
-				p++;
-				goto ordinary;
-			}
-			if (c == '\\' && p[1] == '\n') {
-				p += 2;
-				continue;
-			}
-			if (c == '\'' || c == '"') {
-				q = c;
-				p++;
-				if (!in_word && pt->n < CMD_MAX_WORDS &&
-				    bl < CMD_WORDBUF - 1) {
-					pt->w[pt->n++] = pt->buf + bl;
-					in_word = 1;
-				}
-				while (*p && *p != q) {
-					if (q == '"' && *p == '\\' && p[1])
-						p++;
-					if (in_word && bl < CMD_WORDBUF - 2)
-						pt->buf[bl++] = *p;
-					p++;
-				}
-				if (*p)
-					p++;
-				continue;
-			}
-			if (c == ' ' || c == '\t' || c == '(' || c == ')' ||
-			    c == '{' || c == '}') {
-				if (in_word) {
-					pt->buf[bl++] = '\0';
-					in_word = 0;
-				}
-				p++;
-				continue;
-			}
-			if (c == '\n' || c == ';' || c == '|' || c == '&') {
-				if (c == '&' && p[1] == '&') {
-					pt->sep = '&';
-					p += 2;
-				} else if (c == '|' && p[1] == '|') {
-					pt->sep = 'o';
-					p += 2;
-				} else if (c == '&' && ((p > cmd && p[-1] == '>') ||
-						      p[1] == '>')) {
-					goto ordinary; /* 2>&1, &> */
-				} else if (c == '&') {
-					pt->sep = 'b'; /* a background job */
-					p++;
-				} else {
-					pt->sep = c == '\n' ? ';' : c;
-					p++;
-				}
-				break;
-			}
-		ordinary:
-			if (!in_word) {
-				if (pt->n == CMD_MAX_WORDS ||
-				    bl >= CMD_WORDBUF - 2) {
-					p++;
-					continue;
-				}
-				pt->w[pt->n++] = pt->buf + bl;
-				in_word = 1;
-			}
-			if (bl < CMD_WORDBUF - 2)
-				pt->buf[bl++] = c;
-			p++;
-		}
-		if (in_word)
-			pt->buf[bl++] = '\0';
-		if (pt->n > 0)
-			np++;
-	}
-	return np;
-}
-
-/* Remove words i..i+k-1 of a part. */
-static void drop_words(struct part *pt, int i, int k)
-{
-	if (i + k > pt->n)
-		k = pt->n - i;
-	memmove(&pt->w[i], &pt->w[i + k],
-		(size_t)(pt->n - i - k) * sizeof(pt->w[0]));
-	pt->n -= k;
-}
-
-/* Is w NAME=value with an identifier NAME? */
-static int is_assignment(const char *w)
-{
-	const char *eq = strchr(w, '=');
-	const char *c;
-
-	if (!eq || eq == w || !(isalpha((unsigned char)*w) || *w == '_'))
-		return 0;
-	for (c = w; c < eq; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_')
-			return 0;
-	return 1;
-}
-
-static void copy_part(char *dst, const char *src, size_t n)
-{
-	snprintf(dst, KEY_PART_MAX, "%.*s", (int)(n < KEY_PART_MAX - 1 ? n : KEY_PART_MAX - 1), src);
-}
-
-/*
- * Drop redirections, env assignments and wrappers (sudo, time, timeout N,
- * nohup, env, npx, python -m, poetry run, ...) so that w[0] is the tool,
- * reduced to its base name.
- */
-static void normalise(struct part *pt)
-{
-	int i, changed = 1;
-
-	for (i = 0; i < pt->n;) {
-		const char *w = pt->w[i];
-		int op = (w[0] == '>' || w[0] == '<' ||
-			  (isdigit((unsigned char)w[0]) && (w[1] == '>' || w[1] == '<')) ||
-			  (w[0] == '&' && w[1] == '>'));
-
-		if (!op) {
-			i++;
-			continue;
-		}
-		/* "> file": an operator alone takes the next word */
-		if (!strcmp(w, ">") || !strcmp(w, ">>") || !strcmp(w, "<") ||
-		    !strcmp(w, "2>") || !strcmp(w, "2>>") || !strcmp(w, "1>") ||
-		    !strcmp(w, "&>") || !strcmp(w, "<<") || !strcmp(w, "<<<"))
-			drop_words(pt, i, 2);
-		else
-			drop_words(pt, i, 1);
-	}
-	while (changed && pt->n > 0) {
-		const char *w = pt->w[0];
-		const char *b;
-
-		changed = 1;
-		if (is_assignment(w)) {
-			const char *v = strchr(w, '=') + 1;
-
-			if (strncmp(w, "AWS_PROFILE=", 12) == 0)
-				copy_part(pt->aws_profile, v, strlen(v));
-			if (strncmp(w, "PGHOST=", 7) == 0)
-				copy_part(pt->pghost, v, strlen(v));
-			drop_words(pt, 0, 1);
-			continue;
-		}
-		b = strrchr(w, '/');
-		if (b && b[1])
-			pt->w[0] = (char *)(b + 1);
-		w = pt->w[0];
-		if (!strcmp(w, "sudo") || !strcmp(w, "time") ||
-		    !strcmp(w, "nohup") || !strcmp(w, "command") ||
-		    !strcmp(w, "exec") || !strcmp(w, "env") ||
-		    !strcmp(w, "nice") || !strcmp(w, "npx") ||
-		    !strcmp(w, "bunx") || !strcmp(w, "pnpx") ||
-		    !strcmp(w, "stdbuf")) {
-			drop_words(pt, 0, 1);
-			/* their own flags (sudo -u root, npx -y, ...) */
-			while (pt->n > 0 && pt->w[0][0] == '-') {
-				int val = !strcmp(pt->w[0], "-u") ||
-					  !strcmp(pt->w[0], "-n") ||
-					  !strcmp(pt->w[0], "-p");
-
-				drop_words(pt, 0, val ? 2 : 1);
-			}
-			continue;
-		}
-		if (!strcmp(w, "timeout")) {
-			drop_words(pt, 0, 1);
-			while (pt->n > 0 && pt->w[0][0] == '-')
-				drop_words(pt, 0, 1);
-			drop_words(pt, 0, 1); /* the duration */
-			continue;
-		}
-		if (pt->n >= 3 && (!strcmp(w, "python") || !strcmp(w, "python3")) &&
-		    !strcmp(pt->w[1], "-m")) {
-			drop_words(pt, 0, 2);
-			continue;
-		}
-		if (pt->n >= 3 &&
-		    ((!strcmp(w, "poetry") && !strcmp(pt->w[1], "run")) ||
-		     (!strcmp(w, "uv") && !strcmp(pt->w[1], "run")) ||
-		     (!strcmp(w, "pipenv") && !strcmp(pt->w[1], "run")) ||
-		     (!strcmp(w, "bundle") && !strcmp(pt->w[1], "exec")) ||
-		     ((!strcmp(w, "pnpm") || !strcmp(w, "yarn")) &&
-		      (!strcmp(pt->w[1], "dlx") || !strcmp(pt->w[1], "exec"))))) {
-			drop_words(pt, 0, 2);
-			continue;
-		}
-		changed = 0;
-	}
-}
-
-/* The value of option opt: "--opt v", "--opt=v", or "-Xv" for one-letter opts. */
-static const char *opt_value(const struct part *pt, const char *opt)
-{
-	size_t n = strlen(opt);
-	int i;
-
-	for (i = 1; i < pt->n; i++) {
-		const char *w = pt->w[i];
-
-		if (strcmp(w, opt) == 0)
-			return i + 1 < pt->n ? pt->w[i + 1] : NULL;
-		if (strncmp(w, opt, n) == 0 && w[n] == '=')
-			return w + n + 1;
-		if (n == 2 && opt[1] != '-' && strncmp(w, opt, 2) == 0 && w[2])
-			return w + 2;
-	}
-	return NULL;
-}
-
-/* Does any word equal w? */
-static int has_word(const struct part *pt, const char *w)
-{
-	int i;
-
-	for (i = 1; i < pt->n; i++)
-		if (strcmp(pt->w[i], w) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The k-th positional word (0-based) after w[0]: not an option, not the
- * value of one of the options in vopts (space-separated "--x -y").
- */
-static const char *positional(const struct part *pt, int k, const char *vopts)
-{
-	int i;
-
-	for (i = 1; i < pt->n; i++) {
-		const char *w = pt->w[i];
-
-		if (w[0] == '-') {
-			if (!strchr(w, '=') && vopts) {
-				char pat[72];
-				snprintf(pat, sizeof(pat), " %s ", w);
-				if (strstr(vopts, pat))
-					i++;
-			}
-			continue;
-		}
-		if (k-- == 0)
-			return w;
-	}
-	return NULL;
-}
-
-/* ============================================================ keys */
-
-/* Append a key component made of [a-z0-9._@/-] (others become '-'). */
-static void key_add(char *key, size_t size, const char *part, size_t n)
-{
-	size_t len = strlen(key), i, k = 0;
-
-	if (!part || n == 0 || strstr(part, "REDACTED")) {
-		part = "unknown";
-		n = 7;
-	}
-	if (len + 2 >= size)
-		return;
-	if (len)
-		key[len++] = ':';
-	for (i = 0; i < n && k < KEY_PART_MAX && len + 1 < size; i++) {
-		unsigned char c = (unsigned char)part[i];
-
-		c = (unsigned char)tolower(c);
-		if (!(isalnum(c) || c == '.' || c == '_' || c == '@' ||
-		      c == '/' || c == '-'))
-			c = '-';
-		if (c == '-' && len > 0 && (key[len - 1] == '-' || key[len - 1] == ':'))
-			continue;
-		key[len++] = (char)c;
-		k++;
-	}
-	while (len > 0 && (key[len - 1] == '-' || key[len - 1] == '/'))
-		len--;
-	if (len > 0 && key[len - 1] == ':') {
-		len--;
-	}
-	key[len] = '\0';
-}
-
-/* Set cl's key from NULL-terminated components. */
-static void set_key(struct capture_class *cl, const char *a, ...)
-{
-	va_list ap;
-	const char *s;
-
-	cl->key[0] = '\0';
-	va_start(ap, a);
-	for (s = a; s; s = va_arg(ap, const char *))
-		key_add(cl->key, sizeof(cl->key), s, strlen(s));
-	va_end(ap);
-}
-
-/* The whole part again, words joined by blanks (for bodies). */
-static void part_text(const struct part *pt, char *out, size_t size)
-{
-	size_t len = 0;
-	int i;
-
-	out[0] = '\0';
-	for (i = 0; i < pt->n && len + 1 < size; i++) {
-		int k = snprintf(out + len, size - len, "%s%s", i ? " " : "",
-				 pt->w[i]);
-		if (k < 0)
-			break;
-		len += (size_t)k;
-		if (len >= size) {
-			len = size - 1;
-			break;
-		}
-	}
-	/* never end a cut in the middle of a UTF-8 sequence */
-	while (len > 0 && ((unsigned char)out[len - 1] & 0xC0) == 0x80 &&
-	       len + 4 >= size)
-		len--;
-	out[len] = '\0';
-}
-
-/* Host of "user@host", "host:path", "scheme://user:pw@host:port/db". */
-static void host_of(const char *w, char *out, size_t size, char *db,
-		    size_t dbsize)
-{
-	const char *s = w, *e, *at;
-
-	if (db && dbsize)
-		db[0] = '\0';
-	e = strstr(s, "://");
-	if (e)
-		s = e + 3;
-	e = s + strcspn(s, "/?");
-	at = memchr(s, '@', (size_t)(e - s));
-	while (at) {
-		s = at + 1;
-		at = memchr(s, '@', (size_t)(e - s));
-	}
-	{
-		size_t n = strcspn(s, ":/?");
-
-		if (n > (size_t)(e - s))
-			n = (size_t)(e - s);
-		snprintf(out, size, "%.*s", (int)n, s);
-	}
-	if (db && dbsize && *e == '/' && e[1])
-		snprintf(db, dbsize, "%.*s", (int)strcspn(e + 1, "?/"), e + 1);
-}
-
-/* ============================================================ classes */
-
-enum prio { P_NONE, P_SETUP, P_BUILD, P_ACCESS, P_DEPLOY };
-
-/* Drop a UTF-8 sequence cut off at the end of s. */
-static void utf8_tail(char *s)
-{
-	size_t n = strlen(s), k = n, need;
-
-	while (k > 0 && ((unsigned char)s[k - 1] & 0xC0) == 0x80 && n - k < 4)
-		k--;
-	if (k == 0 || !((unsigned char)s[k - 1] & 0x80))
-		return;
-	need = util_u8len((unsigned char)s[k - 1]);
-	if (need != n - k + 1)
-		s[k - 1] = '\0';
-}
-
-static void set_cls(struct capture_class *cl, const char *kind,
-		    const char *title, const char *body)
-{
-	snprintf(cl->kind, sizeof(cl->kind), "%s", kind);
-	snprintf(cl->title, sizeof(cl->title), "%s", title);
-	snprintf(cl->body, sizeof(cl->body), "%s", body);
-}
-
-#define CLS(kind, ...)                                                     \
-	do {                                                               \
-		snprintf(t, sizeof(t), __VA_ARGS__);                       \
-		snprintf(b, sizeof(b), "%s", t);                           \
-		set_cls(cl, kind, t, b);                                   \
-	} while (0)
-
-/* Does s contain any of the words (space-separated list)? */
-static int contains_any(const char *s, const char *list)
-{
-	char w[48];
-	const char *p = list;
-
-	while (*p) {
-		size_t n = strcspn(p, " ");
-
-		snprintf(w, sizeof(w), "%.*s", (int)n, p);
-		if (n && strstr(s, w))
-			return 1;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	return 0;
-}
-
-/* A deploy target name from "deploy-staging", "deploy:prod", "deploy.sh". */
-static void deploy_target(const char *w, char *out, size_t size)
-{
-	const char *d = strstr(w, "deploy");
-	char tmp[KEY_PART_MAX];
-	size_t n;
-
-	snprintf(tmp, sizeof(tmp), "%s", w);
-	n = strcspn(tmp, ".");
-	if (n && strcmp(tmp + n, ".sh") == 0)
-		tmp[n] = '\0';
-	d = strstr(tmp, "deploy");
-	if (d) {
-		const char *rest = d + 6;
-
-		while (*rest == '-' || *rest == ':' || *rest == '_')
-			rest++;
-		if (*rest) {
-			snprintf(out, size, "%s", rest);
-			return;
-		}
-		if (d > tmp) {
-			n = (size_t)(d - tmp);
-			while (n > 0 && strchr("-:_", tmp[n - 1]))
-				n--;
-			if (n) {
-				snprintf(out, size, "%.*s", (int)n, tmp);
-				return;
-			}
-		}
-	}
-	snprintf(out, size, "%s", "default");
-}
-
-/* Classify one normalised part: its priority, and cl filled. */
-static enum prio classify_part0(const struct part *pt, struct capture_class *cl)
-{
-	const char *t0 = pt->n ? pt->w[0] : "";
-	const char *a1 = pt->n > 1 ? pt->w[1] : "";
-	const char *a2 = pt->n > 2 ? pt->w[2] : "";
-	char t[200], b[600], x[KEY_PART_MAX], y[KEY_PART_MAX], cmd[300];
-	const char *v;
-
-	memset(cl, 0, sizeof(*cl));
-	if (!pt->n)
-		return P_NONE;
-	part_text(pt, cmd, sizeof(cmd));
-	/* (-h is a host for psql, mysql, redis-cli: not taken for help) */
-	if (has_word(pt, "--help") || has_word(pt, "--version") ||
-	    has_word(pt, "help") || has_word(pt, "--dry-run"))
-		return P_NONE;
-
-	/* ------------------------------------------------------- aws */
-	if (!strcmp(t0, "aws")) {
-		static const char vo[] = " --profile --region --output --query "
-			"--endpoint-url --color --acl --exclude --include "
-			"--storage-class --cache-control --content-type --sse "
-			"--expires --metadata-directive --grants --source-region ";
-		const char *svc = positional(pt, 0, vo), *op = positional(pt, 1, vo);
-		const char *prof = opt_value(pt, "--profile");
-		int i;
-
-		if (!prof)
-			prof = pt->aws_profile[0] ? pt->aws_profile : "default";
-		if (!svc || !strcmp(svc, "configure"))
-			return P_NONE;
-		if (!strcmp(svc, "s3") && op &&
-		    (!strcmp(op, "cp") || !strcmp(op, "sync") || !strcmp(op, "mv"))) {
-			const char *dst = NULL, *w;
-
-			/* the destination: the last positional word */
-			for (i = 2; (w = positional(pt, i, vo)); i++)
-				dst = w;
-			if (dst && !strncmp(dst, "s3://", 5)) {
-				snprintf(x, sizeof(x), "%.*s", (int)strcspn(dst + 5, "/"), dst + 5);
-				set_key(cl, "capability", "deploy", "s3", x, NULL);
-				CLS("capability", "Uploading to s3://%s works from this machine", x);
-				snprintf(b, sizeof(b), "Deploying to s3://%s works from this machine (AWS profile %s): `%s` succeeded.", x, prof, cmd);
-				snprintf(cl->body, sizeof(cl->body), "%s", b);
-				return P_DEPLOY;
-			}
-		}
-		if (!strcmp(svc, "cloudfront") && op && !strcmp(op, "create-invalidation")) {
-			v = opt_value(pt, "--distribution-id");
-			set_key(cl, "capability", "deploy", "cloudfront", v ? v : "default", NULL);
-			CLS("capability", "CloudFront invalidation works from this machine");
-			snprintf(cl->body, sizeof(cl->body), "Invalidating CloudFront distribution %s works from this machine (AWS profile %s): `%s` succeeded.", v ? v : "(default)", prof, cmd);
-			return P_DEPLOY;
-		}
-		if (op && ((!strcmp(svc, "ecs") && !strcmp(op, "update-service")) ||
-			   (!strcmp(svc, "lambda") && !strcmp(op, "update-function-code")) ||
-			   (!strcmp(svc, "cloudformation") && !strcmp(op, "deploy")))) {
-			v = opt_value(pt, "--service");
-			if (!v)
-				v = opt_value(pt, "--function-name");
-			if (!v)
-				v = opt_value(pt, "--stack-name");
-			set_key(cl, "capability", "deploy", svc, v ? v : "default", NULL);
-			CLS("capability", "Deploying %s %s works from this machine", svc, v ? v : "");
-			snprintf(cl->body, sizeof(cl->body), "Deploying to AWS %s (%s) works from this machine (AWS profile %s): `%s` succeeded.", svc, v ? v : "default", prof, cmd);
-			return P_DEPLOY;
-		}
-		/* any other successful call proves the credentials */
-		set_key(cl, "capability", "aws", "auth", prof, NULL);
-		CLS("capability", "AWS credentials work on this machine (profile %s)", prof);
-		snprintf(cl->body, sizeof(cl->body), "The AWS CLI is authenticated on this machine with profile %s: `%s` succeeded.", prof, cmd);
-		return P_ACCESS;
-	}
-	/* ------------------------------------------------------- gh */
-	if (!strcmp(t0, "gh")) {
-		if (!strcmp(a1, "release") && !strcmp(a2, "create")) {
-			v = opt_value(pt, "--repo");
-			if (!v)
-				v = opt_value(pt, "-R");
-			set_key(cl, "capability", "publish", "github-release", v ? v : "default", NULL);
-			CLS("capability", "Publishing GitHub releases works from this machine");
-			snprintf(cl->body, sizeof(cl->body), "Creating GitHub releases%s%s works from this machine: `%s` succeeded.", v ? " in " : "", v ? v : "", cmd);
-			return P_DEPLOY;
-		}
-		if ((!strcmp(a1, "auth") && (!strcmp(a2, "status") || !strcmp(a2, "login"))) ||
-		    (!strcmp(a1, "pr") && (!strcmp(a2, "create") || !strcmp(a2, "merge"))) ||
-		    (!strcmp(a1, "workflow") && !strcmp(a2, "run")) || !strcmp(a1, "api")) {
-			v = opt_value(pt, "--hostname");
-			set_key(cl, "capability", "github", "auth", v ? v : "github.com", NULL);
-			CLS("capability", "The GitHub CLI is authenticated on this machine");
-			snprintf(cl->body, sizeof(cl->body), "The GitHub CLI (gh) is logged in to %s on this machine: `%s` succeeded.", v ? v : "github.com", cmd);
-			return P_ACCESS;
-		}
-		return P_NONE;
-	}
-	/* ------------------------------------------- npm, yarn, pnpm, bun */
-	if (!strcmp(t0, "npm") || !strcmp(t0, "yarn") || !strcmp(t0, "pnpm") ||
-	    !strcmp(t0, "bun")) {
-		const char *sub = positional(pt, 0, " --prefix -C --workspace -w --filter ");
-		const char *script = NULL;
-
-		if (!sub) {
-			if (!strcmp(t0, "yarn"))
-				goto setup; /* plain `yarn` installs */
-			return P_NONE;
-		}
-		if (!strcmp(sub, "publish")) {
-			set_key(cl, "capability", "publish", "npm", "default", NULL);
-			CLS("capability", "Publishing to the npm registry works from this machine");
-			snprintf(cl->body, sizeof(cl->body), "Publishing packages to the npm registry works from this machine: `%s` succeeded.", cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(sub, "ci") || !strcmp(sub, "install") || !strcmp(sub, "i") ||
-		    !strcmp(sub, "add"))
-			goto setup;
-		if (!strcmp(sub, "run") || !strcmp(sub, "run-script"))
-			script = positional(pt, 1, " --prefix -C --workspace -w --filter ");
-		else if (!strcmp(sub, "test") || !strcmp(sub, "t") || !strcmp(sub, "build"))
-			script = sub;
-		else if (strcmp(t0, "npm") != 0)
-			script = sub; /* yarn build, pnpm deploy */
-		if (!script)
-			return P_NONE;
-		if (strstr(script, "deploy") || strstr(script, "release")) {
-			deploy_target(script, x, sizeof(x));
-			if (strstr(script, "release") && !strstr(script, "deploy"))
-				snprintf(x, sizeof(x), "%s", script);
-			set_key(cl, "capability", "deploy", x, NULL);
-			CLS("capability", "Deploying (%s) works from this machine", x);
-			snprintf(cl->body, sizeof(cl->body), "Deploying to %s works from this machine: `%s` succeeded.", x, cmd);
-			return P_DEPLOY;
-		}
-		snprintf(y, sizeof(y), "%s%s%s", t0, strcmp(sub, script) ? "-run-" : "-", script);
-		if (!strcmp(script, "t"))
-			snprintf(y, sizeof(y), "%s-test", t0);
-		if (strstr(script, "test") || strstr(script, "e2e") || !strcmp(script, "t")) {
-			set_key(cl, "procedure", "test", y, NULL);
-			CLS("procedure", "Tests pass with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Run the tests with `%s`", cmd);
-			return P_BUILD;
-		}
-		if (contains_any(script, "build dist package compile bundle")) {
-			set_key(cl, "procedure", "build", y, NULL);
-			CLS("procedure", "The build works with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Build with `%s`", cmd);
-			return P_BUILD;
-		}
-		return P_NONE;
-	}
-	if (!strcmp(t0, "jest") || !strcmp(t0, "vitest") || !strcmp(t0, "mocha") ||
-	    (!strcmp(t0, "playwright") && !strcmp(a1, "test")) ||
-	    !strcmp(t0, "pytest") || !strcmp(t0, "py.test") || !strcmp(t0, "tox") ||
-	    !strcmp(t0, "nox") || !strcmp(t0, "unittest") || !strcmp(t0, "ctest") ||
-	    !strcmp(t0, "rspec")) {
-		set_key(cl, "procedure", "test", !strcmp(t0, "py.test") ? "pytest" : t0, NULL);
-		CLS("procedure", "Tests pass with `%s`", cmd);
-		snprintf(cl->body, sizeof(cl->body), "Run the tests with `%s`", cmd);
-		return P_BUILD;
-	}
-	/* ------------------------------------------------------- make */
-	if (!strcmp(t0, "make") || !strcmp(t0, "gmake")) {
-		const char *tg;
-		char targets[KEY_PART_MAX] = "";
-		int i, k = 0;
-
-		for (i = 0; (tg = positional(pt, i, " -C -f -j -l -o -W --directory --file --jobs ")); i++) {
-			if (is_assignment(tg))
-				continue;
-			if (strstr(tg, "deploy") || strstr(tg, "publish")) {
-				deploy_target(tg, x, sizeof(x));
-				if (!strcmp(x, "default") && strstr(tg, "publish"))
-					snprintf(x, sizeof(x), "%s", tg);
-				set_key(cl, "capability", "deploy", x, NULL);
-				CLS("capability", "Deploying (%s) works from this machine", x);
-				snprintf(cl->body, sizeof(cl->body), "Deploying to %s works from this machine: `%s` succeeded.", x, cmd);
-				return P_DEPLOY;
-			}
-			if (contains_any(tg, "clean fmt format lint help tidy install uninstall run serve watch start dev print- docs"))
-				return P_NONE;
-			if (k++ < 3) {
-				size_t l = strlen(targets);
-				snprintf(targets + l, sizeof(targets) - l, "-%s", tg);
-			}
-		}
-		snprintf(y, sizeof(y), "make%s", targets);
-		if (strstr(targets, "test") || strstr(targets, "check")) {
-			set_key(cl, "procedure", "test", y, NULL);
-			CLS("procedure", "Tests pass with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Run the tests with `%s`", cmd);
-		} else {
-			set_key(cl, "procedure", "build", y, NULL);
-			CLS("procedure", "The build works with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Build with `%s`", cmd);
-		}
-		return P_BUILD;
-	}
-	/* --------------------------------------- cargo, go, mvn, gradle, ... */
-	if (!strcmp(t0, "cargo") || !strcmp(t0, "go") || !strcmp(t0, "mvn") ||
-	    !strcmp(t0, "gradle") || !strcmp(t0, "gradlew") || !strcmp(t0, "dotnet") ||
-	    !strcmp(t0, "meson") || !strcmp(t0, "swift")) {
-		const char *sub = positional(pt, 0, " -p --package -C --project ");
-
-		if (!strcmp(t0, "mvn") || !strcmp(t0, "gradle") || !strcmp(t0, "gradlew")) {
-			/* several goals ("clean package"): the one that says most */
-			const char *g;
-			int i, best = 0;
-
-			for (i = 0; (g = positional(pt, i, " -f -s -P -pl --file --settings ")); i++) {
-				int r = (!strcmp(g, "deploy") || !strcmp(g, "publish")) ? 3 :
-					(!strcmp(g, "package") || !strcmp(g, "install") ||
-					 !strcmp(g, "build") || !strcmp(g, "assemble") ||
-					 !strcmp(g, "compile")) ? 2 :
-					(!strcmp(g, "test") || !strcmp(g, "verify") ||
-					 !strcmp(g, "check")) ? 1 : 0;
-
-				if (r > best) {
-					best = r;
-					sub = g;
-				}
-			}
-		}
-		if (!sub)
-			return P_NONE;
-		if (!strcmp(sub, "publish") && (!strcmp(t0, "cargo") || !strcmp(t0, "gradle") || !strcmp(t0, "gradlew"))) {
-			const char *reg = !strcmp(t0, "cargo") ? "crates.io" : "maven";
-			set_key(cl, "capability", "publish", reg, NULL);
-			CLS("capability", "Publishing to %s works from this machine", reg);
-			snprintf(cl->body, sizeof(cl->body), "Publishing to %s works from this machine: `%s` succeeded.", reg, cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(t0, "mvn") && !strcmp(sub, "deploy")) {
-			set_key(cl, "capability", "publish", "maven", NULL);
-			CLS("capability", "Publishing to the Maven repository works from this machine");
-			snprintf(cl->body, sizeof(cl->body), "Publishing to the Maven repository works from this machine: `%s` succeeded.", cmd);
-			return P_DEPLOY;
-		}
-		snprintf(y, sizeof(y), "%s-%s", !strcmp(t0, "gradlew") ? "gradle" : t0, sub);
-		if (!strcmp(sub, "test") || !strcmp(sub, "verify") || !strcmp(sub, "check")) {
-			set_key(cl, "procedure", "test", y, NULL);
-			CLS("procedure", "Tests pass with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Run the tests with `%s`", cmd);
-			return P_BUILD;
-		}
-		if (!strcmp(sub, "build") || !strcmp(sub, "package") || !strcmp(sub, "compile") ||
-		    !strcmp(sub, "assemble") || (!strcmp(t0, "dotnet") && !strcmp(sub, "publish")) ||
-		    (!strcmp(t0, "mvn") && !strcmp(sub, "install"))) {
-			set_key(cl, "procedure", "build", y, NULL);
-			CLS("procedure", "The build works with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Build with `%s`", cmd);
-			return P_BUILD;
-		}
-		if ((!strcmp(t0, "go") && !strcmp(sub, "mod")) || !strcmp(sub, "fetch") ||
-		    !strcmp(sub, "restore") || (!strcmp(t0, "meson") && !strcmp(sub, "setup")))
-			goto setup;
-		return P_NONE;
-	}
-	if (!strcmp(t0, "cmake")) {
-		if (has_word(pt, "--build")) {
-			set_key(cl, "procedure", "build", "cmake-build", NULL);
-			CLS("procedure", "The build works with `%s`", cmd);
-			snprintf(cl->body, sizeof(cl->body), "Build with `%s`", cmd);
-			return P_BUILD;
-		}
-		goto setup;
-	}
-	if (!strcmp(t0, "ninja")) {
-		set_key(cl, "procedure", "build", "ninja", NULL);
-		CLS("procedure", "The build works with `%s`", cmd);
-		snprintf(cl->body, sizeof(cl->body), "Build with `%s`", cmd);
-		return P_BUILD;
-	}
-	if (!strcmp(t0, "build") || (!strcmp(t0, "setup.py") && (!strcmp(a1, "sdist") || !strcmp(a1, "bdist_wheel") || !strcmp(a1, "build")))) {
-		set_key(cl, "procedure", "build", "python-build", NULL);
-		CLS("procedure", "The Python package builds with `%s`", cmd);
-		snprintf(cl->body, sizeof(cl->body), "Build the Python package with `%s`", cmd);
-		return P_BUILD;
-	}
-	if (!strcmp(t0, "configure") || !strcmp(t0, "pip") || !strcmp(t0, "pip3") ||
-	    (!strcmp(t0, "poetry") && !strcmp(a1, "install")) ||
-	    (!strcmp(t0, "uv") && (!strcmp(a1, "sync") || !strcmp(a1, "pip"))) ||
-	    (!strcmp(t0, "bundle") && !strcmp(a1, "install")) ||
-	    (!strcmp(t0, "composer") && !strcmp(a1, "install")))
-		goto setup;
-	if (!strcmp(t0, "twine") && !strcmp(a1, "upload")) {
-		set_key(cl, "capability", "publish", "pypi", NULL);
-		CLS("capability", "Publishing to PyPI works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Uploading packages to PyPI works from this machine: `%s` succeeded.", cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "poetry") && !strcmp(a1, "publish")) {
-		set_key(cl, "capability", "publish", "pypi", NULL);
-		CLS("capability", "Publishing to PyPI works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Uploading packages to PyPI works from this machine: `%s` succeeded.", cmd);
-		return P_DEPLOY;
-	}
-	/* ------------------------------------------------------- docker */
-	if (!strcmp(t0, "docker") || !strcmp(t0, "podman")) {
-		if (!strcmp(a1, "push")) {
-			const char *img = positional(pt, 1, NULL);
-			size_t n;
-
-			if (!img)
-				return P_NONE;
-			n = strlen(img);
-			/* drop the tag (a ':' after the last '/') and digest */
-			{
-				const char *slash = strrchr(img, '/');
-				const char *colon = strrchr(img, ':');
-				const char *atd = strchr(img, '@');
-
-				if (atd)
-					n = (size_t)(atd - img);
-				else if (colon && (!slash || colon > slash))
-					n = (size_t)(colon - img);
-			}
-			snprintf(x, sizeof(x), "%.*s", (int)(n < sizeof(x) - 1 ? n : sizeof(x) - 1), img);
-			set_key(cl, "capability", "publish", "docker", x, NULL);
-			CLS("capability", "Pushing images to %s works from this machine", x);
-			snprintf(cl->body, sizeof(cl->body), "Pushing container images to %s works from this machine: `%s` succeeded.", x, cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(a1, "login")) {
-			const char *reg = positional(pt, 1, " -u --username -p --password ");
-			set_key(cl, "capability", "docker", "registry", reg ? reg : "docker.io", NULL);
-			CLS("capability", "Docker is logged in to %s on this machine", reg ? reg : "docker.io");
-			snprintf(cl->body, sizeof(cl->body), "Docker is logged in to the registry %s on this machine: `%s` succeeded.", reg ? reg : "docker.io", cmd);
-			return P_ACCESS;
-		}
-		if (!strcmp(a1, "build") || (!strcmp(a1, "buildx") && !strcmp(a2, "build"))) {
-			v = opt_value(pt, "-t");
-			if (!v)
-				v = opt_value(pt, "--tag");
-			snprintf(x, sizeof(x), "%.*s", (int)strcspn(v ? v : "image", ":@"), v ? v : "image");
-			set_key(cl, "procedure", "build", "docker", x, NULL);
-			CLS("procedure", "The image %s builds with `%s`", x, cmd);
-			snprintf(cl->body, sizeof(cl->body), "Build the container image with `%s`", cmd);
-			return P_BUILD;
-		}
-		return P_NONE;
-	}
-	/* ------------------------------------------------- kubernetes */
-	if (!strcmp(t0, "kubectl") || !strcmp(t0, "helm")) {
-		const char *ctx = opt_value(pt, "--context");
-		static const char vo[] = " -n --namespace --context --kubeconfig -f --filename -l -o ";
-		const char *sub = positional(pt, 0, vo);
-
-		if (!ctx)
-			ctx = opt_value(pt, "--kube-context");
-		if (!ctx)
-			ctx = "current";
-		if (!sub)
-			return P_NONE;
-		if (!strcmp(t0, "helm") && (!strcmp(sub, "upgrade") || !strcmp(sub, "install"))) {
-			const char *rel = positional(pt, 1, vo);
-			set_key(cl, "capability", "deploy", "helm", rel ? rel : "default", NULL);
-			CLS("capability", "Deploying the Helm release %s works from this machine", rel ? rel : "");
-			snprintf(cl->body, sizeof(cl->body), "Deploying the Helm release %s to Kubernetes (context %s) works from this machine: `%s` succeeded.", rel ? rel : "(unnamed)", ctx, cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(t0, "helm"))
-			return P_NONE;
-		if (!strcmp(sub, "apply") || !strcmp(sub, "rollout") || !strcmp(sub, "set") ||
-		    !strcmp(sub, "create") || !strcmp(sub, "replace") || !strcmp(sub, "patch") ||
-		    !strcmp(sub, "scale")) {
-			if (!strcmp(sub, "rollout") && strcmp(positional(pt, 1, vo) ? positional(pt, 1, vo) : "", "restart") &&
-			    strcmp(positional(pt, 1, vo) ? positional(pt, 1, vo) : "", "undo"))
-				goto k8s_access; /* rollout status/history: reads */
-			set_key(cl, "capability", "deploy", "kubernetes", ctx, NULL);
-			CLS("capability", "Deploying to Kubernetes (context %s) works from this machine", ctx);
-			snprintf(cl->body, sizeof(cl->body), "Deploying to the Kubernetes cluster of context %s works from this machine: `%s` succeeded.", ctx, cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(sub, "get") || !strcmp(sub, "describe") || !strcmp(sub, "logs") ||
-		    !strcmp(sub, "top") || !strcmp(sub, "cluster-info")) {
-		k8s_access:
-			set_key(cl, "capability", "kubernetes", "access", ctx, NULL);
-			CLS("capability", "kubectl reaches the cluster (context %s) from this machine", ctx);
-			snprintf(cl->body, sizeof(cl->body), "kubectl is authenticated to the Kubernetes cluster of context %s on this machine: `%s` succeeded.", ctx, cmd);
-			return P_ACCESS;
-		}
-		return P_NONE;
-	}
-	/* ------------------------------------------------ gcloud, azure */
-	if (!strcmp(t0, "gcloud")) {
-		static const char vo[] = " --project --region --account --format --configuration ";
-		const char *g1 = positional(pt, 0, vo), *g2 = positional(pt, 1, vo);
-		const char *g3 = positional(pt, 2, vo);
-
-		if (!g1 || !strcmp(g1, "config") || !strcmp(g1, "components") || !strcmp(g1, "info"))
-			return P_NONE;
-		if (g2 && !strcmp(g2, "deploy") && (!strcmp(g1, "app") || !strcmp(g1, "run") || !strcmp(g1, "functions"))) {
-			const char *what = !strcmp(g1, "app") ? "app-engine" : !strcmp(g1, "run") ? "cloud-run" : "cloud-functions";
-			const char *svc = strcmp(g1, "app") ? g3 : NULL;
-			set_key(cl, "capability", "deploy", what, svc ? svc : "default", NULL);
-			CLS("capability", "Deploying to Google %s works from this machine", what);
-			snprintf(cl->body, sizeof(cl->body), "Deploying to Google %s%s%s works from this machine: `%s` succeeded.", what, svc ? " service " : "", svc ? svc : "", cmd);
-			return P_DEPLOY;
-		}
-		v = opt_value(pt, "--project");
-		set_key(cl, "capability", "gcloud", "auth", NULL);
-		CLS("capability", "The gcloud CLI is authenticated on this machine");
-		snprintf(cl->body, sizeof(cl->body), "The gcloud CLI is authenticated on this machine%s%s: `%s` succeeded.", v ? ", project " : "", v ? v : "", cmd);
-		return P_ACCESS;
-	}
-	if (!strcmp(t0, "gsutil") && positional(pt, 0, NULL) &&
-	    (!strcmp(positional(pt, 0, NULL), "cp") ||
-	     !strcmp(positional(pt, 0, NULL), "rsync")) &&
-	    pt->n > 2 && !strncmp(pt->w[pt->n - 1], "gs://", 5)) {
-		const char *dst = pt->w[pt->n - 1];
-		snprintf(x, sizeof(x), "%.*s", (int)strcspn(dst + 5, "/"), dst + 5);
-		set_key(cl, "capability", "deploy", "gcs", x, NULL);
-		CLS("capability", "Uploading to gs://%s works from this machine", x);
-		snprintf(cl->body, sizeof(cl->body), "Deploying to gs://%s works from this machine: `%s` succeeded.", x, cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "az")) {
-		if (!strcmp(a1, "login") || (!strcmp(a1, "account") && !strcmp(a2, "show"))) {
-			set_key(cl, "capability", "azure", "auth", NULL);
-			CLS("capability", "The Azure CLI is authenticated on this machine");
-			snprintf(cl->body, sizeof(cl->body), "The Azure CLI is logged in on this machine: `%s` succeeded.", cmd);
-			return P_ACCESS;
-		}
-		if (has_word(pt, "deploy") || has_word(pt, "deployment")) {
-			set_key(cl, "capability", "deploy", "azure", a1, NULL);
-			CLS("capability", "Deploying to Azure %s works from this machine", a1);
-			snprintf(cl->body, sizeof(cl->body), "Deploying to Azure (%s) works from this machine: `%s` succeeded.", a1, cmd);
-			return P_DEPLOY;
-		}
-		return P_NONE;
-	}
-	/* --------------------------------------------- IaC and PaaS deploys */
-	if ((!strcmp(t0, "terraform") || !strcmp(t0, "tofu")) ) {
-		const char *sub = positional(pt, 0, NULL);
-		v = opt_value(pt, "-chdir");
-		if (sub && !strcmp(sub, "apply")) {
-			const char *dir = v ? strrchr(v, '/') : NULL;
-			dir = dir && dir[1] ? dir + 1 : v;
-			set_key(cl, "capability", "deploy", "terraform", dir ? dir : "default", NULL);
-			CLS("capability", "terraform apply works from this machine%s%s", dir ? " in " : "", dir ? dir : "");
-			snprintf(cl->body, sizeof(cl->body), "Applying the Terraform configuration%s%s works from this machine (its provider credentials are set up): `%s` succeeded.", dir ? " in " : "", dir ? dir : "", cmd);
-			return P_DEPLOY;
-		}
-		if (sub && !strcmp(sub, "init"))
-			goto setup;
-		return P_NONE;
-	}
-	if (!strcmp(t0, "pulumi") && !strcmp(a1, "up")) {
-		v = opt_value(pt, "--stack");
-		if (!v)
-			v = opt_value(pt, "-s");
-		set_key(cl, "capability", "deploy", "pulumi", v ? v : "default", NULL);
-		CLS("capability", "pulumi up works from this machine (stack %s)", v ? v : "default");
-		snprintf(cl->body, sizeof(cl->body), "Deploying the Pulumi stack %s works from this machine: `%s` succeeded.", v ? v : "(default)", cmd);
-		return P_DEPLOY;
-	}
-	if ((!strcmp(t0, "fly") || !strcmp(t0, "flyctl"))) {
-		if (!strcmp(a1, "deploy")) {
-			v = opt_value(pt, "--app");
-			if (!v)
-				v = opt_value(pt, "-a");
-			set_key(cl, "capability", "deploy", "fly", v ? v : "default", NULL);
-			CLS("capability", "Deploying to Fly.io%s%s works from this machine", v ? " app " : "", v ? v : "");
-			snprintf(cl->body, sizeof(cl->body), "Deploying to Fly.io%s%s works from this machine: `%s` succeeded.", v ? ", app " : "", v ? v : "", cmd);
-			return P_DEPLOY;
-		}
-		if (!strcmp(a1, "auth") && (!strcmp(a2, "whoami") || !strcmp(a2, "login"))) {
-			set_key(cl, "capability", "fly", "auth", NULL);
-			CLS("capability", "flyctl is logged in on this machine");
-			snprintf(cl->body, sizeof(cl->body), "flyctl is logged in to Fly.io on this machine: `%s` succeeded.", cmd);
-			return P_ACCESS;
-		}
-		return P_NONE;
-	}
-	if (!strcmp(t0, "vercel") || !strcmp(t0, "netlify")) {
-		int prod = has_word(pt, "--prod") || has_word(pt, "--production");
-		if ((!strcmp(t0, "vercel") && (pt->n == 1 || !strcmp(a1, "deploy") || a1[0] == '-')) ||
-		    (!strcmp(t0, "netlify") && !strcmp(a1, "deploy"))) {
-			set_key(cl, "capability", "deploy", t0, prod ? "production" : "preview", NULL);
-			CLS("capability", "Deploying to %s (%s) works from this machine", t0, prod ? "production" : "preview");
-			snprintf(cl->body, sizeof(cl->body), "Deploying to %s %s works from this machine: `%s` succeeded.", t0, prod ? "production" : "preview", cmd);
-			return P_DEPLOY;
-		}
-		return P_NONE;
-	}
-	if (!strcmp(t0, "wrangler") && !strcmp(a1, "pages") && !strcmp(a2, "deploy")) {
-		v = opt_value(pt, "--project-name");
-		set_key(cl, "capability", "deploy", "cloudflare-pages", v ? v : "default", NULL);
-		CLS("capability", "Deploying to Cloudflare Pages works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Deploying to Cloudflare Pages (project %s) works from this machine: `%s` succeeded.", v ? v : "default", cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "wrangler") && (!strcmp(a1, "deploy") || !strcmp(a1, "publish"))) {
-		v = opt_value(pt, "--env");
-		set_key(cl, "capability", "deploy", "cloudflare-workers", v ? v : "default", NULL);
-		CLS("capability", "Deploying Cloudflare Workers works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Deploying to Cloudflare Workers (%s) works from this machine: `%s` succeeded.", v ? v : "default environment", cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "firebase") && !strcmp(a1, "deploy")) {
-		v = opt_value(pt, "--project");
-		set_key(cl, "capability", "deploy", "firebase", v ? v : "default", NULL);
-		CLS("capability", "Deploying to Firebase works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Deploying to Firebase (%s) works from this machine: `%s` succeeded.", v ? v : "default project", cmd);
-		return P_DEPLOY;
-	}
-	if ((!strcmp(t0, "serverless") || !strcmp(t0, "sls")) && !strcmp(a1, "deploy")) {
-		v = opt_value(pt, "--stage");
-		set_key(cl, "capability", "deploy", "serverless", v ? v : "default", NULL);
-		CLS("capability", "serverless deploy works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Deploying with the Serverless Framework (stage %s) works from this machine: `%s` succeeded.", v ? v : "default", cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "git") && !strcmp(a1, "push") &&
-	    (!strcmp(a2, "heroku") || !strcmp(a2, "dokku"))) {
-		set_key(cl, "capability", "deploy", a2, NULL);
-		CLS("capability", "Deploying to %s with git push works from this machine", a2);
-		snprintf(cl->body, sizeof(cl->body), "Deploying to %s works from this machine: `%s` succeeded.", a2, cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "cap") && pt->n == 3 && !strcmp(a2, "deploy")) {
-		set_key(cl, "capability", "deploy", a1, NULL);
-		CLS("capability", "Deploying (%s) works from this machine", a1);
-		snprintf(cl->body, sizeof(cl->body), "Deploying to %s with Capistrano works from this machine: `%s` succeeded.", a1, cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "kamal") && !strcmp(a1, "deploy")) {
-		v = opt_value(pt, "-d");
-		if (!v)
-			v = opt_value(pt, "--destination");
-		set_key(cl, "capability", "deploy", "kamal", v ? v : "default", NULL);
-		CLS("capability", "Deploying with kamal works from this machine");
-		snprintf(cl->body, sizeof(cl->body), "Deploying with kamal (%s) works from this machine: `%s` succeeded.", v ? v : "default destination", cmd);
-		return P_DEPLOY;
-	}
-	if (!strcmp(t0, "wasm-pack") && !strcmp(a1, "build")) {
-		set_key(cl, "procedure", "build", "wasm-pack", NULL);
-		CLS("procedure", "The WebAssembly build works with `%s`", cmd);
-		snprintf(cl->body, sizeof(cl->body), "Build the WebAssembly package with `%s`", cmd);
-		return P_BUILD;
-	}
-	if (!strcmp(t0, "ansible-playbook")) {
-		const char *pb = positional(pt, 0, " -i --inventory -l --limit -e --extra-vars -u --user -t --tags ");
-		if (!pb)
-			return P_NONE;
-		snprintf(x, sizeof(x), "%.*s", (int)strcspn(pb, "."), strrchr(pb, '/') ? strrchr(pb, '/') + 1 : pb);
-		set_key(cl, "capability", "deploy", "ansible", x, NULL);
-		CLS("capability", "The Ansible playbook %s runs from this machine", x);
-		snprintf(cl->body, sizeof(cl->body), "Running the Ansible playbook %s against its hosts works from this machine: `%s` succeeded.", pb, cmd);
-		return P_DEPLOY;
-	}
-	/* a deploy script: ./deploy.sh staging, scripts/deploy-prod.sh */
-	if (strstr(t0, "deploy") && strstr(t0, ".sh")) {
-		const char *arg = positional(pt, 0, NULL);
-		deploy_target(t0, x, sizeof(x));
-		if (!strcmp(x, "default") && arg)
-			snprintf(x, sizeof(x), "%s", arg);
-		set_key(cl, "capability", "deploy", x, NULL);
-		CLS("capability", "Deploying (%s) works from this machine", x);
-		snprintf(cl->body, sizeof(cl->body), "Deploying to %s works from this machine: `%s` succeeded.", x, cmd);
-		return P_DEPLOY;
-	}
-	/* ------------------------------------------------------ ssh, scp */
-	if (!strcmp(t0, "ssh")) {
-		const char *h = positional(pt, 0, " -p -i -l -o -F -J -L -R -D -b -c -E -e -m -O -Q -S -W -w -B ");
-		if (!h || has_word(pt, "-G") || has_word(pt, "-V"))
-			return P_NONE;
-		host_of(h, x, sizeof(x), NULL, 0);
-		set_key(cl, "capability", "ssh", x, NULL);
-		CLS("capability", "SSH to %s works from this machine", x);
-		snprintf(cl->body, sizeof(cl->body), "SSH access to %s works from this machine (key/credentials set up): `%s` succeeded.", h, cmd);
-		return P_ACCESS;
-	}
-	if (!strcmp(t0, "scp") || !strcmp(t0, "rsync")) {
-		int i;
-		for (i = pt->n - 1; i > 0; i--) {
-			const char *w = pt->w[i];
-			const char *colon = strchr(w, ':');
-			const char *slash = strchr(w, '/');
-
-			/* host:path (a '/' before the ':' makes it a local path) */
-			if (w[0] != '-' && colon && colon > w && !strstr(w, "://") &&
-			    (!slash || slash > colon)) {
-				char h[KEY_PART_MAX];
-				snprintf(h, sizeof(h), "%.*s", (int)(colon - w), w);
-				host_of(h, x, sizeof(x), NULL, 0);
-				set_key(cl, "capability", "ssh", x, NULL);
-				CLS("capability", "SSH to %s works from this machine", x);
-				snprintf(cl->body, sizeof(cl->body), "Copying files over SSH to/from %s works from this machine: `%s` succeeded.", x, cmd);
-				return P_ACCESS;
-			}
-		}
-		return P_NONE;
-	}
-	/* ------------------------------------------- database migrations */
-	if ((!strcmp(t0, "flyway") || !strcmp(t0, "liquibase"))) {
-		const char *sub = positional(pt, 0, NULL);
-		int i;
-
-		if (!sub || (strcmp(sub, "migrate") && strcmp(sub, "update") &&
-			     strcmp(sub, "info") && strcmp(sub, "validate")))
-			return P_NONE;
-		for (i = 1; i < pt->n; i++) {
-			const char *u = strstr(pt->w[i], "jdbc:");
-
-			if (u) {
-				const char *engine = strstr(u, "postgres") ? "postgres" :
-						     strstr(u, "mysql") || strstr(u, "mariadb") ? "mysql" :
-						     strstr(u, "sqlserver") ? "sqlserver" :
-						     strstr(u, "oracle") ? "oracle" : "db";
-				char dbn[KEY_PART_MAX];
-
-				host_of(u, x, sizeof(x), dbn, sizeof(dbn));
-				if (!x[0])
-					snprintf(x, sizeof(x), "localhost");
-				set_key(cl, "capability", "db", engine, x, NULL);
-				CLS("capability", "Connecting to %s on %s works from this machine (%s %s)", engine, x, t0, sub);
-				snprintf(cl->body, sizeof(cl->body), "Connecting to the %s server on %s works from this machine (credentials set up): `%s` succeeded.", engine, x, cmd);
-				return P_ACCESS;
-			}
-		}
-		return P_NONE;
-	}
-	/* ------------------------------------------------------ databases */
-	if (!strcmp(t0, "psql") || !strcmp(t0, "mysql") || !strcmp(t0, "mariadb") ||
-	    !strcmp(t0, "redis-cli") || !strcmp(t0, "mongosh") || !strcmp(t0, "mongo")) {
-		const char *engine = !strcmp(t0, "psql") ? "postgres" :
-				     !strcmp(t0, "redis-cli") ? "redis" :
-				     (!strcmp(t0, "mongosh") || !strcmp(t0, "mongo")) ? "mongodb" : "mysql";
-		char dbn[KEY_PART_MAX] = "";
-		const char *h = opt_value(pt, !strcmp(t0, "psql") ? "--host" : "-h");
-		int i;
-
-		if (!h)
-			h = opt_value(pt, "-h");
-		if (!h)
-			h = opt_value(pt, "--host");
-		if (!strcmp(t0, "psql") && !h && pt->pghost[0])
-			h = pt->pghost;
-		/* a conninfo string: "host=db.internal port=5432 dbname=erp" */
-		for (i = 1; i < pt->n && !h && !strcmp(t0, "psql"); i++) {
-			const char *hp = strstr(pt->w[i], "host=");
-
-			if (hp && (hp == pt->w[i] || hp[-1] == ' ')) {
-				snprintf(x, sizeof(x), "%.*s", (int)strcspn(hp + 5, " "), hp + 5);
-				h = x;
-				v = strstr(pt->w[i], "dbname=");
-				if (v)
-					snprintf(dbn, sizeof(dbn), "%.*s", (int)strcspn(v + 7, " "), v + 7);
-			}
-		}
-		for (i = 1; i < pt->n && !h; i++)
-			if (strstr(pt->w[i], "://")) {
-				host_of(pt->w[i], x, sizeof(x), dbn, sizeof(dbn));
-				h = x;
-			}
-		if (h && h != x)
-			host_of(h, x, sizeof(x), NULL, 0);
-		if (!h || !x[0])
-			snprintf(x, sizeof(x), "localhost");
-		if (!dbn[0]) {
-			v = opt_value(pt, "-d");
-			if (!v)
-				v = opt_value(pt, "--dbname");
-			if (!v && strcmp(t0, "psql"))
-				v = opt_value(pt, "-D");
-			if (v && !strstr(v, "://"))
-				snprintf(dbn, sizeof(dbn), "%s", v);
-		}
-		set_key(cl, "capability", "db", engine, x, NULL);
-		CLS("capability", "Connecting to %s on %s works from this machine", engine, x);
-		snprintf(cl->body, sizeof(cl->body), "Connecting to the %s server on %s%s%s works from this machine (credentials set up): `%s` succeeded.", engine, x, dbn[0] ? ", database " : "", dbn, cmd);
-		return P_ACCESS;
-	}
-	return P_NONE;
-setup:
-	snprintf(cl->title, sizeof(cl->title), "%.199s", cmd);
-	cl->setup = 1;
-	return P_SETUP;
-}
-
-static enum prio classify_part(const struct part *pt, struct capture_class *cl)
-{
-	enum prio p = classify_part0(pt, cl);
-
-	utf8_tail(cl->title);
-	utf8_tail(cl->body);
-	return p;
-}
-
-/* ============================================================ public */
-
-/*
- * Classify every part of a command; the parts before `||` are left out
- * (their success is not shown). Fills up to max classes with a kind, one
- * per key, best first; *setup gets the set-up parts (joined by " && ").
- */
-static size_t classify_all(const char *cmd, struct capture_class *out,
-			   size_t max, char *setup, size_t setupsize)
-{
-	struct part *parts;
-	struct capture_class cl;
-	enum prio pr[CMD_MAX_PARTS];
-	size_t n = 0, i;
-	int np, k;
-
-	if (setup && setupsize)
-		setup[0] = '\0';
-	parts = util_calloc(CMD_MAX_PARTS, sizeof(*parts));
-	if (!parts)
-		return 0;
-	np = split_command(cmd, parts, CMD_MAX_PARTS);
-	for (k = 0; k < np; k++) {
-		enum prio p;
-
-		/* before `||` it may have failed; after it, it ran because
-		 * something failed; a background job (`cmd &`) had not
-		 * finished */
-		if (parts[k].sep == 'o' || (k > 0 && parts[k - 1].sep == 'o') ||
-		    parts[k].sep == 'b')
-			continue;
-		normalise(&parts[k]);
-		p = classify_part(&parts[k], &cl);
-		if (p == P_SETUP) {
-			if (setup && setupsize) {
-				size_t l = strlen(setup);
-				snprintf(setup + l, setupsize - l, "%s%s", l ? " && " : "", cl.title);
-			}
-			continue;
-		}
-		if (p == P_NONE)
-			continue;
-		for (i = 0; i < n; i++)
-			if (!strcmp(out[i].key, cl.key))
-				break;
-		if (i < n || n == max)
-			continue;
-		/* insert by priority, stable */
-		for (i = n; i > 0 && pr[i - 1] < p; i--) {
-			out[i] = out[i - 1];
-			pr[i] = pr[i - 1];
-		}
-		out[i] = cl;
-		pr[i] = p;
-		n++;
-	}
-	cairn_free(parts);
-	return n;
-}
-
-/* Classify a successful command (capture.h). */
-int capture_classify(const char *cmd, struct capture_class *cl)
-{
-	struct capture_class v[4];
-	size_t n = classify_all(cmd, v, 4, NULL, 0);
-
-	memset(cl, 0, sizeof(*cl));
-	if (n == 0) {
-		/* a set-up step alone: not a candidate, but say so */
-		char setup[256];
-
-		classify_all(cmd, v, 0, setup, sizeof(setup));
-		cl->setup = setup[0] != '\0';
-		return 0;
-	}
-	*cl = v[0];
-	return 1;
-}
-
-/* Failure text in the output of a command that exited 0 (capture.h). */
-int capture_output_failed(const char *out)
-{
-	static const char *const marks[] = {
-		"An error occurred (", "Unable to locate credentials",
-		"npm ERR!", "npm error ", "fatal: ", "Permission denied",
-		"Connection refused", "Could not resolve host",
-		"could not connect to server", "Connection timed out",
-		"ExpiredToken", "error: failed to push", "denied: requested access",
-		"Error from server", "Traceback (most recent call last)",
-		"command not found", "No such file or directory",
-		"ERROR: ", "Error: ", "FAILED", "FAILURE", "BUILD FAILED",
-		"failed to connect", "Authentication failed", "Access denied",
-		"not logged in", "You are not logged", "401 Unauthorized",
-		"403 Forbidden", "Could not connect", NULL
-	};
-	size_t i;
-
-	if (!out)
-		return 0;
-	for (i = 0; marks[i]; i++)
-		if (strstr(out, marks[i]))
-			return 1;
-	return 0;
-}
 
 /* ============================================================ candidates */
 
@@ -1792,7 +515,7 @@ static void on_command(struct walk *wk, const char *cmd_raw, int ok,
 		wk->st->failed++;
 		goto out;
 	}
-	n = classify_all(cmd, cls, 4, setup, sizeof(setup));
+	n = capture_classify_all(cmd, cls, 4, setup, sizeof(setup));
 	if (setup[0]) {
 		/* remember the set-up steps for the next build or test */
 		struct setup_step *s;
@@ -2418,6 +1141,168 @@ static int llm_pass(struct walk *wk, FILE *f, off_t start, char *err,
 	return wk->nomem ? CAIRN_NOMEM : CAIRN_OK;
 }
 
+/* One transcript line (trimmed, not empty) to the walk. */
+static void walk_line(struct walk *wk, const char *s, size_t len, long lineno)
+{
+	struct capture_stats *st = wk->st;
+	struct json *j = NULL;
+	const char *type;
+
+	st->lines++;
+	if (json_parse(s, len, &j, NULL, 0) != CAIRN_OK || j->type != JSON_OBJECT) {
+		json_free(j);
+		st->malformed++;
+		return;
+	}
+	type = json_get_str(j, "type");
+	if (json_get(j, "cmd") || json_get(j, "command") ||
+	    (json_get(j, "speaker") && json_get(j, "text"))) {
+		if (!walk_generic(wk, j, lineno))
+			st->malformed++;
+	} else if (type) {
+		walk_claude(wk, j, type, lineno);
+	} else {
+		st->malformed++;
+	}
+	json_free(j);
+}
+
+/*
+ * Every line of the transcript to the walk, up to the deadline (then
+ * st->timed_out). A line too long or not JSON is counted malformed.
+ */
+static int walk_lines(struct walk *wk, struct ingest_reader *rd, char *err,
+		      size_t errsize)
+{
+	const struct capture_opts *o = wk->o;
+	struct capture_stats *st = wk->st;
+	struct sbuf line = SBUF_INIT;
+	long lineno = 0;
+	int rc = CAIRN_OK, got, toolong;
+
+	for (;;) {
+		const char *s;
+		size_t len;
+
+		if (o->deadline_ms > 0 && lineno % DEADLINE_EVERY == 0 &&
+		    util_now_ms() > o->deadline_ms) {
+			st->timed_out = 1;
+			break;
+		}
+		got = ingest_read_line(rd, &line, &toolong);
+		if (got < 0) {
+			snprintf(err, errsize, "cannot read '%s': %s", wk->path, strerror(errno));
+			rc = CAIRN_IO;
+			break;
+		}
+		if (got == 0)
+			break;
+		lineno++;
+		if (line.err) {
+			rc = CAIRN_NOMEM;
+			break;
+		}
+		if (toolong) {
+			st->lines++;
+			st->malformed++;
+			continue;
+		}
+		s = sbuf_str(&line);
+		len = line.len;
+		if (lineno == 1 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+			s += 3;
+			len -= 3;
+		}
+		while (len > 0 && isspace((unsigned char)*s)) {
+			s++;
+			len--;
+		}
+		while (len > 0 && isspace((unsigned char)s[len - 1]))
+			len--;
+		if (len == 0)
+			continue;
+		walk_line(wk, s, len, lineno);
+		if (wk->nomem) {
+			rc = CAIRN_NOMEM;
+			break;
+		}
+	}
+	sbuf_release(&line);
+	return rc;
+}
+
+/*
+ * Write (or, dry run, look up) every candidate in one batch, and hand
+ * each to o->emit. On an error the batch is rolled back.
+ */
+static int write_all(cairn_db *db, struct walk *wk, char *err, size_t errsize)
+{
+	const struct capture_opts *o = wk->o;
+	int rc = CAIRN_OK, in_batch = 0;
+	size_t i;
+
+	if (db && !o->dry_run) {
+		rc = cairn_begin(db);
+		if (rc) {
+			snprintf(err, errsize, "%s", cairn_errmsg(db));
+			return rc;
+		}
+		in_batch = 1;
+	}
+	for (i = 0; i < wk->nc; i++) {
+		struct capture_cand cc;
+		const char *action;
+		char *id = NULL;
+		struct cand *c = &wk->c[i];
+
+		rc = write_cand(db, wk, c, &action, &id, err, errsize);
+		if (rc) {
+			if (db && err && errsize && !err[0])
+				snprintf(err, errsize, "%s", cairn_errmsg(db));
+			if (in_batch)
+				cairn_rollback(db);
+			return rc;
+		}
+		if (o->emit) {
+			memset(&cc, 0, sizeof(cc));
+			cc.kind = c->kind;
+			cc.key = c->key;
+			cc.title = c->title;
+			cc.body = c->body;
+			cc.proof = sbuf_str(&c->proof);
+			cc.origin = c->origin;
+			cc.session = c->session;
+			cc.time = c->time;
+			cc.path = wk->path;
+			cc.line = c->line;
+			cc.action = action;
+			cc.id = id;
+			o->emit(o->user, &cc);
+		}
+		cairn_free(id);
+	}
+	if (in_batch) {
+		rc = cairn_commit(db);
+		if (rc)
+			snprintf(err, errsize, "%s", cairn_errmsg(db));
+	}
+	return rc;
+}
+
+static void walk_free(struct walk *wk)
+{
+	size_t i;
+
+	if (!wk)
+		return;
+	for (i = 0; i < wk->nc; i++)
+		cand_free(&wk->c[i]);
+	cairn_free(wk->c);
+	for (i = 0; i < wk->npending; i++)
+		cairn_free(wk->pending[i].cmd);
+	cairn_free(wk);
+}
+
 /* Run capture and reflection on one transcript (capture.h). */
 int capture_transcript(cairn_db *db, const char *path,
 		       const struct capture_opts *o, struct capture_stats *st,
@@ -2426,12 +1311,9 @@ int capture_transcript(cairn_db *db, const char *path,
 	static const struct capture_opts none;
 	struct walk *wk = NULL;
 	struct ingest_reader *rd = NULL;
-	struct sbuf line = SBUF_INIT;
 	char *stem = NULL;
 	FILE *f = NULL;
-	long lineno = 0;
-	int rc = CAIRN_OK, got, toolong, in_batch = 0;
-	size_t i;
+	int rc = CAIRN_OK;
 	struct stat sbuf;
 	off_t start;
 
@@ -2475,70 +1357,9 @@ int capture_transcript(cairn_db *db, const char *path,
 		st->truncated = seek_tail(f, o->max_bytes);
 	start = ftello(f);
 	rd->f = f;
-	for (;;) {
-		struct json *j = NULL;
-		const char *s, *type;
-		size_t len;
-
-		if (o->deadline_ms > 0 && lineno % DEADLINE_EVERY == 0 &&
-		    util_now_ms() > o->deadline_ms) {
-			st->timed_out = 1;
-			break;
-		}
-		got = ingest_read_line(rd, &line, &toolong);
-		if (got < 0) {
-			snprintf(err, errsize, "cannot read '%s': %s", path, strerror(errno));
-			rc = CAIRN_IO;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		lineno++;
-		if (line.err) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-		if (toolong) {
-			st->lines++;
-			st->malformed++;
-			continue;
-		}
-		s = sbuf_str(&line);
-		len = line.len;
-		if (lineno == 1 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-			s += 3;
-			len -= 3;
-		}
-		while (len > 0 && isspace((unsigned char)*s)) {
-			s++;
-			len--;
-		}
-		while (len > 0 && isspace((unsigned char)s[len - 1]))
-			len--;
-		if (len == 0)
-			continue;
-		st->lines++;
-		if (json_parse(s, len, &j, NULL, 0) != CAIRN_OK || j->type != JSON_OBJECT) {
-			json_free(j);
-			st->malformed++;
-			continue;
-		}
-		type = json_get_str(j, "type");
-		if (json_get(j, "cmd") || json_get(j, "command") ||
-		    (json_get(j, "speaker") && json_get(j, "text"))) {
-			if (!walk_generic(wk, j, lineno))
-				st->malformed++;
-		} else if (type) {
-			walk_claude(wk, j, type, lineno);
-		} else {
-			st->malformed++;
-		}
-		json_free(j);
-		if (wk->nomem) {
-			rc = CAIRN_NOMEM;
-			goto out;
-		}
-	}
+	rc = walk_lines(wk, rd, err, errsize);
+	if (rc)
+		goto out;
 	if (o->llm_cmd && *o->llm_cmd &&
 	    ((o->what ? o->what : CAPTURE_ALL) & CAPTURE_REFLECT)) {
 		rc = llm_pass(wk, f, start < 0 ? 0 : start, err, errsize);
@@ -2554,65 +1375,11 @@ int capture_transcript(cairn_db *db, const char *path,
 		rc = CAIRN_NOMEM;
 		goto out;
 	}
-	/* write (or, dry run, look up) every candidate, one batch */
-	if (db && !o->dry_run) {
-		rc = cairn_begin(db);
-		if (rc) {
-			snprintf(err, errsize, "%s", cairn_errmsg(db));
-			goto out;
-		}
-		in_batch = 1;
-	}
-	for (i = 0; i < wk->nc; i++) {
-		struct capture_cand cc;
-		const char *action;
-		char *id = NULL;
-		struct cand *c = &wk->c[i];
-
-		rc = write_cand(db, wk, c, &action, &id, err, errsize);
-		if (rc) {
-			if (db && err && errsize && !err[0])
-				snprintf(err, errsize, "%s", cairn_errmsg(db));
-			goto out;
-		}
-		if (o->emit) {
-			memset(&cc, 0, sizeof(cc));
-			cc.kind = c->kind;
-			cc.key = c->key;
-			cc.title = c->title;
-			cc.body = c->body;
-			cc.proof = sbuf_str(&c->proof);
-			cc.origin = c->origin;
-			cc.session = c->session;
-			cc.time = c->time;
-			cc.path = path;
-			cc.line = c->line;
-			cc.action = action;
-			cc.id = id;
-			o->emit(o->user, &cc);
-		}
-		cairn_free(id);
-	}
-	if (in_batch) {
-		in_batch = 0;
-		rc = cairn_commit(db);
-		if (rc)
-			snprintf(err, errsize, "%s", cairn_errmsg(db));
-	}
+	rc = write_all(db, wk, err, errsize);
 out:
-	if (in_batch)
-		cairn_rollback(db);
 	if (rc == CAIRN_NOMEM && err && errsize && !err[0])
 		snprintf(err, errsize, "out of memory");
-	if (wk) {
-		for (i = 0; i < wk->nc; i++)
-			cand_free(&wk->c[i]);
-		cairn_free(wk->c);
-		for (i = 0; i < wk->npending; i++)
-			cairn_free(wk->pending[i].cmd);
-		cairn_free(wk);
-	}
-	sbuf_release(&line);
+	walk_free(wk);
 	cairn_free(rd);
 	cairn_free(stem);
 	fclose(f);

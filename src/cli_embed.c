@@ -246,7 +246,20 @@ static int print_status(cairn_db *db)
 	return EXIT_OK;
 }
 
-int cmd_reindex(int argc, char **argv)
+/* What the reindex options asked for. */
+struct reindex_opts {
+	struct embed_config nc; /* the new settings, when setting */
+	const char *model;      /* --model as given, or the pulled file */
+	long batch;
+	int yes, status, setting;
+	char named[4300];       /* the file of a model given by name */
+};
+
+/*
+ * Parse the reindex options into o (a model named by its catalogue name
+ * resolved to its file). -1 when the command goes on, else its exit code.
+ */
+static int reindex_args(int argc, char **argv, struct reindex_opts *o)
 {
 	enum { O_PROVIDER = 256, O_MODEL, O_URL, O_KEYENV, O_QI, O_PI,
 	       O_POOL, O_THREADS, O_TIMEOUT, O_BATCH, O_STATUS, O_JSON };
@@ -267,57 +280,45 @@ int cmd_reindex(int argc, char **argv)
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
-	struct embed_config nc;
-	struct vector_settings s;
-	struct vector_reindex_result res;
-	struct embedder *e = NULL;
-	struct prog pr;
-	cairn_db *db = NULL;
-	char *model_abs = NULL, have[1200], want[1200], err[512];
-	char named[4300];
-	const char *model = NULL;
-	long batch = 0;
-	long long dropped = 0, stored = 0;
-	int c, rc, ret = EXIT_OK, yes = 0, status = 0, setting = 0;
+	struct embed_config *nc = &o->nc;
+	int c;
 
-	memset(&nc, 0, sizeof(nc));
-	memset(&s, 0, sizeof(s));
-	nc.pooling = -1;
+	nc->pooling = -1;
 	while ((c = cli_getopt(argc, argv, "yh", lo)) != -1) {
 		switch (c) {
-		case O_PROVIDER: nc.provider = optarg; setting = 1; break;
-		case O_MODEL: model = optarg; setting = 1; break;
-		case O_URL: nc.url = optarg; setting = 1; break;
-		case O_KEYENV: nc.api_key_env = optarg; setting = 1; break;
-		case O_QI: nc.query_instruction = optarg; setting = 1; break;
-		case O_PI: nc.passage_instruction = optarg; setting = 1; break;
+		case O_PROVIDER: nc->provider = optarg; o->setting = 1; break;
+		case O_MODEL: o->model = optarg; o->setting = 1; break;
+		case O_URL: nc->url = optarg; o->setting = 1; break;
+		case O_KEYENV: nc->api_key_env = optarg; o->setting = 1; break;
+		case O_QI: nc->query_instruction = optarg; o->setting = 1; break;
+		case O_PI: nc->passage_instruction = optarg; o->setting = 1; break;
 		case O_POOL:
-			nc.pooling = parse_pooling(optarg);
-			if (nc.pooling < -1)
+			nc->pooling = parse_pooling(optarg);
+			if (nc->pooling < -1)
 				return cli_usage("reindex", "--pooling is mean, "
 						 "cls or last");
-			setting = 1;
+			o->setting = 1;
 			break;
 		case O_THREADS:
-			nc.threads = atoi(optarg);
-			if (nc.threads < 1 || nc.threads > 1024)
+			nc->threads = atoi(optarg);
+			if (nc->threads < 1 || nc->threads > 1024)
 				return cli_usage("reindex", "--threads is 1..1024");
-			setting = 1;
+			o->setting = 1;
 			break;
 		case O_TIMEOUT:
-			nc.timeout_ms = atoi(optarg);
-			if (nc.timeout_ms < 1)
+			nc->timeout_ms = atoi(optarg);
+			if (nc->timeout_ms < 1)
 				return cli_usage("reindex", "--timeout-ms is a "
 						 "positive number");
-			setting = 1;
+			o->setting = 1;
 			break;
 		case O_BATCH:
-			batch = atol(optarg);
-			if (batch < 1 || batch > 1024)
+			o->batch = atol(optarg);
+			if (o->batch < 1 || o->batch > 1024)
 				return cli_usage("reindex", "--batch is 1..1024");
 			break;
-		case 'y': yes = 1; break;
-		case O_STATUS: status = 1; break;
+		case 'y': o->yes = 1; break;
+		case O_STATUS: o->status = 1; break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h': return cli_help(reindex_help);
 		default: return cli_usage("reindex", "unknown option");
@@ -326,121 +327,125 @@ int cmd_reindex(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage("reindex", "unexpected argument '%s'",
 				 argv[optind]);
-	if (model && (!nc.provider || strcmp(nc.provider, "gguf") == 0)) {
+	if (o->model && (!nc->provider || strcmp(nc->provider, "gguf") == 0)) {
 		/* a model by name (cairn model pull): the gguf provider with
 		   the catalogue's instructions, unless given */
 		const cairn_model_entry *me = NULL;
-		int r = cli_model_resolve(model, named, sizeof(named), &me);
+		int r = cli_model_resolve(o->model, o->named, sizeof(o->named), &me);
 
 		if (r < 0)
 			return EXIT_ERR;
 		if (r > 0 && me && strcmp(me->kind, "embedding") != 0)
 			return cli_usage("reindex", "'%s' is a %s, not an "
 					 "embedding model (cairn recall "
-					 "--rerank-model)", model, me->kind);
+					 "--rerank-model)", o->model, me->kind);
 		if (r > 0) {
-			nc.provider = "gguf";
-			model = named;
-			if (me && !nc.query_instruction)
-				nc.query_instruction = me->query_instruction;
-			if (me && !nc.passage_instruction)
-				nc.passage_instruction = me->passage_instruction;
+			nc->provider = "gguf";
+			o->model = o->named;
+			if (me && !nc->query_instruction)
+				nc->query_instruction = me->query_instruction;
+			if (me && !nc->passage_instruction)
+				nc->passage_instruction = me->passage_instruction;
 		}
 	}
-	if (setting && !nc.provider)
+	if (o->setting && !nc->provider)
 		return cli_usage("reindex", "settings need --provider (or "
 				 "--model NAME of a pulled model)");
-	if (status && setting)
+	if (o->status && o->setting)
 		return cli_usage("reindex", "--status changes nothing: drop "
 				 "the other options");
-	if (cli_open(&db, 0))
-		return EXIT_ERR;
-	if (status) {
-		ret = print_status(db);
-		goto out;
-	}
-	if (setting && strcmp(nc.provider, "none") == 0) {
-		struct vector_stats st;
+	return -1;
+}
 
-		rc = vector_stats(db, &st);
-		if (rc) {
-			ret = cli_db_fail(db, rc);
-			goto out;
+/* --provider none: drop every vector (asking first) and the settings. */
+static int reindex_off(cairn_db *db, const struct reindex_opts *o)
+{
+	struct vector_stats st;
+	long long dropped = 0;
+	int rc;
+
+	rc = vector_stats(db, &st);
+	if (rc)
+		return cli_db_fail(db, rc);
+	if (st.with_vector > 0 && !o->yes &&
+	    !ask_yes("drop all vectors and the embedding settings?"))
+		return cli_fail("this drops %lld vectors: rerun with "
+				"--yes", st.with_vector);
+	rc = vector_drop_all(db, &dropped);
+	if (rc == CAIRN_OK)
+		rc = vector_settings_save(db, &o->nc);
+	if (rc)
+		return cli_db_fail(db, rc);
+	if (cli_state.json)
+		printf("{\"provider\":\"none\",\"dropped\":%lld}\n",
+		       dropped);
+	else
+		printf("embedding off: %lld vectors dropped\n", dropped);
+	return EXIT_OK;
+}
+
+/*
+ * The embedder to reindex with: the new settings (the model file made
+ * absolute into *model_abs) or the store's own (loaded into s).
+ */
+static int reindex_embedder(cairn_db *db, struct reindex_opts *o,
+			    struct vector_settings *s, char **model_abs,
+			    struct embedder **e)
+{
+	char err[512];
+	int rc;
+
+	if (o->setting) {
+		const char *model = o->model;
+
+		if (!model)
+			return cli_usage("reindex", "--provider %s needs --model",
+					 o->nc.provider);
+		if (strcmp(o->nc.provider, "http") != 0) {
+			*model_abs = abs_path(model);
+			if (!*model_abs)
+				return cli_fail("cannot find model file '%s'",
+						model);
+			model = *model_abs;
 		}
-		if (st.with_vector > 0 && !yes &&
-		    !ask_yes("drop all vectors and the embedding settings?")) {
-			ret = cli_fail("this drops %lld vectors: rerun with "
-				       "--yes", st.with_vector);
-			goto out;
-		}
-		rc = vector_drop_all(db, &dropped);
-		if (rc == CAIRN_OK)
-			rc = vector_settings_save(db, &nc);
-		if (rc) {
-			ret = cli_db_fail(db, rc);
-			goto out;
-		}
-		if (cli_state.json)
-			printf("{\"provider\":\"none\",\"dropped\":%lld}\n",
-			       dropped);
-		else
-			printf("embedding off: %lld vectors dropped\n", dropped);
-		goto out;
-	}
-	if (setting) {
-		if (!model) {
-			ret = cli_usage("reindex", "--provider %s needs --model",
-					nc.provider);
-			goto out;
-		}
-		if (strcmp(nc.provider, "http") != 0) {
-			model_abs = abs_path(model);
-			if (!model_abs) {
-				ret = cli_fail("cannot find model file '%s'",
-					       model);
-				goto out;
-			}
-			model = model_abs;
-		}
-		nc.model = model;
-		rc = embed_open(&nc, &e, err, sizeof(err));
+		o->nc.model = model;
+		rc = embed_open(&o->nc, e, err, sizeof(err));
 	} else {
-		rc = vector_settings_load(db, &s);
-		if (rc) {
-			ret = cli_db_fail(db, rc);
-			goto out;
-		}
-		if (!vector_settings_enabled(&s)) {
-			ret = cli_fail("no embedding model configured: run "
-				       "'cairn reindex --provider P --model M' "
-				       "(see --help)");
-			goto out;
-		}
-		rc = embed_open(&s.cfg, &e, err, sizeof(err));
+		rc = vector_settings_load(db, s);
+		if (rc)
+			return cli_db_fail(db, rc);
+		if (!vector_settings_enabled(s))
+			return cli_fail("no embedding model configured: run "
+					"'cairn reindex --provider P --model M' "
+					"(see --help)");
+		rc = embed_open(&s->cfg, e, err, sizeof(err));
 	}
-	if (rc) {
-		ret = cli_fail("%s", err);
-		goto out;
-	}
-	/* switching identity drops vectors: ask first */
+	if (rc)
+		return cli_fail("%s", err);
+	return EXIT_OK;
+}
+
+/*
+ * Switching identity drops vectors: ask first (or --yes). The embedder's
+ * identity goes to want.
+ */
+static int reindex_confirm(cairn_db *db, struct embedder *e, int yes,
+			   char *want, size_t wsize)
+{
+	struct vector_stats st;
+	char have[1200];
+	long long stored;
+	int rc;
+
 	rc = vector_get_identity(db, "main", have, sizeof(have));
 	if (rc == CAIRN_OK)
-		rc = embed_identity_string(embed_identity(e), want,
-					   sizeof(want));
-	if (rc) {
-		ret = cli_db_fail(db, rc);
-		goto out;
-	}
-	{
-		struct vector_stats st;
-
-		rc = vector_stats(db, &st);
-		if (rc) {
-			ret = cli_db_fail(db, rc);
-			goto out;
-		}
-		stored = st.with_vector;
-	}
+		rc = embed_identity_string(embed_identity(e), want, wsize);
+	if (rc)
+		return cli_db_fail(db, rc);
+	rc = vector_stats(db, &st);
+	if (rc)
+		return cli_db_fail(db, rc);
+	stored = st.with_vector;
 	if (have[0] && strcmp(have, want) != 0 && stored > 0 && !yes) {
 		char q[2600];
 
@@ -448,16 +453,76 @@ int cmd_reindex(int argc, char **argv)
 			 "the store's %lld vectors were made by %s; drop them "
 			 "and embed with %s?",
 			 stored, have, want);
-		if (!ask_yes(q)) {
-			ret = cli_fail("the store's %lld vectors were made by "
-				       "another identity (%s); rerun with "
-				       "--yes to drop them and embed with %s",
-				       stored, have, want);
-			goto out;
-		}
+		if (!ask_yes(q))
+			return cli_fail("the store's %lld vectors were made by "
+					"another identity (%s); rerun with "
+					"--yes to drop them and embed with %s",
+					stored, have, want);
 	}
-	if (setting) {
-		rc = vector_settings_save(db, &nc);
+	return EXIT_OK;
+}
+
+/* The summary line, or the JSON object, of a finished reindex. */
+static void reindex_report(const struct vector_reindex_result *res,
+			   const char *want)
+{
+	if (cli_state.json) {
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addf(&sb,
+			  "{\"embedded\":%lld,\"total\":%lld,\"dropped\":%lld,"
+			  "\"with_vector\":%lld,\"seconds\":%.3f,"
+			  "\"per_second\":%.1f,\"identity\":",
+			  res->embedded, res->total, res->dropped, res->have,
+			  res->seconds,
+			  res->seconds > 0 ? res->embedded / res->seconds : 0.0);
+		identity_json(&sb, want);
+		sbuf_addc(&sb, '}');
+		cli_print_json(&sb);
+		sbuf_release(&sb);
+	} else {
+		printf("reindexed: %lld embedded in %.1f s (%.1f/s), %lld "
+		       "records have vectors%s\n",
+		       res->embedded, res->seconds,
+		       res->seconds > 0 ? res->embedded / res->seconds : 0.0,
+		       res->have, res->dropped ? " (old identity dropped)" : "");
+	}
+}
+
+int cmd_reindex(int argc, char **argv)
+{
+	struct reindex_opts o;
+	struct vector_settings s;
+	struct vector_reindex_result res;
+	struct embedder *e = NULL;
+	struct prog pr;
+	cairn_db *db = NULL;
+	char *model_abs = NULL, want[1200];
+	int rc, ret;
+
+	memset(&o, 0, sizeof(o));
+	memset(&s, 0, sizeof(s));
+	ret = reindex_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_OK;
+	if (cli_open(&db, 0))
+		return EXIT_ERR;
+	if (o.status) {
+		ret = print_status(db);
+		goto out;
+	}
+	if (o.setting && strcmp(o.nc.provider, "none") == 0) {
+		ret = reindex_off(db, &o);
+		goto out;
+	}
+	ret = reindex_embedder(db, &o, &s, &model_abs, &e);
+	if (ret == EXIT_OK)
+		ret = reindex_confirm(db, e, o.yes, want, sizeof(want));
+	if (ret != EXIT_OK)
+		goto out;
+	if (o.setting) {
+		rc = vector_settings_save(db, &o.nc);
 		if (rc) {
 			ret = cli_db_fail(db, rc);
 			goto out;
@@ -466,7 +531,7 @@ int cmd_reindex(int argc, char **argv)
 	memset(&pr, 0, sizeof(pr));
 	pr.t0 = pr.last = (util_now_ms() / 1e3);
 	pr.tty = isatty(2);
-	rc = vector_reindex(db, e, (size_t)batch, on_progress, &pr, &res);
+	rc = vector_reindex(db, e, (size_t)o.batch, on_progress, &pr, &res);
 	if (rc) {
 		ret = cli_db_fail(db, rc);
 		fprintf(stderr, "cairn: %lld of %lld records embedded before "
@@ -481,27 +546,7 @@ int cmd_reindex(int argc, char **argv)
 		fprintf(stderr, "cairn: dropped %lld vectors of the previous "
 				"identity\n",
 			res.dropped);
-	if (cli_state.json) {
-		struct sbuf sb = SBUF_INIT;
-
-		sbuf_addf(&sb,
-			  "{\"embedded\":%lld,\"total\":%lld,\"dropped\":%lld,"
-			  "\"with_vector\":%lld,\"seconds\":%.3f,"
-			  "\"per_second\":%.1f,\"identity\":",
-			  res.embedded, res.total, res.dropped, res.have,
-			  res.seconds,
-			  res.seconds > 0 ? res.embedded / res.seconds : 0.0);
-		identity_json(&sb, want);
-		sbuf_addc(&sb, '}');
-		cli_print_json(&sb);
-		sbuf_release(&sb);
-	} else {
-		printf("reindexed: %lld embedded in %.1f s (%.1f/s), %lld "
-		       "records have vectors%s\n",
-		       res.embedded, res.seconds,
-		       res.seconds > 0 ? res.embedded / res.seconds : 0.0,
-		       res.have, res.dropped ? " (old identity dropped)" : "");
-	}
+	reindex_report(&res, want);
 out:
 	embed_close(e);
 	vector_settings_release(&s);

@@ -105,7 +105,9 @@ struct file {
 	int rename_ok;  /* flagged as renamed, to where it is now */
 };
 
-int cmd_eval_drift(int argc, char **argv)
+/* The options: -1 when the command goes on, else its exit code. */
+static int drift_args(int argc, char **argv, long *nfiles, long *ncommits,
+		      unsigned long *seed)
 {
 	static const struct option lo[] = { { "json", 0, 0, 'j' },
 					    { "drift", 0, 0, 'd' },
@@ -114,18 +116,8 @@ int cmd_eval_drift(int argc, char **argv)
 					    { "seed", 1, 0, 's' },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
-	char tmpl[] = "/tmp/cairn-eval-drift-XXXXXX", store[4200], buf[256];
-	long nfiles = 16, ncommits = 30;
-	unsigned long seed = 11, seed0;
-	struct file *fv = NULL;
-	cairn_open_opts o;
-	cairn_db *db = NULL;
-	cairn_drift *d = NULL;
-	size_t nd = 0, nf, i;
-	size_t moved = 0, flagged_moved = 0, unchanged = 0, wrong = 0;
-	size_t renamed = 0, renames_told = 0;
-	int c, rc, ret = EXIT_ERR;
 	char *end;
+	int c;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
@@ -143,9 +135,9 @@ int cmd_eval_drift(int argc, char **argv)
 				return cli_usage("eval", "--%s wants a number from 1 to %d",
 						 c == 'f' ? "files" : "commits",
 						 c == 'f' ? DRIFT_MAX_FILES / 2 : 1000);
-			*(c == 'f' ? &nfiles : &ncommits) = v;
+			*(c == 'f' ? nfiles : ncommits) = v;
 		} else if (c == 's') {
-			seed = strtoul(optarg, &end, 10);
+			*seed = strtoul(optarg, &end, 10);
 			if (end == optarg || *end)
 				return cli_usage("eval", "--seed wants a number");
 		} else {
@@ -154,33 +146,33 @@ int cmd_eval_drift(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("eval", "--drift takes no folder");
-	seed0 = seed;
-	if (!mkdtemp(tmpl))
-		return cli_fail("eval --drift: cannot make a temporary folder: %s",
-				strerror(errno));
-	nf = (size_t)nfiles * 2;
-	fv = util_calloc(nf, sizeof(*fv));
-	if (!fv) {
-		cli_fail("out of memory");
-		goto out;
-	}
-	{
-		const char *init[] = { "init", "-q", ".", NULL };
-		const char *cfg1[] = { "config", "user.email", "eval@cairn.invalid", NULL };
-		const char *cfg2[] = { "config", "user.name", "cairn eval", NULL };
-		char p[4200];
+	return -1;
+}
 
-		if (git(tmpl, init) || git(tmpl, cfg1) || git(tmpl, cfg2)) {
-			cli_fail("eval --drift: git is needed (Debian: git)");
-			goto out;
-		}
-		snprintf(p, sizeof(p), "%s/docs", tmpl);
-		mkdir(p, 0700);
-		snprintf(p, sizeof(p), "%s/docs/adr", tmpl);
-		mkdir(p, 0700);
-		snprintf(p, sizeof(p), "%s/scripts", tmpl);
-		mkdir(p, 0700);
+/*
+ * The repository in dir: a decision file (even i) and a script (odd i)
+ * for each pair of fv, in one first commit. -1 (said) on a failure.
+ */
+static int drift_repo(const char *dir, struct file *fv, size_t nf)
+{
+	const char *init[] = { "init", "-q", ".", NULL };
+	const char *cfg1[] = { "config", "user.email", "eval@cairn.invalid", NULL };
+	const char *cfg2[] = { "config", "user.name", "cairn eval", NULL };
+	const char *add[] = { "add", "-A", NULL };
+	const char *ci[] = { "commit", "-qm", "init", NULL };
+	char p[4200], buf[256];
+	size_t i;
+
+	if (git(dir, init) || git(dir, cfg1) || git(dir, cfg2)) {
+		cli_fail("eval --drift: git is needed (Debian: git)");
+		return -1;
 	}
+	snprintf(p, sizeof(p), "%s/docs", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/docs/adr", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/scripts", dir);
+	mkdir(p, 0700);
 	for (i = 0; i < nf; i++) {
 		struct file *f = &fv[i];
 		size_t k = i / 2 + 1;
@@ -194,29 +186,24 @@ int cmd_eval_drift(int argc, char **argv)
 			snprintf(buf, sizeof(buf), "#!/bin/sh\necho step %zu\n", k);
 		}
 		snprintf(f->now, sizeof(f->now), "%s", f->path);
-		if (put(tmpl, f->path, buf, 0)) {
+		if (put(dir, f->path, buf, 0)) {
 			cli_fail("eval --drift: cannot write %s", f->path);
-			goto out;
+			return -1;
 		}
 	}
-	{
-		const char *add[] = { "add", "-A", NULL };
-		const char *ci[] = { "commit", "-qm", "init", NULL };
+	if (git(dir, add) || git(dir, ci)) {
+		cli_fail("eval --drift: the first commit failed");
+		return -1;
+	}
+	return 0;
+}
 
-		if (git(tmpl, add) || git(tmpl, ci)) {
-			cli_fail("eval --drift: the first commit failed");
-			goto out;
-		}
-	}
-	snprintf(store, sizeof(store), "%s/.cairn", tmpl);
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.no_global = 1;
-	rc = cairn_db_open(store, &o, &db);
-	if (rc) {
-		cli_db_fail(db, rc);
-		goto out;
-	}
+/* One record per file: a decision from its source path, a procedure naming it. */
+static int drift_records(cairn_db *db, struct file *fv, size_t nf)
+{
+	size_t i;
+	int rc;
+
 	for (i = 0; i < nf; i++) {
 		struct file *f = &fv[i];
 		cairn_record r;
@@ -241,75 +228,95 @@ int cmd_eval_drift(int argc, char **argv)
 		rc = cairn_record_write(db, &r, 0, &f->id);
 		if (rc) {
 			cli_db_fail(db, rc);
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/*
+ * One scripted step on file f (commit k): delete (act 0), rename (1, 2) or
+ * change it, and keep f->moved and f->now in step. 1 when it was done.
+ */
+static int drift_step(const char *dir, struct file *f, unsigned long act, long k)
+{
+	char buf[256];
+	int done = 0;
+
+	if (act == 0) {
+		const char *rm[] = { "rm", "-q", f->now, NULL };
+
+		done = git(dir, rm) == 0;
+		if (done) {
+			f->moved = 2;
+			f->now[0] = '\0';
+		}
+	} else if (act == 1 || act == 2) {
+		char to[80];
+		const char *mv[] = { "mv", f->now, to, NULL };
+		/* the extension stays after -movedK */
+		const char *dot = strrchr(f->path, '.');
+
+		snprintf(to, sizeof(to), "%.*s-moved%ld%s",
+			 (int)(dot - f->path), f->path, k, dot);
+		done = git(dir, mv) == 0;
+		if (done) {
+			/* the same content elsewhere is a rename; a
+			 * changed one's content is gone (deleted) */
+			f->moved = f->moved == 0 || f->moved == 3 ? 3 : 1;
+			snprintf(f->now, sizeof(f->now), "%s", to);
+		}
+	} else {
+		const char *add[] = { "add", f->now, NULL };
+
+		snprintf(buf, sizeof(buf), "change %ld\n", k);
+		done = put(dir, f->now, buf, 1) == 0 && git(dir, add) == 0;
+		if (done && f->moved != 3)
+			f->moved = f->moved == 2 ? 2 : 1;
+		if (done && f->moved == 3)
+			f->moved = 1; /* renamed, then changed: content moved on */
+	}
+	return done;
+}
+
+/* ncommits scripted commits from the seed, then one that touches no record's file. */
+static int drift_commits(const char *dir, struct file *fv, size_t nf,
+			 long ncommits, unsigned long *seed)
+{
+	const char *add[] = { "add", "README.txt", NULL };
+	const char *unrelated[] = { "commit", "-qm", "unrelated", NULL };
+
 	for (long k = 0; k < ncommits; k++) {
-		struct file *f = &fv[lcg(&seed) % nf];
-		unsigned long act = lcg(&seed) % 8;
+		struct file *f = &fv[lcg(seed) % nf];
+		unsigned long act = lcg(seed) % 8;
 		char msg[32];
-		int done = 0;
+		const char *ci[] = { "commit", "-qm", msg, NULL };
 
 		if (!*f->now)
 			continue; /* deleted before */
-		if (act == 0) {
-			const char *rm[] = { "rm", "-q", f->now, NULL };
-
-			done = git(tmpl, rm) == 0;
-			if (done) {
-				f->moved = 2;
-				f->now[0] = '\0';
-			}
-		} else if (act == 1 || act == 2) {
-			char to[80];
-			const char *mv[] = { "mv", f->now, to, NULL };
-			/* the extension stays after -movedK */
-			const char *dot = strrchr(f->path, '.');
-
-			snprintf(to, sizeof(to), "%.*s-moved%ld%s",
-				 (int)(dot - f->path), f->path, k, dot);
-			done = git(tmpl, mv) == 0;
-			if (done) {
-				/* the same content elsewhere is a rename; a
-				 * changed one's content is gone (deleted) */
-				f->moved = f->moved == 0 || f->moved == 3 ? 3 : 1;
-				snprintf(f->now, sizeof(f->now), "%s", to);
-			}
-		} else {
-			const char *add[] = { "add", f->now, NULL };
-
-			snprintf(buf, sizeof(buf), "change %ld\n", k);
-			done = put(tmpl, f->now, buf, 1) == 0 && git(tmpl, add) == 0;
-			if (done && f->moved != 3)
-				f->moved = f->moved == 2 ? 2 : 1;
-			if (done && f->moved == 3)
-				f->moved = 1; /* renamed, then changed: content moved on */
-		}
-		if (done) {
-			const char *ci[] = { "commit", "-qm", msg, NULL };
-
-			snprintf(msg, sizeof(msg), "commit %ld", k);
-			if (git(tmpl, ci)) {
-				cli_fail("eval --drift: a scripted commit failed");
-				goto out;
-			}
+		if (!drift_step(dir, f, act, k))
+			continue;
+		snprintf(msg, sizeof(msg), "commit %ld", k);
+		if (git(dir, ci)) {
+			cli_fail("eval --drift: a scripted commit failed");
+			return -1;
 		}
 	}
-	{
-		const char *add[] = { "add", "README.txt", NULL };
-		const char *ci[] = { "commit", "-qm", "unrelated", NULL };
+	if (put(dir, "README.txt", "unrelated\n", 0) || git(dir, add) ||
+	    git(dir, unrelated)) {
+		cli_fail("eval --drift: the unrelated commit failed");
+		return -1;
+	}
+	return 0;
+}
 
-		if (put(tmpl, "README.txt", "unrelated\n", 0) || git(tmpl, add) ||
-		    git(tmpl, ci)) {
-			cli_fail("eval --drift: the unrelated commit failed");
-			goto out;
-		}
-	}
-	rc = cairn_drift_check(db, NULL, CAIRN_DRIFT_HISTORY, &d, &nd);
-	if (rc) {
-		cli_db_fail(db, rc);
-		goto out;
-	}
+/* Which files the check flagged, the counts, and the report. */
+static void drift_report(struct file *fv, size_t nf, const cairn_drift *d,
+			 size_t nd, long ncommits, unsigned long seed0)
+{
+	size_t moved = 0, flagged_moved = 0, unchanged = 0, wrong = 0;
+	size_t renamed = 0, renames_told = 0, i;
+
 	for (i = 0; i < nd; i++) {
 		for (size_t j = 0; j < nf; j++) {
 			if (!fv[j].id || strcmp(fv[j].id, d[i].record_id) != 0 ||
@@ -349,6 +356,54 @@ int cmd_eval_drift(int argc, char **argv)
 		       nf, ncommits, moved, flagged_moved,
 		       moved ? 100.0 * (double)flagged_moved / (double)moved : 100.0,
 		       unchanged, wrong, renamed, renames_told);
+}
+
+int cmd_eval_drift(int argc, char **argv)
+{
+	char tmpl[] = "/tmp/cairn-eval-drift-XXXXXX", store[4200];
+	long nfiles = 16, ncommits = 30;
+	unsigned long seed = 11, seed0;
+	struct file *fv = NULL;
+	cairn_open_opts o;
+	cairn_db *db = NULL;
+	cairn_drift *d = NULL;
+	size_t nd = 0, nf, i;
+	int rc, ret;
+
+	ret = drift_args(argc, argv, &nfiles, &ncommits, &seed);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_ERR;
+	seed0 = seed;
+	if (!mkdtemp(tmpl))
+		return cli_fail("eval --drift: cannot make a temporary folder: %s",
+				strerror(errno));
+	nf = (size_t)nfiles * 2;
+	fv = util_calloc(nf, sizeof(*fv));
+	if (!fv) {
+		cli_fail("out of memory");
+		goto out;
+	}
+	if (drift_repo(tmpl, fv, nf))
+		goto out;
+	snprintf(store, sizeof(store), "%s/.cairn", tmpl);
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	o.no_global = 1;
+	rc = cairn_db_open(store, &o, &db);
+	if (rc) {
+		cli_db_fail(db, rc);
+		goto out;
+	}
+	if (drift_records(db, fv, nf) ||
+	    drift_commits(tmpl, fv, nf, ncommits, &seed))
+		goto out;
+	rc = cairn_drift_check(db, NULL, CAIRN_DRIFT_HISTORY, &d, &nd);
+	if (rc) {
+		cli_db_fail(db, rc);
+		goto out;
+	}
+	drift_report(fv, nf, d, nd, ncommits, seed0);
 	ret = EXIT_OK;
 out:
 	cairn_drift_free(d, nd);

@@ -474,6 +474,55 @@ static const char calibrate_help[] =
 	"their floors. Re-run it after large changes to the store or a change\n"
 	"of model.\n";
 
+/* The floors found, and the probes let through (--json: one object). */
+static void calibrate_report(const cairn_calibration *cal, char *const *probes,
+			     size_t n, const char *path)
+{
+	size_t i;
+
+	if (cli_state.json) {
+		struct sbuf sb = SBUF_INIT;
+
+		sbuf_addf(&sb, "{\"floor\":%.2f,\"probes\":%zu,"
+			  "\"builtin\":%s,\"probe_max\":%.4f,"
+			  "\"let_through\":%zu,\"shown\":[",
+			  cal->lexical_floor, n, path ? "false" : "true",
+			  cal->probe_max, cal->through);
+		for (i = 0; i < cal->shown; i++) {
+			sbuf_addf(&sb, "%s{\"answer\":%.4f,\"text\":",
+				  i ? "," : "", cal->through_answer[i]);
+			json_add_strz(&sb, probes[cal->through_idx[i]]);
+			sbuf_addc(&sb, '}');
+		}
+		sbuf_addc(&sb, ']');
+		if (cal->has_cosine)
+			sbuf_addf(&sb, ",\"cosine_floor\":%.2f",
+				  cal->cosine_floor);
+		sbuf_addc(&sb, '}');
+		cli_print_json(&sb);
+		sbuf_release(&sb);
+	} else {
+		printf("floor %.2f from %zu %sprobe questions (median "
+		       "answerability; highest %.2f)\n",
+		       cal->lexical_floor, n, path ? "" : "built-in ",
+		       cal->probe_max);
+		if (cal->through)
+			printf("let through: %zu probe%s above the floor "
+			       "(recall answers them):\n",
+			       cal->through, cal->through == 1 ? "" : "s");
+		for (i = 0; i < cal->shown; i++)
+			printf("  %.2f  %s\n", cal->through_answer[i],
+			       probes[cal->through_idx[i]]);
+		if (cal->through > cal->shown)
+			printf("  ... and %zu more\n",
+			       cal->through - cal->shown);
+		if (cal->has_cosine)
+			printf("cosine floor %.2f for the configured vector "
+			       "identity\n",
+			       cal->cosine_floor);
+	}
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	enum { O_PROBES = 256, O_JSON };
@@ -580,47 +629,7 @@ int cmd_calibrate(int argc, char **argv)
 		ret = cli_db_fail(db, rc);
 		goto out;
 	}
-	if (cli_state.json) {
-		struct sbuf sb = SBUF_INIT;
-
-		sbuf_addf(&sb, "{\"floor\":%.2f,\"probes\":%zu,"
-			  "\"builtin\":%s,\"probe_max\":%.4f,"
-			  "\"let_through\":%zu,\"shown\":[",
-			  cal.lexical_floor, n, path ? "false" : "true",
-			  cal.probe_max, cal.through);
-		for (i = 0; i < cal.shown; i++) {
-			sbuf_addf(&sb, "%s{\"answer\":%.4f,\"text\":",
-				  i ? "," : "", cal.through_answer[i]);
-			json_add_strz(&sb, probes[cal.through_idx[i]]);
-			sbuf_addc(&sb, '}');
-		}
-		sbuf_addc(&sb, ']');
-		if (cal.has_cosine)
-			sbuf_addf(&sb, ",\"cosine_floor\":%.2f",
-				  cal.cosine_floor);
-		sbuf_addc(&sb, '}');
-		cli_print_json(&sb);
-		sbuf_release(&sb);
-	} else {
-		printf("floor %.2f from %zu %sprobe questions (median "
-		       "answerability; highest %.2f)\n",
-		       cal.lexical_floor, n, path ? "" : "built-in ",
-		       cal.probe_max);
-		if (cal.through)
-			printf("let through: %zu probe%s above the floor "
-			       "(recall answers them):\n",
-			       cal.through, cal.through == 1 ? "" : "s");
-		for (i = 0; i < cal.shown; i++)
-			printf("  %.2f  %s\n", cal.through_answer[i],
-			       probes[cal.through_idx[i]]);
-		if (cal.through > cal.shown)
-			printf("  ... and %zu more\n",
-			       cal.through - cal.shown);
-		if (cal.has_cosine)
-			printf("cosine floor %.2f for the configured vector "
-			       "identity\n",
-			       cal.cosine_floor);
-	}
+	calibrate_report(&cal, probes, n, path);
 out:
 	for (i = 0; i < n; i++)
 		cairn_free(probes[i]);

@@ -578,6 +578,97 @@ static void on_path_note(const char *cmd, char *out, size_t size)
 }
 
 /* `cairn setup claude-code [--dir DIR] [--dry-run] [--cairn PATH]`. */
+/*
+ * Read the three files under dir and merge cairn's entries into them (the
+ * Skill replaced when it differs), nothing written yet. A file that
+ * cannot be read or parsed stops it: its message goes to err.
+ */
+static int setup_merge(struct setup_file *files, const char *dir,
+		       const char *cairn, char *err, size_t errsize)
+{
+	static const char *const rels[3] = {
+		".claude/settings.json", ".mcp.json",
+		".claude/skills/cairn-memory/SKILL.md"
+	};
+	int i, rc = CAIRN_OK;
+
+	for (i = 0; i < 3 && rc == CAIRN_OK; i++) {
+		struct setup_file *f = &files[i];
+
+		f->rel = rels[i];
+		sbuf_init(&f->added, 0);
+		sbuf_init(&f->out, 0);
+		if ((size_t)snprintf(f->path, sizeof(f->path), "%s/%s", dir,
+				     rels[i]) >= sizeof(f->path)) {
+			snprintf(err, errsize, "'%s' is too long", dir);
+			rc = CAIRN_INVALID;
+			break;
+		}
+		rc = load(f, err, errsize);
+		if (rc)
+			break;
+		if (i == 2) {
+			/* the Skill: ours, replaced when it differs */
+			if (!f->old || strcmp(f->old, skill_text) != 0) {
+				sbuf_adds(&f->added, f->exists ? "replaced"
+							       : "created");
+				sbuf_adds(&f->out, skill_text);
+				f->write = 1;
+			}
+			continue;
+		}
+		rc = parse(f, err, errsize);
+		if (rc == CAIRN_OK)
+			rc = i == 0 ? merge_settings(f, cairn, err, errsize)
+				    : merge_mcp(f, cairn, err, errsize);
+		if (rc == CAIRN_OK && f->added.len > 0) {
+			put_json(&f->out, f->root, 0);
+			sbuf_addc(&f->out, '\n');
+			f->write = 1;
+		}
+		if (rc == CAIRN_OK && (f->added.err || f->out.err))
+			rc = CAIRN_NOMEM;
+	}
+	return rc;
+}
+
+/*
+ * Write the files that changed (not on a dry run), each listed in js and,
+ * without --json, on a line of its own. Stops at the first that cannot be
+ * written (its message in err).
+ */
+static int setup_write(struct setup_file *files, int dry, struct sbuf *js,
+		       char *err, size_t errsize)
+{
+	int i, rc;
+
+	for (i = 0; i < 3; i++) {
+		struct setup_file *f = &files[i];
+
+		if (f->write && !dry &&
+		    (rc = write_atomic(f, err, errsize)) != CAIRN_OK)
+			return rc;
+		sbuf_adds(js, i ? ",{\"file\":" : "{\"file\":");
+		json_add_strz(js, f->rel);
+		sbuf_addf(js, ",\"changed\":%s,\"existed\":%s,\"added\":",
+			  f->write ? "true" : "false",
+			  f->exists ? "true" : "false");
+		json_add_strz(js, sbuf_str(&f->added));
+		sbuf_addc(js, '}');
+		if (cli_state.json)
+			continue;
+		if (!f->write) {
+			printf("%s: unchanged\n", f->rel);
+			continue;
+		}
+		printf("%s: %s%s%s\n", f->rel, dry ? "would be " : "",
+		       i < 2 ? (f->exists ? "updated, added " : "created, added ")
+			     : "",
+		       sbuf_str(&f->added));
+	}
+	return CAIRN_OK;
+}
+
 int cmd_setup(int argc, char **argv)
 {
 	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES, O_JSON };
@@ -589,10 +680,6 @@ int cmd_setup(int argc, char **argv)
 					    { "json", 0, 0, O_JSON },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
-	static const char *const rels[3] = {
-		".claude/settings.json", ".mcp.json",
-		".claude/skills/cairn-memory/SKILL.md"
-	};
 	struct setup_file *files = NULL;
 	const char *dir = ".", *cairn = "cairn", *model = NULL, *probes = NULL;
 	char err[SETUP_PATH + 512], warn[SETUP_PATH + 256];
@@ -637,43 +724,7 @@ int cmd_setup(int argc, char **argv)
 	if (!files)
 		return cli_fail("out of memory");
 	/* read and merge everything first: a bad file stops all writing */
-	for (i = 0; i < 3 && rc == CAIRN_OK; i++) {
-		struct setup_file *f = &files[i];
-
-		f->rel = rels[i];
-		sbuf_init(&f->added, 0);
-		sbuf_init(&f->out, 0);
-		if ((size_t)snprintf(f->path, sizeof(f->path), "%s/%s", dir,
-				     rels[i]) >= sizeof(f->path)) {
-			snprintf(err, sizeof(err), "'%s' is too long", dir);
-			rc = CAIRN_INVALID;
-			break;
-		}
-		rc = load(f, err, sizeof(err));
-		if (rc)
-			break;
-		if (i == 2) {
-			/* the Skill: ours, replaced when it differs */
-			if (!f->old || strcmp(f->old, skill_text) != 0) {
-				sbuf_adds(&f->added, f->exists ? "replaced"
-							       : "created");
-				sbuf_adds(&f->out, skill_text);
-				f->write = 1;
-			}
-			continue;
-		}
-		rc = parse(f, err, sizeof(err));
-		if (rc == CAIRN_OK)
-			rc = i == 0 ? merge_settings(f, cairn, err, sizeof(err))
-				    : merge_mcp(f, cairn, err, sizeof(err));
-		if (rc == CAIRN_OK && f->added.len > 0) {
-			put_json(&f->out, f->root, 0);
-			sbuf_addc(&f->out, '\n');
-			f->write = 1;
-		}
-		if (rc == CAIRN_OK && (f->added.err || f->out.err))
-			rc = CAIRN_NOMEM;
-	}
+	rc = setup_merge(files, dir, cairn, err, sizeof(err));
 	if (rc) {
 		ret = cli_fail("setup: %s", err[0] ? err : cairn_errstr(rc));
 		goto out;
@@ -681,31 +732,9 @@ int cmd_setup(int argc, char **argv)
 	if (warn[0] && !cli_state.json)
 		fprintf(stderr, "cairn: note: %s\n", warn);
 	sbuf_addf(&js, "{\"dry_run\":%s,\"files\":[", dry ? "true" : "false");
-	for (i = 0; i < 3; i++) {
-		struct setup_file *f = &files[i];
-
-		if (f->write && !dry &&
-		    write_atomic(f, err, sizeof(err)) != CAIRN_OK) {
-			ret = cli_fail("setup: %s", err);
-			goto out;
-		}
-		sbuf_adds(&js, i ? ",{\"file\":" : "{\"file\":");
-		json_add_strz(&js, f->rel);
-		sbuf_addf(&js, ",\"changed\":%s,\"existed\":%s,\"added\":",
-			  f->write ? "true" : "false",
-			  f->exists ? "true" : "false");
-		json_add_strz(&js, sbuf_str(&f->added));
-		sbuf_addc(&js, '}');
-		if (cli_state.json)
-			continue;
-		if (!f->write) {
-			printf("%s: unchanged\n", f->rel);
-			continue;
-		}
-		printf("%s: %s%s%s\n", f->rel, dry ? "would be " : "",
-		       i < 2 ? (f->exists ? "updated, added " : "created, added ")
-			     : "",
-		       sbuf_str(&f->added));
+	if (setup_write(files, dry, &js, err, sizeof(err)) != CAIRN_OK) {
+		ret = cli_fail("setup: %s", err);
+		goto out;
 	}
 	if (cli_state.json) {
 		sbuf_adds(&js, "],\"warning\":");

@@ -1,5 +1,5 @@
 /*
- * unit_secret.c -- tests of the secret filter (src/secret.c).
+ * unit_secret.c -- tests of the secret filter (src/secret*.c).
  *
  * The corpus lives in tests/data/secrets.txt (every line must hit) and
  * tests/data/innocents.txt (no line may hit); both hold only FAKE values.
