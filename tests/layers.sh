@@ -37,6 +37,7 @@ json           base
 secret         base
 secret_int     base
 secret_scan    base
+secret_token   base
 words          base
 tokenize       text
 tokenize_*     text
@@ -83,6 +84,7 @@ seed           ingest
 seed_*         ingest
 ingest         ingest
 capture        ingest
+capture_*      ingest
 reflect        ingest
 sync           ingest
 eval           eval
