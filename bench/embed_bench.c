@@ -1,8 +1,8 @@
 /*
  * embed_bench.c -- throughput, single-query latency and peak memory of the
- * built-in BERT runtime (src/bert.c) on bge-shaped random-weight models.
+ * built-in BERT runtime (src/model/bert.c) on bge-shaped random-weight models.
  *
- * Layer: a program on src/bert.h (the runtime is internal; its models come
+ * Layer: a program on src/model/bert.h (the runtime is internal; its models come
  * from tests/tools/make_model.py). Built and run by bench/run (make bench),
  * which writes the models into BUILD_DIR/embed-models once.
  *

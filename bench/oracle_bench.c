@@ -1,10 +1,10 @@
 /*
  * oracle_bench.c -- embedding throughput of cairn's BERT runtime
- * (src/bert.c) against llama.cpp's (node-llama-cpp's prebuilt libllama,
+ * (src/model/bert.c) against llama.cpp's (node-llama-cpp's prebuilt libllama,
  * through its C API) on the same GGUF files, the same sequences and the
  * same thread count, in one run.
  *
- * Layer: a program on src/bert.h and tests/oracle/llama_run.h. Built and
+ * Layer: a program on src/model/bert.h and tests/oracle/llama_run.h. Built and
  * run by bench/oracle_bench (make oracle), which writes the models.
  *
  * Usage: oracle_bench LIBDIR [--out FILE] [--threads N] [--seconds S]

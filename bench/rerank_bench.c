@@ -1,6 +1,6 @@
 /*
  * rerank_bench.c -- latency of the cross-encoder rerank (SPEC 5.2 step 6,
- * src/rerank.c): what `cairn recall --rerank` adds to a recall that returns
+ * src/recall/rerank.c): what `cairn recall --rerank` adds to a recall that returns
  * 10 hits, on a bge-reranker-base-shaped random-weight model.
  *
  * Layer: a program on libcairn's public API (cairn.h). Its model comes from

@@ -1,6 +1,6 @@
 /*
  * vector_bench.c -- exact top-k search over an in-memory f16 matrix
- * (src/vector_kernel.c's vector_dots + vector_topk, the code vector_search
+ * (src/embed/vector_kernel.c's vector_dots + vector_topk, the code vector_search
  * runs per schema) against a plain scalar loop over the same values as
  * f32, in the same run.
  *

@@ -98,7 +98,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX records_key ON records(key);",
 
 	/*
-	 * 4: one embedding per record (src/vector.h): dim IEEE f16 values of
+	 * 4: one embedding per record (src/embed/vector.h): dim IEEE f16 values of
 	 * the record's title + body, under the identity in meta
 	 * 'vector.identity'. A vector never outlives the text it was made
 	 * from: changing the title or body, or deleting the record, deletes it
@@ -157,7 +157,7 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (record_id, path));",
 
 	/*
-	 * 7: team sync (src/sync.c, docs/TEAM.md): for each server (its
+	 * 7: team sync (src/ingest/sync.c, docs/TEAM.md): for each server (its
 	 * cairn.meta server_id) and record, the server version this copy is
 	 * based on and a fingerprint of the record as last synced; a record
 	 * whose fingerprint differs is unsynced. No trigger on records: the

@@ -26,6 +26,9 @@ export LC_ALL
 
 # The layers, lowest first. Within a layer files may use each other.
 LAYERS="base text model store embed lifecycle recall ingest eval face cli"
+# the folder under src/ each layer's files live in ("." : src/ itself), so
+# that the layout shows the layers
+FOLDERS="base:. text:text model:model store:. embed:embed lifecycle:. recall:recall ingest:ingest eval:eval face:serve cli:cli"
 
 # file (name without .c/.h; a trailing * matches a prefix) -> layer
 layer_table() {
@@ -142,6 +145,19 @@ while read -r p l; do
 	*) awk -v p="$p" '$1 == p { f = 1 } END { exit !f }' "$tmp/files" ;;
 	esac || bad "table: '$p' names no file under $src"
 done < "$tmp/table"
+
+# rule 0: each file in its layer's folder (a path under src/ other than
+# the layer's folder is a file in the wrong place)
+for fl in $FOLDERS; do echo "${fl%%:*} ${fl#*:}"; done > "$tmp/folders"
+awk -v src="$src" 'FILENAME == ARGV[1] { dir[$1] = $2; next }
+     FILENAME == ARGV[2] { lay[$1] = $2; next }
+     { l = lay[$1]; if (!(l in dir)) next
+       p = $2; sub("^" src "/?", "", p)
+       d = p; if (d ~ /\//) sub(/\/[^\/]*$/, "", d); else d = "."
+       if (d ~ /^cli\/console/) next # the console page: assets, no C
+       if (d != dir[l]) print $2 " (" l ") is in src/" d ", not in src/" dir[l] }' \
+	"$tmp/folders" "$tmp/modlayer" "$tmp/files" > "$tmp/dir_bad"
+while read -r line; do bad "$line"; done < "$tmp/dir_bad"
 
 # rule 1: "file layer header header-layer" for each quoted #include
 while read -r m f; do

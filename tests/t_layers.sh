@@ -3,8 +3,8 @@
 # one gate.
 #
 # Three rules of docs/ARCHITECTURE.md, checked in the source:
-#   1. the faces (src/cli*.c, src/mcp.c, src/hook.c, src/hook_server.c)
-#      and the hook's injection (src/hook_inject.c) run no SQL of their
+#   1. the faces (src/cli*.c, src/serve/mcp.c, src/serve/hook.c, src/serve/hook_server.c)
+#      and the hook's injection (src/recall/hook_inject.c) run no SQL of their
 #      own: no sqlite3_ call, no db->sql -- what they need is a call of
 #      include/cairn.h;
 #   2. only the store (src/store.c and its store_*.c parts) writes the records and revisions tables (INSERT,
@@ -33,9 +33,12 @@ bad() { failed=$((failed + 1)); echo "t_layers: $*" >&2; }
 
 # faces DIR: the lines of the faces that touch SQLite
 faces() {
-	grep -nE 'sqlite3_|->sql\b' "$1"/cli*.c "$1"/mcp.c "$1"/hook.c \
-		"$1"/hook_inject.c "$1"/hook_server.c 2>/dev/null
+	find "$1" \( -name 'cli*.c' -o -name mcp.c -o -name hook.c \
+		-o -name hook_inject.c -o -name hook_server.c \) -print0 |
+		sort -z | xargs -0 grep -nHE 'sqlite3_|->sql\b' 2>/dev/null
 }
+# in DIR NAME: the path of NAME under DIR (files are in layer folders)
+in_tree() { find "$1" -name "$2" -print -quit; }
 # writers DIR: the lines outside store.c that write records or revisions.
 # The store's tables are named bare or qualified with a schema of the
 # local connection (main, global, or %s filled in); sync.c's cairn.records
@@ -43,7 +46,7 @@ faces() {
 # no SQLite connection of cairn attaches), so sync.c is checked like every
 # other module: what it pulls goes through store_pull_record (issue 24).
 writers() {
-	for f in "$1"/*.c; do
+	find "$1" -name '*.c' | sort | while read -r f; do
 		case $(basename "$f") in store.c | store_*.c) continue ;; esac
 		grep -nHE '(INSERT( OR [A-Z]+)? INTO|UPDATE( OR [A-Z]+)?|DELETE FROM) (main\.|global\.|temp\.|%s\.)?(records|revisions)\b' "$f"
 	done
@@ -56,20 +59,20 @@ if [ -z "$out" ]; then ok; else bad "records written outside store.c:"; echo "$o
 
 # negative controls: one offending line each must be found
 mkdir -p "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d"
-for d in a b c d; do cp "$src"/*.c "$tmp/$d/"; done
-echo '	sqlite3_exec(db->sql, "PRAGMA x", NULL, NULL, NULL);' >> "$tmp/a/mcp.c"
-echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$tmp/b/lifecycle.c"
+for d in a b c d; do cp -R "$src/." "$tmp/$d/"; done
+echo '	sqlite3_exec(db->sql, "PRAGMA x", NULL, NULL, NULL);' >> "$(in_tree "$tmp/a" mcp.c)"
+echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$(in_tree "$tmp/b" lifecycle.c)"
 # sync.c is no exception: a local write of a pulled record or revision
 # there (what local_put and pull_revisions did before store_pull.c) is found
-echo '	"INSERT INTO %s.records (id, kind) VALUES (?1, ?2)",' >> "$tmp/c/sync.c"
-echo '	"INSERT OR IGNORE INTO main.revisions (record_id) VALUES (?1)",' >> "$tmp/d/sync.c"
+echo '	"INSERT INTO %s.records (id, kind) VALUES (?1, ?2)",' >> "$(in_tree "$tmp/c" sync.c)"
+echo '	"INSERT OR IGNORE INTO main.revisions (record_id) VALUES (?1)",' >> "$(in_tree "$tmp/d" sync.c)"
 if [ -n "$(faces "$tmp/a")" ]; then ok; else bad "negative control: SQL in mcp.c not found"; fi
 if [ -n "$(writers "$tmp/b")" ]; then ok; else bad "negative control: a records UPDATE in lifecycle.c not found"; fi
 if [ -n "$(writers "$tmp/c")" ]; then ok; else bad "negative control: a records INSERT in sync.c not found"; fi
 if [ -n "$(writers "$tmp/d")" ]; then ok; else bad "negative control: a revisions INSERT in sync.c not found"; fi
 # and the server's tables are not the store's: sync.c as it is passes
 if [ -z "$(writers "$src" | grep '/sync\.c:')" ] &&
-   grep -qE 'INSERT INTO cairn\.(records|revisions)' "$src/sync.c"; then ok
+   grep -qE 'INSERT INTO cairn\.(records|revisions)' "$(in_tree "$src" sync.c)"; then ok
 else bad "sync.c: its server statements (cairn.records) should pass, its local writes none"; fi
 
 # rule 3 on the tree: includes always, calls when the objects are there
@@ -89,6 +92,7 @@ fi
 #   c: the store includes the lifecycle's header (the cycle that was)
 #   d: a file the layer table does not name
 #   e: with objects, the store layer's forget.o calling cairn_recall
+rm -rf "$tmp/c" "$tmp/d"
 mkdir -p "$tmp/c" "$tmp/d"
 cp -R "$src/." "$tmp/c" && cp -R "$src/." "$tmp/d"
 sed -i '0,/^#include "store.h"/s//#include "lifecycle.h"\n&/' "$(find "$tmp/c" -name store.c)"
@@ -99,6 +103,12 @@ echo 'int nowhere_x(void) { return 0; }' > "$tmp/d/nowhere.c"
 out=$("$here/layers.sh" "$tmp/d" 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q 'nowhere\.c: not in the layer table'; then ok; else
 	bad "negative control: a file in no layer passed: $out"; fi
+#   f: a file outside its layer's folder (the text layer's fts.c in src/)
+rm -rf "$tmp/f" && mkdir -p "$tmp/f" && cp -R "$src/." "$tmp/f"
+mv "$(in_tree "$tmp/f" fts.c)" "$tmp/f/fts.c"
+out=$("$here/layers.sh" "$tmp/f" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q 'fts\.c (text) is in src/\., not in src/text'; then ok; else
+	bad "negative control: a file outside its layer's folder passed: $out"; fi
 if [ -n "$objdir" ] && command -v cc >/dev/null 2>&1; then
 	mkdir -p "$tmp/e"
 	for o in "$objdir"/*.o; do ln -s "$o" "$tmp/e/"; done

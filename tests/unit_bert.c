@@ -1,5 +1,5 @@
 /*
- * unit_bert.c -- the BERT runtime (src/bert.c) against an independent
+ * unit_bert.c -- the BERT runtime (src/model/bert.c) against an independent
  * float64 NumPy forward pass (tests/tools/bert_ref.py), on tiny random
  * models that tests/tools/make_model.py writes in llama.cpp's `bert`
  * layout: BERT and XLM-R shapes; f32, f16, bf16, q8_0, q4_0..q5_1 and a

@@ -1,5 +1,5 @@
 /*
- * unit_bilingual.c -- tests of the CC-CEDICT dictionary (src/bilingual.c).
+ * unit_bilingual.c -- tests of the CC-CEDICT dictionary (src/text/bilingual.c).
  *
  * Uses only a small CC-CEDICT-format fixture written here (entries authored
  * for this test in the dictionary's style), never the real dictionary: that

@@ -1,6 +1,6 @@
 /*
  * unit_embed.c -- the embedding dispatcher and the static provider
- * (src/embed.c, src/embed_static.c): model families and instructions, the
+ * (src/embed/embed.c, src/embed/embed_static.c): model families and instructions, the
  * identity string, SIF averaging on a generated file, damaged files, and
  * (when tests/tools/glove-setup has run) a semantic smoke test on GloVe.
  * The HTTP provider is tested against a local server by t_http_embed.sh.

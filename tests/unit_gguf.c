@@ -1,5 +1,5 @@
 /*
- * unit_gguf.c -- the GGUF reader (src/gguf.c): a file written by our
+ * unit_gguf.c -- the GGUF reader (src/model/gguf.c): a file written by our
  * independent Python writer (tests/tools/gguf_writer.py demo) reads back
  * exactly, every kv type and getter conversion, tensor dims, offsets and
  * bytes; then every class of malformed header built byte by byte here is

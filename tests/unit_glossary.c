@@ -1,5 +1,5 @@
 /*
- * unit_glossary.c -- the built-in engineering glossary (src/glossary.c):
+ * unit_glossary.c -- the built-in engineering glossary (src/text/glossary.c):
  * the table's invariants (unique keys of two or more Han characters, valid
  * UTF-8; values of lower-case ASCII words with single spaces) and lookups
  * bounded by the given length. Its use by recall is tests/contract/

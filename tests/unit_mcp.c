@@ -1,5 +1,5 @@
 /*
- * unit_mcp.c -- tests of the MCP server (src/mcp.c) through its line
+ * unit_mcp.c -- tests of the MCP server (src/serve/mcp.c) through its line
  * handler, mcp_handle_line(): the JSON-RPC rules, version negotiation,
  * the tool list, and one test for each behavioural claim in the tool
  * descriptions (seed 004 §5: a description that says what the code does

@@ -1,6 +1,6 @@
 /*
  * unit_model.c -- the model catalogue and the file side of `cairn model`
- * (src/model.c): names, the model directory's precedence, the installed
+ * (src/model/model.c): names, the model directory's precedence, the installed
  * lookup, rm, the recommendation's thresholds, and the pull's checks that
  * need no server. The downloads themselves are
  * tested against a local server in tests/t_model.sh.

@@ -1,5 +1,5 @@
 /*
- * unit_quant.c -- ggml tensor types (src/quant.c): sizes; for every type a
+ * unit_quant.c -- ggml tensor types (src/model/quant.c): sizes; for every type a
  * block built by hand with known values (a wrong nibble, bit or scale order
  * fails); random data quantised by the Python writer and decoded here
  * compared bit for bit with the writer's independent NumPy decoder; half

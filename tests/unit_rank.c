@@ -1,5 +1,5 @@
 /*
- * unit_rank.c -- the hybrid ranking steps of src/rank.c, each with vectors
+ * unit_rank.c -- the hybrid ranking steps of src/recall/rank.c, each with vectors
  * (cosines and ranks) chosen by the test, and the lexical-only ranking
  * (rank_lexical). Every rule has a negative control:
  * a case that fails when the rule is removed (named in docs/RANKING.md;

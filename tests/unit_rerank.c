@@ -1,11 +1,11 @@
 /*
  * unit_rerank.c -- the cross-encoder rerank of a recall result
- * (src/rerank.c; SPEC 5.2 step 6, docs/RANKING.md).
+ * (src/recall/rerank.c; SPEC 5.2 step 6, docs/RANKING.md).
  *
  * Two levels. The fusion with scores the test chooses (so the test knows
  * which hit must win and where it must land): test_rerank_fusion_order is
  * the negative control of the 1:1 RRF (ordering by the cross-encoder alone,
- * CAIRN_MUTATE_RERANK_NO_FUSION in src/rank.c, puts the wrong hit first;
+ * CAIRN_MUTATE_RERANK_NO_FUSION in src/recall/rank.c, puts the wrong hit first;
  * no rerank at all leaves the wrong one second). Then cairn_recall end to
  * end with a tiny generated reranker (tests/tools/make_model.py --pool
  * rank): the test measures each (question, title + body) score with

@@ -1,5 +1,5 @@
 /*
- * unit_vector.c -- the vector index (src/vector.c, vector_kernel.c): the
+ * unit_vector.c -- the vector index (src/embed/vector.c, vector_kernel.c): the
  * kernels against a double-precision reference, top-k against a sort,
  * storage under one identity, filters, triggers, cache refresh, settings,
  * reindex and resume, the schema v4 migration.

@@ -1,5 +1,5 @@
 # EVIDENCE-OF: Chinese questions about English records: the
-# built-in engineering glossary (src/glossary.c) gives the engineering
+# built-in engineering glossary (src/text/glossary.c) gives the engineering
 # sense of the question's Chinese words (明文 -> plaintext, 值班 -> on-call,
 # 跳板机 -> bastion, 正式 + 环境 -> production), with no CC-CEDICT file
 # configured (tests/mutate: NO_GLOSSARY)

@@ -11,8 +11,8 @@
  * the first block of every tensor of a supported type is dequantised.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *     -DCAIRN_BUILD -Iinclude -Isrc tests/fuzz/fuzz_gguf.c src/gguf.c \
- *     src/quant.c src/util.c -lcrypto -o /tmp/fuzz_gguf
+ *     -DCAIRN_BUILD -Iinclude -Isrc tests/fuzz/fuzz_gguf.c src/model/gguf.c \
+ *     src/model/quant.c src/util.c -lcrypto -o /tmp/fuzz_gguf
  *   /tmp/fuzz_gguf -dict=tests/fuzz/gguf.dict tests/fuzz/corpus/gguf
  */
 #include <stdint.h>

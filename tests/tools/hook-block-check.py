@@ -4,7 +4,7 @@ presents stored text as a rule, capability or procedure.
 
 Reads what `cairn hook` printed (its JSON, or nothing) and checks the
 additionalContext line by line against the block's own format
-(src/hook_inject.c):
+(src/recall/hook_inject.c):
 
 - the first line is the block's header, the last one the read hint; an
   optional candidates line may come before it;

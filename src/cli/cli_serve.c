@@ -6,7 +6,7 @@
  * through the public calls of cairn.h, and reads the hook log and eval
  * history files of the store directory; no SQL here. HTTP is Debian's
  * libmicrohttpd, loaded with dlopen() on the first `cairn serve` so that
- * no other command pays for it. The page (src/console/: HTML, CSS and
+ * no other command pays for it. The page (src/cli/console/: HTML, CSS and
  * JavaScript written for cairn, no third-party code) is compiled in by
  * scripts/embed; the API is JSON under /api/.
  *
