@@ -100,7 +100,8 @@ int cmd_mcp(int argc, char **argv)
 		return EXIT_ERR;
 	/* it answers every hook prompt and tool call from this one
 	 * connection: the store's pages read in place, not re-read into a
-	 * 2 MB cache (hook p50 0.87x, its CPU 0.90x, docs/BENCHMARKS.md) */
+	 * 2 MB cache (prompts of common words: server CPU 0.90x, hook p50
+	 * 0.87x; docs/BENCHMARKS.md, "The served hook with a model") */
 	store_map_files(db);
 	rc = mcp_server_new(db, &o, &s);
 	if (rc) {
