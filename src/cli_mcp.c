@@ -114,6 +114,8 @@ int cmd_mcp(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!no_hook) {
 		hook_server_open(db, &hook_srv);
+		if (hook_srv.fd >= 0)
+			hook_server_warm(db);
 		signal(SIGTERM, on_signal);
 		signal(SIGINT, on_signal);
 		signal(SIGHUP, on_signal);
