@@ -64,10 +64,12 @@ void hook_server_open(cairn_db *db, struct hook_server *hs);
  * Answer one question that writes nothing (cairn_recall with no_receipt)
  * before serving: the first prompt then finds the tokenizer's tables, the
  * term and length files, the model (a local GGUF) and the vectors' int8
- * matrix loaded and paged in. On the 10k bge-small bench store that first
- * prompt took 0.5-1.7 s against ~30 ms after (at load 4-7; 0.38 s of it
- * building the vector matrix), past the hook's HOOK_SERVER_WAIT_MS, so the
- * first prompt of a session was done by the hook itself. Skipped when the
+ * matrix loaded and paged in. On the 10k bge-small bench store a fresh
+ * server's first prompt took 0.4-1.7 s in several starts at load 4-7
+ * (0.38 s of one spent after mapping the vectors), past the hook's
+ * HOOK_SERVER_WAIT_MS, so the hook did it itself; 20-60 ms in others (load
+ * 2.4). This start-up takes 0.02 s warm, 1.3 s from a cold page cache,
+ * before any client waits on it. Skipped when the
  * store's model is behind a network (an HTTP provider); errors are left
  * for the first prompt to meet.
  */
