@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "hook_server.h"
 #include "mcp.h"
-#include "store.h"
 
 #define EXIT_OK 0
 #define EXIT_ERR 1
@@ -102,7 +101,7 @@ int cmd_mcp(int argc, char **argv)
 	 * connection: the store's pages read in place, not re-read into a
 	 * 2 MB cache (prompts of common words: server CPU 0.90x, hook p50
 	 * 0.87x; docs/BENCHMARKS.md, "The served hook with a model") */
-	store_map_files(db);
+	cairn_db_map_files(db);
 	rc = mcp_server_new(db, &o, &s);
 	if (rc) {
 		cairn_db_close(db);

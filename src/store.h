@@ -219,14 +219,6 @@ void store_links_forget(struct cairn_db *db);
 /* Run sql (no results) on db's connection; what names it in an error. */
 int store_exec(struct cairn_db *db, const char *sql, const char *what);
 /*
- * Read the store files through a memory map (up to 1 GiB each) instead of
- * copying their pages into SQLite's cache: a process that reads many
- * records (the hook, the MCP server answering it) stops re-reading pages
- * its 2 MB cache evicted. The mapped pages count in its resident set.
- * Failures are harmless and ignored.
- */
-void store_map_files(struct cairn_db *db);
-/*
  * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION
  * (store_schema.c). CAIRN_MISMATCH for a store of a newer cairn.
  */
