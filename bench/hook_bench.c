@@ -59,6 +59,24 @@
  * interleaved call by call, and each served output must equal the local
  * one byte for byte ("served_local_mismatches", which must be 0).
  *
+ * With --model a second workspace with the same records (the generator
+ * run again from the same state; the prompts must come out the same) and
+ * no vectors is the lexical baseline of the same run: its hook is timed
+ * the same way (served by its own `cairn mcp` with --serve), interleaved
+ * call by call ("lexical_prompt", "prompt_p50_vs_lexical"); after the
+ * hooks, --recalls N (default 20) `cairn recall PROMPT` processes on each
+ * workspace, interleaved ("recall_process", "recall_process_lexical").
+ *
+ * Memory ("rss", MiB): the peak resident set of every timed child from
+ * wait4 (ru_maxrss: hook client, `--local` hook, `cairn recall`, p50 and
+ * max over the calls; a forked child starts with this program's resident
+ * pages counted, so /bin/true's figure is the floor under them), and of
+ * each server VmHWM (and VmRSS) from /proc/PID/status just before it is
+ * stopped. With --serve, each server's CPU time over the timed prompts
+ * (/proc/PID/stat) divided by the prompts is "server_cpu_per_prompt_ms":
+ * the answer's cost in the server, which the machine's load moves much
+ * less than wall time.
+ *
  * Untimed warm-up calls come first (page cache, tokenizer cache), so these
  * are warm numbers. Outputs are hashed (SHA-256 of every hook output, in
  * order): a faster hook that prints something else shows up as a changed
@@ -66,7 +84,7 @@
  *
  *   hook_bench --cairn build/cairn [--compare OTHER_CAIRN] [--n N] [--q N]
  *              [--sessions N] [--seed S] [--out FILE] [--keep]
- *              [--model FILE.gguf] [--reuse DIR] [--serve]
+ *              [--model FILE.gguf] [--reuse DIR] [--serve] [--recalls N]
  */
 #include <errno.h>
 #include <dirent.h>
@@ -325,6 +343,10 @@ static int load(const char *ws, size_t n, struct corpus *c, EVP_MD_CTX *h,
 /* CPU milliseconds (user + system) of the last child run() waited for:
  * unlike wall time, hardly moved by other work on the machine. */
 static double last_cpu_ms;
+/* Its peak resident set (ru_maxrss, KiB). A child of fork() starts with
+ * this program's resident pages counted, so the same figure for
+ * /bin/true ("floor_bin_true_rss") is what of it is not the child's. */
+static long last_maxrss_kb;
 
 /*
  * Run argv with `in` on stdin; read its stdout into out (at most
@@ -378,6 +400,7 @@ static double run(char *const argv[], const char *in, char *out,
 		return -1;
 	last_cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	last_maxrss_kb = ru.ru_maxrss;
 	*outlen = len;
 	return (bench_now_s() - t0) * 1000.0;
 }
@@ -400,7 +423,9 @@ static pid_t start_server(const char *cairn, const char *ws, int *in)
 	pid_t pid;
 
 	snprintf(sock, sizeof(sock), "%s/.cairn/hook.sock", ws);
-	if (pipe(p) != 0)
+	/* close-on-exec: a second server must not hold this one's input
+	 * open (it would never see its end) */
+	if (pipe2(p, O_CLOEXEC) != 0)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
@@ -434,6 +459,68 @@ static pid_t start_server(const char *cairn, const char *ws, int *in)
 	return -1;
 }
 
+/* Field name ("VmHWM", "VmRSS") of /proc/PID/status in KiB, or -1. */
+static long proc_status_kb(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	size_t nl = strlen(name);
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, name, nl) == 0 && line[nl] == ':') {
+			kb = strtol(line + nl + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+/* CPU milliseconds (user + system) pid has used so far, from
+ * /proc/PID/stat; -1 when unreadable. */
+static double proc_cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, stime = 0;
+	long tck = sysconf(_SC_CLK_TCK);
+	size_t got;
+	FILE *f;
+	int i;
+
+	if (pid <= 0 || tck <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	got = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[got] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p)
+		return -1;
+	/* after ") ": field 3 (state) ... 14 utime, 15 stime */
+	for (i = 3; i < 14 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu %llu", &ut, &stime) != 2)
+		return -1;
+	return (double)(ut + stime) * 1000.0 / (double)tck;
+}
+
+/* Stop a server started by start_server (end of its input: it exits)
+ * after reading its peak and current RSS. */
+static void stop_server(pid_t pid, int in, long *hwm_kb, long *rss_kb)
+{
+	*hwm_kb = proc_status_kb(pid, "VmHWM");
+	*rss_kb = proc_status_kb(pid, "VmRSS");
+	close(in);
+	waitpid(pid, NULL, 0);
+}
+
 static struct stats summarise(double *v, size_t n)
 {
 	struct stats s = { 0, 0, 0, 0 };
@@ -449,6 +536,26 @@ static struct stats summarise(double *v, size_t n)
 	s.p90 = v[(size_t)ceil(0.9 * (double)n) - 1];
 	s.min = v[0];
 	return s;
+}
+
+/* The largest of v[0..n), 0 for none. */
+static double vmax(const double *v, size_t n)
+{
+	double m = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+/* "name": {"p50_mb": .., "max_mb": ..} of peak RSS samples (MiB). */
+static void put_rss(FILE *f, const char *name, const double *v, size_t n,
+		    struct stats s, int last)
+{
+	fprintf(f, "    \"%s\": {\"p50_mb\": %.1f, \"max_mb\": %.1f}%s\n",
+		name, s.p50, vmax(v, n), last ? "" : ",");
 }
 
 static void put_stats(FILE *f, const char *name, struct stats s, int last)
@@ -469,6 +576,22 @@ int main(int argc, char **argv)
 	double *tc = NULL, *th_cpu = NULL, *tc_cpu = NULL;
 	struct stats sc = { 0, 0, 0, 0 }, sh_cpu, sc_cpu = { 0, 0, 0, 0 };
 	size_t n = 10000, q = 200, sessions = 50, i, injected = 0;
+	size_t recalls = 20, lex_injected = 0, lex_mismatch = 0;
+	/* --model: the same records in a workspace without vectors, its hook
+	 * timed the same way (served or not) in the same run: the lexical
+	 * baseline; and `cairn recall` processes on both */
+	char lexbuf[] = "/tmp/cairn-hook-bench-lex-XXXXXX", *ws_lex = NULL;
+	pid_t lex_server = -1;
+	int lex_in = -1;
+	long srv_hwm = -1, srv_rss = -1, lex_hwm = -1, lex_rss = -1;
+	double *tl = NULL, *tl_cpu = NULL, *th_rss = NULL, *tl_rss = NULL;
+	double *tc_rss = NULL, *tt_rss = NULL, *tr = NULL, *tr_lex = NULL;
+	double *tr_rss = NULL, *trl_rss = NULL;
+	struct stats sl = { 0, 0, 0, 0 }, sl_cpu = sl, sh_rss = sl, sl_rss = sl;
+	struct stats sc_rss = sl, st_rss = sl, sr = sl, sr_lex = sl, sr_rss = sl;
+	struct stats srl_rss = sl;
+	uint64_t rng_load;
+	double srv_cpu0 = -1, srv_cpu1 = -1, lex_cpu0 = -1, lex_cpu1 = -1;
 	unsigned long long seed = 42;
 	int keep = 0, serve = 0, local_cmp = 0;
 	size_t mismatches = 0;
@@ -519,12 +642,14 @@ int main(int argc, char **argv)
 			model = v;
 		else if (strcmp(a, "--reuse") == 0)
 			reuse = v;
+		else if (strcmp(a, "--recalls") == 0)
+			recalls = strtoul(v, NULL, 10);
 		else {
 			fprintf(stderr, "usage: hook_bench --cairn PATH "
 				"[--compare PATH] [--n N] "
 				"[--q N] [--sessions N] [--seed S] [--out FILE] "
 				"[--keep] [--model FILE.gguf] [--reuse DIR] "
-				"[--serve]\n");
+				"[--serve] [--recalls N]\n");
 			return 2;
 		}
 		i++;
@@ -551,7 +676,21 @@ int main(int argc, char **argv)
 	tt = calloc(q, sizeof(double));
 	th_cpu = calloc(q, sizeof(double));
 	tc_cpu = calloc(q, sizeof(double));
-	if (!th_cpu || !tc_cpu || !tt) {
+	tl = calloc(q, sizeof(double));
+	tl_cpu = calloc(q, sizeof(double));
+	th_rss = calloc(q, sizeof(double));
+	tl_rss = calloc(q, sizeof(double));
+	tc_rss = calloc(q, sizeof(double));
+	tt_rss = calloc(q, sizeof(double));
+	if (recalls > q)
+		recalls = q;
+	tr = calloc(recalls + 1, sizeof(double));
+	tr_lex = calloc(recalls + 1, sizeof(double));
+	tr_rss = calloc(recalls + 1, sizeof(double));
+	trl_rss = calloc(recalls + 1, sizeof(double));
+	if (!th_cpu || !tc_cpu || !tt || !tl || !tl_cpu || !th_rss ||
+	    !tl_rss || !tc_rss || !tt_rss || !tr || !tr_lex || !tr_rss ||
+	    !trl_rss) {
 		fprintf(stderr, "hook_bench: out of memory\n");
 		return 1;
 	}
@@ -564,10 +703,44 @@ int main(int argc, char **argv)
 	}
 	t0 = bench_now_s();
 	load_before = bench_loadavg();
+	rng_load = rng;
 	if (load(ws, n, &c, hc, reuse != NULL) != 0)
 		return 1;
 	fprintf(stderr, "hook_bench: %zu records in %.1f s (%s), %zu prompts\n",
 		n, bench_now_s() - t0, ws, c.q);
+	if (model) {
+		/* the same records (the generator started again from the same
+		 * state), never embedded */
+		struct corpus lc;
+		EVP_MD_CTX *hl = EVP_MD_CTX_new();
+		size_t k;
+
+		lc.q = q;
+		lc.prompt = calloc(q, sizeof(char *));
+		if (!hl || !lc.prompt || !mkdtemp(lexbuf)) {
+			fprintf(stderr, "hook_bench: no lexical workspace\n");
+			return 1;
+		}
+		ws_lex = lexbuf;
+		EVP_DigestInit_ex(hl, EVP_sha256(), NULL);
+		rng = rng_load;
+		if (load(ws_lex, n, &lc, hl, 0) != 0)
+			return 1;
+		for (k = 0; k < lc.q; k++) {
+			if (lc.q != c.q || strcmp(lc.prompt[k], c.prompt[k]))
+				lex_mismatch++;
+			free(lc.prompt[k]);
+		}
+		free(lc.prompt);
+		EVP_MD_CTX_free(hl);
+		if (lex_mismatch) {
+			fprintf(stderr, "hook_bench: the lexical workspace "
+				"got other prompts\n");
+			return 1;
+		}
+		fprintf(stderr, "hook_bench: the same records without vectors "
+			"in %s\n", ws_lex);
+	}
 	/* the model's SHA-256 cache: private to this workspace, inherited by
 	 * every process started below */
 	snprintf(cache, sizeof(cache), "%s/sha-cache", ws);
@@ -611,6 +784,12 @@ int main(int argc, char **argv)
 		served = malloc(MAX_OUT);
 		if (!served)
 			return 1;
+		if (ws_lex) {
+			/* its own server; it must not see the model */
+			lex_server = start_server(cairn_abs, ws_lex, &lex_in);
+			if (lex_server < 0)
+				return 1;
+		}
 	}
 	{
 		char *hook_argv[] = { cairn_abs, (char *)"hook", NULL };
@@ -619,6 +798,11 @@ int main(int argc, char **argv)
 		char *cmp_argv[] = { compare_abs, (char *)"hook",
 				     local_cmp ? (char *)"--local" : NULL,
 				     NULL };
+		char *rec_argv[] = { cairn_abs, (char *)"-C", ws,
+				     (char *)"recall", NULL, NULL };
+		char *rec_lex_argv[] = { cairn_abs, (char *)"-C", ws_lex,
+					 (char *)"recall", NULL, NULL };
+		char lex_json[8192];
 		size_t served_len = 0;
 		char json[8192];
 		size_t len, nb = 0, k;
@@ -635,7 +819,20 @@ int main(int argc, char **argv)
 			run(ver_argv, "", out, &len);
 			if (compare)
 				run(cmp_argv, json, out, &len);
+			if (ws_lex) {
+				snprintf(lex_json, sizeof(lex_json),
+					 "{\"hook_event_name\":"
+					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
+					 "\"session_id\":\"warm\","
+					 "\"prompt\":\"%s\"}",
+					 ws_lex, c.prompt[k % c.q]);
+				run(hook_argv, lex_json, out, &len);
+			}
 		}
+		/* the servers' CPU over the timed prompts: all of it is
+		 * theirs to answer (a server gets nothing else meanwhile) */
+		srv_cpu0 = proc_cpu_ms(server);
+		lex_cpu0 = proc_cpu_ms(lex_server);
 		for (k = 0; k < c.q; k++) {
 			EVP_DigestUpdate(hc, c.prompt[k], strlen(c.prompt[k]) + 1);
 			snprintf(json, sizeof(json),
@@ -650,6 +847,7 @@ int main(int argc, char **argv)
 			}
 			th[k] = ms;
 			th_cpu[k] = last_cpu_ms;
+			th_rss[k] = (double)last_maxrss_kb / 1024.0;
 			injected += len > 0;
 			EVP_DigestUpdate(ho, out, len + 1);
 			if (served) {
@@ -664,6 +862,25 @@ int main(int argc, char **argv)
 			}
 			tb[nb++] = ms;
 			tt[k] = run(true_argv, "", out, &len);
+			tt_rss[k] = (double)last_maxrss_kb / 1024.0;
+			if (ws_lex) {
+				snprintf(lex_json, sizeof(lex_json),
+					 "{\"hook_event_name\":"
+					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
+					 "\"session_id\":\"bench\","
+					 "\"prompt\":\"%s\"}",
+					 ws_lex, c.prompt[k]);
+				ms = run(hook_argv, lex_json, out, &len);
+				if (ms < 0) {
+					fprintf(stderr, "hook_bench: the "
+						"lexical hook failed\n");
+					return 1;
+				}
+				tl[k] = ms;
+				tl_cpu[k] = last_cpu_ms;
+				tl_rss[k] = (double)last_maxrss_kb / 1024.0;
+				lex_injected += len > 0;
+			}
 			if (compare) {
 				snprintf(json, sizeof(json),
 					 "{\"hook_event_name\":"
@@ -679,11 +896,14 @@ int main(int argc, char **argv)
 				}
 				tc[k] = ms;
 				tc_cpu[k] = last_cpu_ms;
+				tc_rss[k] = (double)last_maxrss_kb / 1024.0;
 				if (local_cmp && (len != served_len ||
 						  memcmp(out, served, len) != 0))
 					mismatches++;
 			}
 		}
+		srv_cpu1 = proc_cpu_ms(server);
+		lex_cpu1 = proc_cpu_ms(lex_server);
 		snprintf(json, sizeof(json),
 			 "{\"hook_event_name\":\"SessionStart\",\"cwd\":\"%s\","
 			 "\"session_id\":\"bench\",\"source\":\"startup\"}", ws);
@@ -698,21 +918,61 @@ int main(int argc, char **argv)
 				return 1;
 			tb[nb++] = ms;
 		}
+		/* `cairn recall` as a user runs it, a whole process, on
+		 * both workspaces, interleaved (after the hooks: its receipts
+		 * go to the database) */
+		if (!ws_lex)
+			recalls = 0;
+		for (k = 0; k < recalls; k++) {
+			rec_argv[4] = c.prompt[k];
+			rec_lex_argv[4] = c.prompt[k];
+			ms = run(rec_argv, "", out, &len);
+			if (ms < 0) {
+				fprintf(stderr, "hook_bench: cairn recall "
+					"failed\n");
+				return 1;
+			}
+			tr[k] = ms;
+			tr_rss[k] = (double)last_maxrss_kb / 1024.0;
+			ms = run(rec_lex_argv, "", out, &len);
+			if (ms < 0) {
+				fprintf(stderr, "hook_bench: cairn recall "
+					"(lexical) failed\n");
+				return 1;
+			}
+			tr_lex[k] = ms;
+			trl_rss[k] = (double)last_maxrss_kb / 1024.0;
+		}
 		sh = summarise(th, c.q);
+		sh_rss = summarise(th_rss, c.q);
+		st_rss = summarise(tt_rss, c.q);
+		if (ws_lex) {
+			sl = summarise(tl, c.q);
+			sl_cpu = summarise(tl_cpu, c.q);
+			sl_rss = summarise(tl_rss, c.q);
+		}
+		if (recalls) {
+			sr = summarise(tr, recalls);
+			sr_lex = summarise(tr_lex, recalls);
+			sr_rss = summarise(tr_rss, recalls);
+			srl_rss = summarise(trl_rss, recalls);
+		}
 		st_true = summarise(tt, c.q);
 		sh_cpu = summarise(th_cpu, c.q);
 		if (compare)
 			sc_cpu = summarise(tc_cpu, c.q);
 		ss = summarise(ts, sessions);
 		sb = summarise(tb, nb);
-		if (compare)
+		if (compare) {
 			sc = summarise(tc, c.q);
+			sc_rss = summarise(tc_rss, c.q);
+		}
 	}
 	load_after = bench_loadavg();
-	if (server > 0) {
-		close(server_in); /* end of input: the server exits */
-		waitpid(server, NULL, 0);
-	}
+	if (server > 0)
+		stop_server(server, server_in, &srv_hwm, &srv_rss);
+	if (lex_server > 0)
+		stop_server(lex_server, lex_in, &lex_hwm, &lex_rss);
 	if (model) {
 		DIR *d = opendir(cache);
 		struct dirent *e;
@@ -770,6 +1030,51 @@ int main(int argc, char **argv)
 		fprintf(f, "  \"prompt_cpu_p50_vs_compare\": %.2f,\n",
 			sc_cpu.p50 > 0 ? sh_cpu.p50 / sc_cpu.p50 : 0);
 	}
+	if (serve && srv_cpu0 >= 0 && srv_cpu1 >= 0)
+		fprintf(f, "  \"server_cpu_per_prompt_ms\": %.2f,\n",
+			(srv_cpu1 - srv_cpu0) / (double)c.q);
+	if (lex_server > 0 && lex_cpu0 >= 0 && lex_cpu1 >= 0)
+		fprintf(f, "  \"lexical_server_cpu_per_prompt_ms\": %.2f,\n",
+			(lex_cpu1 - lex_cpu0) / (double)c.q);
+	if (ws_lex) {
+		put_stats(f, "lexical_prompt", sl, 0);
+		put_stats(f, "lexical_prompt_cpu", sl_cpu, 0);
+		fprintf(f, "  \"prompt_p50_vs_lexical\": %.2f,\n"
+			"  \"lexical_injected_share\": %.3f,\n",
+			sl.p50 > 0 ? sh.p50 / sl.p50 : 0,
+			c.q ? (double)lex_injected / (double)c.q : 0);
+	}
+	if (recalls) {
+		fprintf(f, "  \"recall_processes\": %zu,\n", recalls);
+		put_stats(f, "recall_process", sr, 0);
+		put_stats(f, "recall_process_lexical", sr_lex, 0);
+		fprintf(f, "  \"recall_p50_vs_lexical\": %.2f,\n",
+			sr_lex.p50 > 0 ? sr.p50 / sr_lex.p50 : 0);
+	}
+	/* peak resident sets, MiB: a process's ru_maxrss from wait4 (the
+	 * floor's is what the fork of this program brings), a server's VmHWM
+	 * (and VmRSS) from /proc/PID/status just before it is stopped */
+	fprintf(f, "  \"rss\": {\n");
+	put_rss(f, "hook_client", th_rss, c.q, sh_rss, 0);
+	put_rss(f, "floor_bin_true", tt_rss, c.q, st_rss, 0);
+	if (compare)
+		put_rss(f, local_cmp ? "hook_local" : "compare_client",
+			tc_rss, c.q, sc_rss, 0);
+	if (ws_lex)
+		put_rss(f, "lexical_hook_client", tl_rss, c.q, sl_rss, 0);
+	if (recalls) {
+		put_rss(f, "recall_process", tr_rss, recalls, sr_rss, 0);
+		put_rss(f, "recall_process_lexical", trl_rss, recalls,
+			srl_rss, 0);
+	}
+	fprintf(f, "    \"server_peak_mb\": %.1f,\n"
+		"    \"server_now_mb\": %.1f,\n"
+		"    \"lexical_server_peak_mb\": %.1f,\n"
+		"    \"lexical_server_now_mb\": %.1f\n  },\n",
+		srv_hwm < 0 ? -1.0 : (double)srv_hwm / 1024.0,
+		srv_rss < 0 ? -1.0 : (double)srv_rss / 1024.0,
+		lex_hwm < 0 ? -1.0 : (double)lex_hwm / 1024.0,
+		lex_rss < 0 ? -1.0 : (double)lex_rss / 1024.0);
 	fprintf(f, "  \"ratios\": {\"prompt_p50\": %.2f, \"prompt_p90\": %.2f, "
 		"\"session_start_p50\": %.2f},\n",
 		sb.p50 > 0 ? sh.p50 / sb.p50 : 0, sb.p90 > 0 ? sh.p90 / sb.p90 : 0,
@@ -799,10 +1104,36 @@ int main(int argc, char **argv)
 	if (local_cmp)
 		printf("served and local outputs differ for %zu of %zu "
 		       "prompts\n", mismatches, c.q);
+	if (ws_lex)
+		printf("lexical hook (same records, no vectors) p50 %.2f ms | "
+		       "this / lexical p50 %.2f\n", sl.p50,
+		       sl.p50 > 0 ? sh.p50 / sl.p50 : 0);
+	if (serve && srv_cpu1 >= 0)
+		printf("server CPU per prompt %.2f ms\n",
+		       (srv_cpu1 - srv_cpu0) / (double)c.q);
+	if (lex_server > 0 && lex_cpu1 >= 0)
+		printf("lexical server CPU per prompt %.2f ms\n",
+		       (lex_cpu1 - lex_cpu0) / (double)c.q);
+	if (recalls)
+		printf("cairn recall process p50 %.2f ms (lexical %.2f), peak "
+		       "RSS max %.1f MiB (lexical %.1f)\n", sr.p50, sr_lex.p50,
+		       vmax(tr_rss, recalls), vmax(trl_rss, recalls));
+	printf("peak RSS, MiB: hook client max %.1f (/bin/true %.1f)",
+	       vmax(th_rss, c.q), vmax(tt_rss, c.q));
+	if (compare)
+		printf(" | %s max %.1f", local_cmp ? "hook --local" : "compare",
+		       vmax(tc_rss, c.q));
+	if (server > 0)
+		printf(" | server VmHWM %.1f", (double)srv_hwm / 1024.0);
+	if (lex_server > 0)
+		printf(" (lexical %.1f)", (double)lex_hwm / 1024.0);
+	printf("\n");
 	if (keep || reuse)
 		fprintf(stderr, "hook_bench: kept %s\n", ws);
 	else
 		nftw(ws, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (ws_lex) /* made again by every run: 10 s */
+		nftw(ws_lex, bench_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < c.q; i++)
 		free(c.prompt[i]);
 	for (i = 0; i < VOCAB; i++)
@@ -817,6 +1148,16 @@ int main(int argc, char **argv)
 	free(tc);
 	free(th_cpu);
 	free(tc_cpu);
+	free(tl);
+	free(tl_cpu);
+	free(th_rss);
+	free(tl_rss);
+	free(tc_rss);
+	free(tt_rss);
+	free(tr);
+	free(tr_lex);
+	free(tr_rss);
+	free(trl_rss);
 	EVP_MD_CTX_free(hc);
 	EVP_MD_CTX_free(ho);
 	return 0;

@@ -167,6 +167,16 @@ CAIRN_API const char *cairn_db_root(const cairn_db *db);
 CAIRN_API void cairn_db_short_lived(cairn_db *db);
 
 /*
+ * Read the store files through a memory map (up to 1 GiB each) instead of
+ * copying their pages into SQLite's 2 MB cache: a long-lived process that
+ * reads many records (`cairn mcp` answering the hook) stops re-reading
+ * the pages that cache evicted. The mapped pages count in its resident
+ * set. cairn_db_short_lived() does this too. Failures are harmless and
+ * ignored.
+ */
+CAIRN_API void cairn_db_map_files(cairn_db *db);
+
+/*
  * Receipts of this handle's recalls go to the spool (on = 1) or straight
  * into the store (0). Returns the previous setting.
  */

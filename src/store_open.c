@@ -385,11 +385,16 @@ const char *cairn_db_dir(const cairn_db *db)
 
 #define STORE_MMAP_BYTES "1073741824" /* map up to 1 GiB of a store file */
 
-void cairn_db_short_lived(cairn_db *db)
+void cairn_db_map_files(cairn_db *db)
 {
 	/* every attached schema (workspace and global store) */
 	sqlite3_exec(db->sql, "PRAGMA mmap_size=" STORE_MMAP_BYTES, NULL, NULL,
 		     NULL);
+}
+
+void cairn_db_short_lived(cairn_db *db)
+{
+	cairn_db_map_files(db);
 	/*
 	 * A short-lived process is usually the only connection, so its close
 	 * would be the last one: SQLite would then copy the WAL into the

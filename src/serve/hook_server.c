@@ -13,8 +13,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "embed.h"
 #include "hook_server.h"
 #include "json.h"
+#include "vector.h"
 
 /* sa for dir/hook.sock; 0 when the path does not fit a socket address. */
 static int sock_addr(const char *dir, struct sockaddr_un *sa)
@@ -78,6 +80,22 @@ void hook_server_open(cairn_db *db, struct hook_server *hs)
 	hs->fd = fd;
 	hs->ino = st.st_ino;
 	memcpy(hs->path, sa.sun_path, sizeof(hs->path));
+}
+
+void hook_server_warm(cairn_db *db)
+{
+	struct embedder *e = NULL;
+	cairn_recall_opts o;
+	cairn_result *res = NULL;
+
+	if (vector_embedder(db, &e) != CAIRN_OK ||
+	    (e && strcmp(embed_identity(e)->provider, "gguf") != 0))
+		return; /* a model behind a network: not asked at start-up */
+	memset(&o, 0, sizeof(o));
+	o.k = 1;
+	o.no_receipt = 1; /* writes nothing: no receipt, no last_seen */
+	if (cairn_recall(db, "warm", &o, &res) == CAIRN_OK)
+		cairn_result_free(res);
 }
 
 void hook_server_unlink(const struct hook_server *hs)

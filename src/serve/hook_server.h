@@ -2,7 +2,8 @@
  * hook_server.h -- a running `cairn mcp` answers the prompt hook for its
  * workspace, warm, over a Unix socket in the store directory.
  *
- * Layer: on hook.h (the same rendering the hook process runs) and json.
+ * Layer: on hook.h (the same rendering the hook process runs), json, and
+ * vector.h/embed.h (hook_server_warm).
  * Above it: cli_mcp.c (serves) and cli_hook.c (asks).
  *
  * Why: `cairn hook` is a new process per prompt. Most of what it spends
@@ -58,6 +59,21 @@ struct hook_server {
  * then works on its own).
  */
 void hook_server_open(cairn_db *db, struct hook_server *hs);
+
+/*
+ * Answer one question that writes nothing (cairn_recall with no_receipt)
+ * before serving: the first prompt then finds the tokenizer's tables, the
+ * term and length files, the model (a local GGUF) and the vectors' int8
+ * matrix loaded and paged in. On the 10k bge-small bench store a fresh
+ * server's first prompt took 0.4-1.7 s in several starts at load 4-7
+ * (0.38 s of one spent after mapping the vectors), past the hook's
+ * HOOK_SERVER_WAIT_MS, so the hook did it itself; 20-60 ms in others (load
+ * 2.4). This start-up takes 0.02 s warm, 1.3 s from a cold page cache,
+ * before any client waits on it. Skipped when the
+ * store's model is behind a network (an HTTP provider); errors are left
+ * for the first prompt to meet.
+ */
+void hook_server_warm(cairn_db *db);
 
 /* Accept one connection on hs->fd and answer it; errors end it quietly. */
 void hook_server_answer(cairn_db *db, struct hook_server *hs);
