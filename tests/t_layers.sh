@@ -2,8 +2,8 @@
 # tests/t_layers.sh [CAIRN] -- the layers are one-way and the store is the
 # one gate.
 #
-# Three rules of docs/ARCHITECTURE.md, checked in the source:
-#   1. the faces (src/cli*.c, src/serve/mcp.c, src/serve/hook.c, src/serve/hook_server.c)
+# Four rules of docs/ARCHITECTURE.md, checked in the source:
+#   1. the faces (src/cli/*.c, src/serve/mcp.c, src/serve/hook.c, src/serve/hook_server.c)
 #      and the hook's injection (src/recall/hook_inject.c) run no SQL of their
 #      own: no sqlite3_ call, no db->sql -- what they need is a call of
 #      include/cairn.h;
@@ -13,7 +13,9 @@
 #   3. dependencies point down the layer order (tests/layers.sh, `make
 #      layers`): no include of a higher layer's header and, with the
 #      objects beside CAIRN (build/san/*.o under make check), no use of a
-#      higher layer's function.
+#      higher layer's function; each file in its layer's folder;
+#   4. the map is the code's: docs/ARCHITECTURE.md names every file of
+#      src/ and states store.h's schema version.
 # Each rule is checked on the tree and, as its negative control, on a copy
 # with one offending line (or object, or file) added: the check must then
 # fail, and name what offends.
@@ -127,6 +129,29 @@ elif [ -n "$objdir" ]; then
 	skipped=$((skipped + 1))
 	echo "  skipped: negative control of layer calls: no cc"
 fi
+
+# the map is the code's: docs/ARCHITECTURE.md names every file of src/ and
+# states the schema version store.h has
+# map_gaps SRC DOC: what DOC misses (one line each); nothing when true
+map_gaps() {
+	find "$1" \( -name '*.c' -o -name '*.h' \) ! -path '*/console/*' | sort |
+		while read -r f; do
+			grep -qF "$(basename "$f")" "$2" || echo "does not name $(basename "$f")"
+		done
+	v=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$1/store.h")
+	tr '\n' ' ' < "$2" | grep -qE "STORE_SCHEMA_VERSION\`, +now $v\)" ||
+		echo "does not state schema version $v"
+}
+doc=$(cd "$(dirname "$0")/../docs" && pwd)/ARCHITECTURE.md
+out=$(map_gaps "$src" "$doc")
+if [ -z "$out" ]; then ok; else bad "docs/ARCHITECTURE.md is out of date:"; echo "$out" | sed 's/^/    /' >&2; fi
+# negative controls: a map without sync.c's name, one with another version
+grep -v 'sync\.c' "$doc" > "$tmp/arch1.md"
+if map_gaps "$src" "$tmp/arch1.md" | grep -q 'does not name sync\.c'; then ok; else
+	bad "negative control: a map that never names sync.c passed"; fi
+sed 's/\(STORE_SCHEMA_VERSION`, *\)$/\1/; s/^now [0-9]*)/now 999)/' "$doc" > "$tmp/arch2.md"
+if map_gaps "$src" "$tmp/arch2.md" | grep -q 'does not state schema version'; then ok; else
+	bad "negative control: a map with another schema version passed"; fi
 
 echo "layers: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
