@@ -178,7 +178,7 @@ test-data: deps
 	@tests/tools/glove-setup build/tools >/dev/null
 	@tests/tools/mcp-setup build/tools/mcp >/dev/null
 
-# Claude Code itself as the test client (issue 21): installs the pinned
+# Claude Code itself as the test client: installs the pinned
 # @anthropic-ai/claude-code from npm into build/tools/claude-code (never
 # committed; the network step is part of this target), runs it against a
 # fake Anthropic API on 127.0.0.1 in projects set up by `cairn setup

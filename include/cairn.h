@@ -439,7 +439,7 @@ typedef struct cairn_hit {
 	/* drift (cairn_drift_check): a file this record refers to changed */
 	char *drift;         /* NULL, or "scripts/deploy.sh changed since this was recorded" */
 	double drift_weight; /* the factor its score took for that (1: none) */
-	/* answerability (issue 17; docs/RANKING.md): what the floor decides on */
+	/* answerability (docs/RANKING.md): what the floor decides on */
 	double answer;       /* 0..1: share of the question's IDF mass this hit matches,
 				each word weighed by what can match it (its glosses) */
 } cairn_hit;
@@ -468,7 +468,7 @@ typedef struct cairn_result {
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
 	int embed_down;         /* 1: the embedding provider did not answer in time
 				   (opts.embed_budget_ms): lexical only, see notice */
-	/* answerability (issue 17): the best hit's, before the floor */
+	/* answerability: the best hit's, before the floor */
 	double answer;          /* 0..1; 0 when nothing matched */
 	double answer_unseen;   /* share of the question's mass the workspace store never says */
 	/* the chance test of the workspace store (docs/RANKING.md) */
@@ -531,8 +531,8 @@ CAIRN_API const char *const *cairn_default_probes(size_t *n);
 CAIRN_API int cairn_receipt_json(cairn_db *db, const char *id, char **out);
 
 /*
- * Calibrate the no-match floor from n questions the store cannot answer
- * (issue 17): the median of their answerability (each probe's best hit,
+ * Calibrate the no-match floor from n questions the store cannot answer:
+ * the median of their answerability (each probe's best hit,
  * cairn_hit.answer), never below the default floor, rounded up to 0.01,
  * stored with the tokenizer identity it was measured for. Not the highest
  * probe: one probe that shares most of its words with the store would
@@ -545,7 +545,7 @@ CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
 /* What cairn_calibrate_ex measured. */
 /*
  * The no-match floor before calibration, and the least answerability any
- * single hit must have (issue 17): recall answers a question when its best
+ * single hit must have: recall answers a question when its best
  * hit's answerability is above the floor in force (calibrated or this),
  * and then returns the hits above min(that floor, this one).
  */
@@ -565,7 +565,7 @@ typedef struct cairn_calibration {
 	int has_cosine;       /* 1: a vector model is configured and vectors exist */
 	double cosine_floor;  /* highest probe cosine, rounded up to 0.01 */
 	char identity[1200];  /* the vector identity it was stored with ("" if none) */
-	/* what the floor lets through (issue 17) */
+	/* what the floor lets through */
 	size_t probes;        /* probes asked (those with searchable words) */
 	double probe_max;     /* the highest probe answerability */
 	size_t through;       /* probes whose answerability is above the floor */
@@ -1001,7 +1001,7 @@ typedef struct cairn_ingest_opts {
 	int include_tools;   /* 1: also tool output (failed tool calls' output,
 			      * tool-result lines, generic tool/web speakers);
 			      * 0: left out, not the user's or the assistant's
-			      * words (stored prompt injection, issue 16) */
+			      * words (stored prompt injection) */
 } cairn_ingest_opts;
 
 /* What ingesting one file did. Release with cairn_ingest_report_release(). */

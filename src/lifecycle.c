@@ -1,6 +1,5 @@
 /*
- * lifecycle.c -- ageing, reviving and superseding records (SPEC 5.5,
- * issue 5).
+ * lifecycle.c -- ageing, reviving and superseding records (SPEC 5.5).
  *
  * Layer: lifecycle, on store.h (docs/ARCHITECTURE.md, "Layers"). Above it:
  * receipt.c, gc.c (cairn_gc), recall.c (the daily run), cli_gc.c (`cairn

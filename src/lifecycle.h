@@ -1,5 +1,5 @@
 /*
- * lifecycle.h -- records age (SPEC 5.5) and are replaced (issue 5):
+ * lifecycle.h -- records age (SPEC 5.5) and are replaced:
  * decisions and facts unseen for 90 days become `stale`, for 180 days
  * `retired`; capabilities, rules and procedures (and every other kind)
  * never decay; an explicit read revives a stale record to the status it

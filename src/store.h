@@ -173,7 +173,7 @@ int store_import_record(struct cairn_db *db, const char *schema,
 			unsigned flags);
 /*
  * The other writes of records and revisions, all here so that the store
- * is the one place that writes them (issue 15; tests/t_layers.sh):
+ * is the one place that writes them (tests/t_layers.sh):
  *   store_import_drop      cairn import --replace: the record with id
  *   store_import_revision  an imported revision of record_id: title,
  *                          body, status, confidence, proof, origin,

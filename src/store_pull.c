@@ -1,6 +1,6 @@
 /*
  * store_pull.c -- the store's gate for what a team server sends (sync.c,
- * docs/TEAM.md, issue 24).
+ * docs/TEAM.md).
  *
  * Layer: part of the store (the one module that writes records and
  * revisions: tests/t_layers.sh). sync.c talks to PostgreSQL and decides

@@ -171,7 +171,7 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (server, record_id));",
 
 	/*
-	 * 8: the machine scope (issue 24): a workspace-store record true only
+	 * 8: the machine scope: a workspace-store record true only
 	 * on this machine (a capability proved here), which team sync keeps
 	 * local unless asked (cairn sync --include-machine). Migration 1's
 	 * CHECK (scope IN ('workspace','global')) gains 'machine' in place

@@ -46,7 +46,7 @@ in_tree() { find "$1" -name "$2" -print -quit; }
 # local connection (main, global, or %s filled in); sync.c's cairn.records
 # and cairn.revisions are the PostgreSQL server's (schema "cairn", which
 # no SQLite connection of cairn attaches), so sync.c is checked like every
-# other module: what it pulls goes through store_pull_record (issue 24).
+# other module: what it pulls goes through store_pull_record.
 writers() {
 	find "$1" -name '*.c' | sort | while read -r f; do
 		case $(basename "$f") in store.c | store_*.c) continue ;; esac

@@ -74,7 +74,7 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 /*
  * Standard output of the human-facing commands passes through this
- * filter (issue 16 §4): a stored ESC, OSC, BEL, CR, backspace or C1
+ * filter: a stored ESC, OSC, BEL, CR, backspace or C1
  * control reaches the terminal as "\u001b" and the like, never as a
  * command to it (a title that clears the screen, rewrites a line, or sets
  * the window title). Newline and tab pass. Stored text stays as written;

@@ -1,5 +1,5 @@
 /*
- * cli_model.c -- `cairn model pull | list | rm` (issue 20): models by
+ * cli_model.c -- `cairn model pull | list | rm`: models by
  * name from the built-in catalogue, downloaded only when a person asks,
  * and the catalogue names that `cairn reindex --model` and `cairn setup
  * claude-code --model` take.

@@ -1,6 +1,6 @@
 /*
  * cli_setup.c -- `cairn setup claude-code`: install cairn into a Claude
- * Code project (issue 7).
+ * Code project.
  *
  * Layer: top (the `cairn` command). Reads and writes three files under the
  * project folder, nothing else:
@@ -747,7 +747,7 @@ int cmd_setup(int argc, char **argv)
 	} else if (!dry && (files[0].write || files[1].write || files[2].write))
 		printf("Restart Claude Code in '%s' to load them; 'cairn init' "
 		       "there if the project has no store yet.\n", dir);
-	/* what Claude Code does with a new .mcp.json server (issue 21,
+	/* what Claude Code does with a new .mcp.json server (
 	 * checked by tests/clients/claude-code.sh) */
 	if (!dry && files[1].write && !cli_state.json)
 		printf("The MCP server \"cairn\" needs your approval in Claude "

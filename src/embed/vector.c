@@ -374,7 +374,7 @@ int vector_settings_save(struct cairn_db *db, const struct embed_config *cfg)
 /*
  * The width of the main store's vectors when they were made by the http
  * provider with this model id (0 otherwise): the http provider then needs
- * no dimension probe at open (issue 20: a probe doubled each hook's cost).
+ * no dimension probe at open (a probe doubled each hook's cost).
  */
 static int stored_http_dim(struct cairn_db *db, const char *model)
 {

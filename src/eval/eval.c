@@ -1069,7 +1069,7 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 		*have_floor = 1;
 	}
 	if (res->hybrid && !c->cos_noted) {
-		/* the cosine floor gates hybrid hits: report it too (issue 20) */
+		/* the cosine floor gates hybrid hits: report it too */
 		struct eval_report *r = c->r;
 
 		if (r->cos_known == 0 || res->cos_floor < r->cos_floor_min)

@@ -114,7 +114,7 @@ enum eval_metric_kind {
 double eval_metric(const struct eval_metrics *m, enum eval_metric_kind kind);
 
 /*
- * Is r a record default recall must never return (SPEC 5.5, issue 5's
+ * Is r a record default recall must never return (SPEC 5.5, the
  * stale-hit rate)? 1 when its status is not one of the default filter's
  * (accepted, unverified) -- stale, superseded, historical, false, retired,
  * rejected, candidate -- or when another record supersedes it.

@@ -1,5 +1,5 @@
 /*
- * capture.c -- auto-capture (issue 7, seed 003): success events in a
+ * capture.c -- auto-capture (seed 003): success events in a
  * session transcript become candidate records with proof.
  *
  * Layer: capture sits on ingest (the bounded line reader, times), json,
@@ -226,7 +226,7 @@ static int same_shape(const struct cand *c, const struct cand *d,
 
 /*
  * One session's commands of one shape, e.g. a psql per host, are one
- * fact for a human to approve, not one candidate each (issue 16: a
+ * fact for a human to approve, not one candidate each (a
  * SessionEnd gave 110 candidates, one per host). CAPTURE_GROUP_MIN or more
  * capture candidates of a session with the same kind, key shape and
  * program (same_shape) become one

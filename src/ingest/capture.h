@@ -1,5 +1,5 @@
 /*
- * capture.h -- auto-capture and reflection (issue 7, seed 003): success
+ * capture.h -- auto-capture and reflection (seed 003): success
  * events and lasting statements in a session transcript become candidate
  * records behind the approval gate.
  *

@@ -1,5 +1,5 @@
 /*
- * ingest.c -- transcripts as events (issue 6, seed 004's history layer):
+ * ingest.c -- transcripts as events (seed 004's history layer):
  * JSON Lines transcripts become `event` records, and a session's events
  * come back in their original order.
  *

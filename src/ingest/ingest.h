@@ -1,5 +1,5 @@
 /*
- * ingest.h -- transcripts as events (issue 6, seed 004's history layer).
+ * ingest.h -- transcripts as events (seed 004's history layer).
  *
  * Layer: ingest sits on store and json; the CLI sits on it. Its public
  * calls (cairn_ingest_file, cairn_ingest_report_release,

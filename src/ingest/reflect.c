@@ -1,5 +1,5 @@
 /*
- * reflect.c -- reflection (issue 7, seed 003): lasting statements in a
+ * reflect.c -- reflection (seed 003): lasting statements in a
  * session's messages become candidates: the user's imperative rules
  * (English and Chinese), stated decisions, and facts about the environment.
  * Also the optional external command (--llm-cmd) and the strict check of

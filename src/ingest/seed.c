@@ -1,6 +1,6 @@
 /*
  * seed.c -- file-backed records from Markdown: ADRs, decision records,
- * facts files and notes (SPEC 4.1, issue 6; user guide: docs/SEED.md).
+ * facts files and notes (SPEC 4.1; user guide: docs/SEED.md).
  *
  * Layer: above store (it reads the stored file-backed records with its own
  * SELECTs on db->sql; every write goes through the store's gate:
@@ -63,7 +63,7 @@ extern char **environ;
 static const char *const default_paths[] = {
 	"docs/decisions", "docs/adr", "doc/adr", "docs/architecture/decisions",
 	".cairn/records",
-	/* issue 18: where real repositories keep them */
+	/* where real repositories keep them */
 	"docs/adrs", "doc/adrs", "docs/architecture/adr",
 	"docs/architecture/adrs", "doc/architecture/decisions",
 	"docs/architecture-decisions", "docs/architecture-decision-records",
@@ -253,7 +253,7 @@ static const char *folder_kind(const char *rel)
 	/* a folder named adr, adrs or decisions anywhere (any case) */
 	if (has_folder(rel, "adr") || has_folder(rel, "adrs"))
 		return "adr";
-	/* issue 18: architecture-decision-record(s), architecture-decisions,
+	/* architecture-decision-record(s), architecture-decisions,
 	 * doc/architecture/decisions (adr-tools' own example) */
 	for (i = 0; i < ARRAY_SIZE(adr_names); i++) {
 		const char *p = strstr(rel, adr_names[i]);

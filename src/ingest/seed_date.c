@@ -1,6 +1,6 @@
 /*
  * seed_date.c -- the date forms of decision records (docs/SEED.md,
- * "Dates"; issue 18): ISO, numeric with slashes, dots or dashes, English
+ * "Dates"): ISO, numeric with slashes, dots or dashes, English
  * month names and Chinese, as the record time "YYYY-MM-DD".
  *
  * Layer: pure functions, used by seed.c.

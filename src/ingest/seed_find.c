@@ -1,6 +1,6 @@
 /*
  * seed_find.c -- finding decision records where a repository keeps them
- * (docs/SEED.md, "What is read"; issue 18): the folders its tools are
+ * (docs/SEED.md, "What is read"): the folders its tools are
  * configured with (adr-tools' .adr-dir, log4brains' .log4brains.yml),
  * files that look like decision records by their content, and template
  * titles.

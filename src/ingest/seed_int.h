@@ -1,5 +1,5 @@
 /*
- * seed_int.h -- what the parts of the seeder share (issue 18): the status
+ * seed_int.h -- what the parts of the seeder share: the status
  * table (seed_status.c), the date forms (seed_date.c) and recognising
  * decision records and their tools' configuration (seed_find.c). seed.c
  * runs the seed itself (reading, chunking, the plan and the write).

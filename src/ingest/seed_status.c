@@ -1,6 +1,6 @@
 /*
  * seed_status.c -- the status table of cairn seed (docs/SEED.md, "Status
- * mapping"; issues 6 and 18): what real decision records write as their
+ * mapping"): what real decision records write as their
  * status, mapped to SPEC statuses.
  *
  * Layer: a pure function of its text, used by seed.c.

@@ -1,5 +1,5 @@
 /*
- * sync.c -- team memory on PostgreSQL (docs/TEAM.md, issue 24).
+ * sync.c -- team memory on PostgreSQL (docs/TEAM.md).
  *
  * Local-first: the SQLite store stays the recall index and nothing on the
  * hook's or the MCP server's path touches this file. `cairn sync` pushes

@@ -84,7 +84,7 @@ static void add_text(struct sbuf *e, const char *s, size_t n)
  * One entry: header line and the first lines of the body (not headings).
  * An event is what someone said in a past session, whatever it says:
  * it is shown as a quotation (speaker, time, each line after "> ") under
- * a line saying so, never as a rule, capability or procedure (issue 16:
+ * a line saying so, never as a rule, capability or procedure (
  * stored prompt injection through ingested transcripts).
  */
 static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,

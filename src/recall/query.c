@@ -383,7 +383,7 @@ static int glossable(const struct qterm *q)
  * glossary (glossary.h; also for two adjacent words, a compound the
  * segmenter split, such as 正式 环境), then CC-CEDICT's glosses when a
  * dictionary is configured. This lets a Chinese question find an English
- * record (SPEC 5.2; issue 3's paraphrase-zh category) without adding
+ * record (SPEC 5.2; the paraphrase-zh category) without adding
  * noise where the store already speaks Chinese: glossing every word cost
  * cmrc2018 R@1 0.984 -> 0.972. Call after recall.c's term_stats() (uses df).
  */

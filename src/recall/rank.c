@@ -1,5 +1,5 @@
 /*
- * rank.c -- the hybrid ranking pipeline's steps (SPEC 5.2, issue 5) over a
+ * rank.c -- the hybrid ranking pipeline's steps (SPEC 5.2) over a
  * candidate list that recall.c has filled from the BM25 and dense pools.
  *
  * Layer: bottom (internal.h only). Above it: recall.c.
@@ -247,7 +247,7 @@ void rank_rrf(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 	}
 #ifndef CAIRN_MUTATE_RRF_RANKS
 	/*
-	 * Issue 17: with scores in both lists, the fusion is of scores, each
+	 * with scores in both lists, the fusion is of scores, each
 	 * in standard deviations over the candidates (z-scores, summed:
 	 * CombSUM), not of ranks. Ranks alone (RRF) give a weak encoder's
 	 * 1st the credit of BM25's 1st however far apart their evidence is:
@@ -334,7 +334,7 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 		x->relevance = rl;
 		if (x->has_vector && !x->pinned) {
 			/*
-			 * Issue 17: the cosine adds evidence, it does not
+			 * the cosine adds evidence, it does not
 			 * replace BM25's: a hit is dropped only when both its
 			 * cosine and its answerability are at or below their
 			 * floors (a weak model then cannot empty a question

@@ -1,5 +1,5 @@
 /*
- * rank.h -- the hybrid ranking pipeline (SPEC 5.2, issue 5) as pure steps
+ * rank.h -- the hybrid ranking pipeline (SPEC 5.2) as pure steps
  * over a candidate list, and the lexical-only ranking (rank_lexical): no
  * SQL, no I/O, no clock. recall.c fills the candidates (BM25 pool, dense
  * pool, record fields) and runs the steps in order; each step is a named
@@ -127,7 +127,7 @@ int rank_config_set(struct rank_config *cfg, const char *name,
 double rank_weight_of(const struct rank_config *cfg, const struct rank_cand *c);
 
 /*
- * Issue 17: a kind/status weight is a tie-breaker. The score multiplies
+ * a kind/status weight is a tie-breaker. The score multiplies
  * by weight^RANK_WEIGHT_EXP (a decision's 2.0: x1.07, a candidate's 0.8:
  * x0.98), so a weight reorders hits whose relevance is within a few per
  * cent and never lifts a weak match above a strong one (weight x
@@ -176,7 +176,7 @@ long rank_pin(struct rank_cand *c, size_t n, const struct rank_config *cfg);
  * relevance = clamp((lexical - lex_floor) / (1 - lex_floor), 0, 1) over
  * the answerability (recall.c), cosine relevance the same over cos_floor.
  * A candidate with a vector (not pinned) is dropped only when both its
- * cosine and its answerability are at or below their floors (issue 17:
+ * cosine and its answerability are at or below their floors (
  * hybrid never discards lexical evidence); its relevance is the larger of
  * the two. Without a vector, or pinned: the lexical one alone. Unless
  * cfg->no_floor. Returns the number dropped.

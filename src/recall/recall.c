@@ -10,7 +10,7 @@
  * eval, hook, mcp.
  *
  * Two modes. Lexical only (no model configured, or no record has a vector
- * yet): the steps below, ranked by rank_lexical(). Hybrid (issue 5;
+ * yet): the steps below, ranked by rank_lexical(). Hybrid (
  * docs/RANKING.md): the same BM25 pool (both schemas ranked together), the
  * dense pool of the embedded question, each BM25 hit's own cosine from its
  * stored vector, the exact drawer (recall_hybrid.c), then rank_run(): RRF,
@@ -1037,7 +1037,7 @@ struct answer_plan {
 #define RECALL_CHANCE_POWER CAIRN_CHANCE_POWER
 
 /*
- * The plan of the answerability (issue 17): each question word weighed by
+ * The plan of the answerability: each question word weighed by
  * what can match it.
  *   - a word the store says: its idf (answer_idf); matched or not;
  *   - a Chinese word the store never says whose glosses it does say

@@ -1,5 +1,5 @@
 /*
- * recall_hybrid.c -- the dense side of hybrid recall (SPEC 5.2, issue 5;
+ * recall_hybrid.c -- the dense side of hybrid recall (SPEC 5.2;
  * docs/RANKING.md): the question embedded with the store's model, the
  * dense pool (vector_search), each BM25 hit's own cosine from its stored
  * vector, the exact drawer (the record whose key the question is), the

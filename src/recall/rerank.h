@@ -1,6 +1,6 @@
 /*
  * rerank.h -- the optional cross-encoder rerank of a recall result
- * (SPEC 5.2 step 6, issue 5; docs/RANKING.md): a BERT / XLM-R
+ * (SPEC 5.2 step 6; docs/RANKING.md): a BERT / XLM-R
  * sequence-classification GGUF (rank pooling, run by bert.c) scores
  * (question, title + body) for the top hits of a finished result, and
  * rank_rerank() fuses that order 1:1 by reciprocal rank with the order the

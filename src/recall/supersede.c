@@ -1,6 +1,6 @@
 /*
  * supersede.c -- the finder of `cairn write`, `approve` and MCP
- * memory_write: the records a new one may replace (issue 5), listed as
+ * memory_write: the records a new one may replace, listed as
  * may_replace. Nothing is linked here: `cairn supersede OLD NEW`
  * (cairn_supersede, lifecycle.c) does that.
  *

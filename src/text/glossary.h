@@ -1,6 +1,6 @@
 /*
  * glossary.h -- a built-in Chinese -> English glossary of software
- * engineering and operations terms, for recall's glosses (issue 3:
+ * engineering and operations terms, for recall's glosses (
  * Chinese questions about English records).
  *
  * Layer: bottom, beside bilingual.c. No I/O, no allocation, no SQLite.

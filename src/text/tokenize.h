@@ -153,7 +153,7 @@ double tok_dict_load_ms(const struct tok *t);
 int tok_cached(const struct tok *t);
 
 /*
- * Background statistics (recall's answerability, issue 17): the natural
+ * Background statistics (recall's answerability): the natural
  * log of a word's share of all word occurrences in the jieba dictionary,
  * log(freq / total), for a token as the tokenizer emits it (simplified
  * Chinese). 1 (no share: a positive number) when the word is not in the

@@ -1,4 +1,4 @@
-# EVIDENCE-OF: issue 17 -- the chance test: a question of specific words
+# EVIDENCE-OF: the chance test: a question of specific words
 # that the store's records never hold together beyond chance (random
 # words) is not answered by a record holding one of them; negative
 # control NO_CHANCE in tests/mutate
