@@ -780,7 +780,7 @@ static int keep_revision(struct cairn_db *db, const char *schema,
 	return CAIRN_OK;
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+void store_bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
@@ -876,33 +876,33 @@ static int insert_record(struct cairn_db *db, const char *schema,
 		return store_sql_error(db, src, "writing a record");
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, p->kind, -1, SQLITE_STATIC);
-	bind_opt(st, 3, pending_key ? NULL : c->key);
+	store_bind_opt(st, 3, pending_key ? NULL : c->key);
 	sqlite3_bind_text(st, 4, p->scope, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, c->title ? c->title : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, c->body, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, p->status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 8, p->confidence);
-	bind_opt(st, 9, c->proof);
+	store_bind_opt(st, 9, c->proof);
 	sqlite3_bind_text(st, 10, p->origin, -1, SQLITE_STATIC);
-	bind_opt(st, 11, r->src_path);
-	bind_opt(st, 12, r->src_heading);
+	store_bind_opt(st, 11, r->src_path);
+	store_bind_opt(st, 12, r->src_heading);
 	if (r->src_line > 0)
 		sqlite3_bind_int64(st, 13, r->src_line);
-	bind_opt(st, 14, r->src_commit);
-	bind_opt(st, 15, r->src_session);
-	bind_opt(st, 16, r->src_tool);
-	bind_opt(st, 17, r->time);
+	store_bind_opt(st, 14, r->src_commit);
+	store_bind_opt(st, 15, r->src_session);
+	store_bind_opt(st, 16, r->src_tool);
+	store_bind_opt(st, 17, r->time);
 	sqlite3_bind_text(st, 18, keep && r->created ? r->created : p->now, -1,
 			  SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 19, keep && r->updated ? r->updated : p->now, -1,
 			  SQLITE_TRANSIENT);
-	bind_opt(st, 20, keep ? r->last_seen : NULL);
-	bind_opt(st, 21, r->supersedes);
-	bind_opt(st, 22, keep ? r->superseded_by : NULL);
+	store_bind_opt(st, 20, keep ? r->last_seen : NULL);
+	store_bind_opt(st, 21, r->supersedes);
+	store_bind_opt(st, 22, keep ? r->superseded_by : NULL);
 	sqlite3_bind_int64(st, 23, keep && r->revision > 0 ? r->revision : 1);
 	sqlite3_bind_text(st, 24, keep && r->hash ? r->hash : p->hash, -1,
 			  SQLITE_TRANSIENT);
-	bind_opt(st, 25, pending_key);
+	store_bind_opt(st, 25, pending_key);
 	src = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (src == SQLITE_CONSTRAINT_UNIQUE ||
@@ -949,20 +949,20 @@ static int update_text(struct cairn_db *db, const char *schema,
 	sqlite3_bind_text(st, 4, c->body, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, p->status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 6, p->confidence);
-	bind_opt(st, 7, c->proof);
+	store_bind_opt(st, 7, c->proof);
 	sqlite3_bind_text(st, 8, p->origin, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, p->now, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 10, p->hash, -1, SQLITE_STATIC);
-	bind_opt(st, 11, r->time);
-	bind_opt(st, 12, r->src_path);
-	bind_opt(st, 13, r->src_heading);
+	store_bind_opt(st, 11, r->time);
+	store_bind_opt(st, 12, r->src_path);
+	store_bind_opt(st, 13, r->src_heading);
 	if (r->src_line > 0)
 		sqlite3_bind_int64(st, 14, r->src_line);
 	else
 		sqlite3_bind_null(st, 14);
-	bind_opt(st, 15, r->src_commit);
-	bind_opt(st, 16, r->src_session);
-	bind_opt(st, 17, r->src_tool);
+	store_bind_opt(st, 15, r->src_commit);
+	store_bind_opt(st, 16, r->src_session);
+	store_bind_opt(st, 17, r->src_tool);
 	src = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (src != SQLITE_DONE)
@@ -1272,18 +1272,18 @@ int store_file_update(struct cairn_db *db, const cairn_record *r,
 	}
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
-	bind_opt(st, 3, c.key);
+	store_bind_opt(st, 3, c.key);
 	sqlite3_bind_text(st, 4, c.title ? c.title : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, c.body ? c.body : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_STATIC);
-	bind_opt(st, 7, r->src_path);
-	bind_opt(st, 8, r->src_heading);
+	store_bind_opt(st, 7, r->src_path);
+	store_bind_opt(st, 8, r->src_heading);
 	sqlite3_bind_int64(st, 9, r->src_line);
-	bind_opt(st, 10, r->src_commit);
-	bind_opt(st, 11, r->time);
-	bind_opt(st, 12, r->supersedes);
-	bind_opt(st, 13, r->superseded_by);
-	bind_opt(st, 14, r->hash);
+	store_bind_opt(st, 10, r->src_commit);
+	store_bind_opt(st, 11, r->time);
+	store_bind_opt(st, 12, r->supersedes);
+	store_bind_opt(st, 13, r->superseded_by);
+	store_bind_opt(st, 14, r->hash);
 	sqlite3_bind_text(st, 15, now, -1, SQLITE_STATIC);
 	rc = file_step(db, st, "updating a record");
 out:
@@ -1329,10 +1329,10 @@ int store_file_provenance(struct cairn_db *db, const cairn_record *r)
 	if (src != SQLITE_OK)
 		return store_sql_error(db, src, "updating provenance");
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
-	bind_opt(st, 2, r->src_path);
-	bind_opt(st, 3, r->src_heading);
+	store_bind_opt(st, 2, r->src_path);
+	store_bind_opt(st, 3, r->src_heading);
 	sqlite3_bind_int64(st, 4, r->src_line);
-	bind_opt(st, 5, r->src_commit);
+	store_bind_opt(st, 5, r->src_commit);
 	return file_step(db, st, "updating provenance");
 }
 
@@ -1407,12 +1407,12 @@ int store_import_revision(struct cairn_db *db, const char *schema,
 		sqlite3_bind_text(st, 4, b, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, v->status, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 6, v->confidence);
-		bind_opt(st, 7, p);
+		store_bind_opt(st, 7, p);
 		sqlite3_bind_text(st, 8, v->origin ? v->origin : "human", -1,
 				  SQLITE_STATIC);
 		sqlite3_bind_text(st, 9, v->updated ? v->updated : now, -1,
 				  SQLITE_STATIC);
-		bind_opt(st, 10, v->hash);
+		store_bind_opt(st, 10, v->hash);
 		src = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);

@@ -314,6 +314,8 @@ void store_rev_hook(void *user, int op, const char *schema, const char *table,
 void store_links_forget(struct cairn_db *db);
 /* Run sql (no results) on db's connection; what names it in an error. */
 int store_exec(struct cairn_db *db, const char *sql, const char *what);
+/* Bind text s to parameter i of st (copied), or NULL when s is NULL. */
+void store_bind_opt(sqlite3_stmt *st, int i, const char *s);
 /*
  * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION
  * (store_schema.c). CAIRN_MISMATCH for a store of a newer cairn.

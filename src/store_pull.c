@@ -132,13 +132,6 @@ int store_pull_check(struct cairn_db *db, const char *schema,
 	return CAIRN_OK;
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
 
 /* Run sql with ?1 = a; what names it in an error. */
 static int run1(struct cairn_db *db, const char *sql, const char *a,
@@ -265,23 +258,23 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 	}
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
-	bind_opt(st, 3, r->key);
-	bind_opt(st, 4, pending_key);
+	store_bind_opt(st, 3, r->key);
+	store_bind_opt(st, 4, pending_key);
 	sqlite3_bind_text(st, 5, r->title, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, r->body, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 8, r->confidence);
-	bind_opt(st, 9, r->proof);
+	store_bind_opt(st, 9, r->proof);
 	sqlite3_bind_text(st, 10, r->origin, -1, SQLITE_STATIC);
-	bind_opt(st, 11, r->src_session);
-	bind_opt(st, 12, r->src_tool);
-	bind_opt(st, 13, r->time);
+	store_bind_opt(st, 11, r->src_session);
+	store_bind_opt(st, 12, r->src_tool);
+	store_bind_opt(st, 13, r->time);
 	sqlite3_bind_text(st, 14, r->created, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 15, r->updated, -1, SQLITE_STATIC);
-	bind_opt(st, 16, r->supersedes);
-	bind_opt(st, 17, r->superseded_by);
+	store_bind_opt(st, 16, r->supersedes);
+	store_bind_opt(st, 17, r->superseded_by);
 	sqlite3_bind_int64(st, 18, r->revision);
-	bind_opt(st, 19, r->hash);
+	store_bind_opt(st, 19, r->hash);
 	sqlite3_bind_text(st, 20, r->scope, -1, SQLITE_STATIC);
 	src = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -341,10 +334,10 @@ int store_pull_revision(struct cairn_db *db, const char *schema,
 		sqlite3_bind_text(st, 4, v->body, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, v->status, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 6, v->confidence);
-		bind_opt(st, 7, v->proof);
+		store_bind_opt(st, 7, v->proof);
 		sqlite3_bind_text(st, 8, v->origin, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 9, v->updated, -1, SQLITE_STATIC);
-		bind_opt(st, 10, v->hash);
+		store_bind_opt(st, 10, v->hash);
 		src = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
