@@ -99,6 +99,14 @@ typedef struct cairn_record {
 
 /* Free a record returned by the library, and every string in it. NULL ok. */
 CAIRN_API void cairn_record_free(cairn_record *rec);
+
+/*
+ * 1 when rec is file-backed (origin "file": seeded from a file, changed
+ * only by editing the file and seeding again), else 0. With why (size >
+ * 0): "file-backed: edit PATH:LINE", the message the library's refusals use.
+ */
+CAIRN_API int cairn_record_file_backed(const cairn_record *rec, char *why,
+				       size_t size);
 /* Free an array of n records returned by a list call. NULL ok. */
 CAIRN_API void cairn_record_list_free(cairn_record **recs, size_t n);
 
@@ -152,6 +160,18 @@ CAIRN_API int cairn_db_close(cairn_db *db);
 
 /* The last detailed error message on db. Borrowed until the next call on db. */
 CAIRN_API const char *cairn_errmsg(const cairn_db *db);
+
+/*
+ * Set db's error message (printf-style, cut at 1,023 bytes) and return rc:
+ * for code built on the library (the MCP server, the hook) that reports its
+ * own failures the way the library's calls do, through cairn_errmsg(db).
+ * db NULL: nothing is kept, rc is returned.
+ */
+CAIRN_API int cairn_db_fail(cairn_db *db, int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
 
 /* The workspace root (parent of the ".cairn" directory). Borrowed. */
 CAIRN_API const char *cairn_db_root(const cairn_db *db);

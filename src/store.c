@@ -511,6 +511,11 @@ int store_is_file_backed(const cairn_record *r, char *msg, size_t size)
 	return 1;
 }
 
+int cairn_record_file_backed(const cairn_record *rec, char *why, size_t size)
+{
+	return store_is_file_backed(rec, why, size);
+}
+
 int store_new_id(char out[17])
 {
 	unsigned char rnd[8];

@@ -366,6 +366,18 @@ int cairn_db_close(cairn_db *db)
 	return CAIRN_OK;
 }
 
+int cairn_db_fail(cairn_db *db, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!db)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(db->errmsg, sizeof(db->errmsg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 const char *cairn_errmsg(const cairn_db *db)
 {
 	if (!db)

@@ -5,8 +5,8 @@
 # Four rules of docs/ARCHITECTURE.md, checked in the source:
 #   1. the faces (src/cli/*.c, src/serve/mcp.c, src/serve/hook.c, src/serve/hook_server.c)
 #      and the hook's injection (src/recall/hook_inject.c) run no SQL of their
-#      own: no sqlite3_ call, no db->sql -- what they need is a call of
-#      include/cairn.h;
+#      own: no sqlite3_ call, no db->sql, no store.h -- what they need is a
+#      call of include/cairn.h;
 #   2. only the store (src/store.c and its store_*.c parts) writes the records and revisions tables (INSERT,
 #      UPDATE, DELETE): every other module writes through it, so the secret
 #      filter, the limits, the revision and the gate stay in one place;
@@ -37,7 +37,7 @@ bad() { failed=$((failed + 1)); echo "t_layers: $*" >&2; }
 faces() {
 	find "$1" \( -name 'cli*.c' -o -name mcp.c -o -name hook.c \
 		-o -name hook_inject.c -o -name hook_server.c \) -print0 |
-		sort -z | xargs -0 grep -nHE 'sqlite3_|->sql\b' 2>/dev/null
+		sort -z | xargs -0 grep -nHE 'sqlite3_|->sql\b|#include "store\.h"' 2>/dev/null
 }
 # in DIR NAME: the path of NAME under DIR (files are in layer folders)
 in_tree() { find "$1" -name "$2" -print -quit; }
@@ -63,6 +63,10 @@ if [ -z "$out" ]; then ok; else bad "records written outside store.c:"; echo "$o
 mkdir -p "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d"
 for d in a b c d; do cp -R "$src/." "$tmp/$d/"; done
 echo '	sqlite3_exec(db->sql, "PRAGMA x", NULL, NULL, NULL);' >> "$(in_tree "$tmp/a" mcp.c)"
+# (and a face that includes the store's header, the gate's internals)
+mkdir -p "$tmp/g" && cp -R "$src/." "$tmp/g/"
+sed -i '0,/^#include "json.h"/s//#include "store.h"\n&/' "$(in_tree "$tmp/g" hook.c)"
+if [ -n "$(faces "$tmp/g")" ]; then ok; else bad "negative control: store.h included in hook.c not found"; fi
 echo '	"UPDATE %s.records SET status = ?2 WHERE id = ?1",' >> "$(in_tree "$tmp/b" lifecycle.c)"
 # sync.c is no exception: a local write of a pulled record or revision
 # there (what local_put and pull_revisions did before store_pull.c) is found

@@ -366,6 +366,26 @@ static void test_face_calls(void)
 	cairn_db_short_lived(db);
 	CHECK_INT(cairn_db_spool_receipts(db, 0), 1);
 	cairn_db_checkpoint(db);
+	/* what the faces report with instead of the store's internals */
+	CHECK_INT(cairn_db_fail(db, CAIRN_INVALID, "bad %s %d", "x", 3),
+		  CAIRN_INVALID);
+	CHECK_STR(cairn_errmsg(db), "bad x 3");
+	CHECK_INT(cairn_db_fail(NULL, CAIRN_NOMEM, "none"), CAIRN_NOMEM);
+	{
+		cairn_record fr;
+		char why[128] = "";
+
+		memset(&fr, 0, sizeof(fr));
+		fr.origin = (char *)"human";
+		CHECK_INT(cairn_record_file_backed(&fr, why, sizeof(why)), 0);
+		CHECK_STR(why, "");
+		fr.origin = (char *)"file";
+		fr.src_path = (char *)"docs/adr/0001-x.md";
+		fr.src_line = 7;
+		CHECK_INT(cairn_record_file_backed(&fr, why, sizeof(why)), 1);
+		CHECK_STR(why, "file-backed: edit docs/adr/0001-x.md:7");
+		CHECK_INT(cairn_record_file_backed(&fr, NULL, 0), 1);
+	}
 	cairn_free(id);
 	cairn_db_close(db);
 }

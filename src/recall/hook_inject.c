@@ -3,7 +3,7 @@
  * past records for a prompt, and the always-on drawer for a session start.
  *
  * Layer: recall (docs/ARCHITECTURE.md, "Layers"): on the public recall and
- * listing API (cairn.h) and store_error. Above it: the hook itself
+ * listing API (cairn.h) and cairn_db_fail. Above it: the hook itself
  * (hook.c, cli_hook.c, hook_server.c) and `cairn eval --hook` (eval.c),
  * so that what eval scores is exactly what the hook would inject. It
  * only recalls and renders text: the process side (stdin, deadline, log,
@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "hook_inject.h"
-#include "store.h" /* store_error: out of memory */
 
 #define HOOK_LINES 3       /* body lines per entry */
 #define HOOK_LINE_CHARS 200 /* characters per body line */
@@ -195,7 +194,7 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 			n--;
 		head = util_strndup(prompt, n);
 		if (!head)
-			return store_error(db, CAIRN_NOMEM, "out of memory");
+			return cairn_db_fail(db, CAIRN_NOMEM, "out of memory");
 		rc = cairn_recall(db, head, &ro, out);
 		cairn_free(head);
 		return rc;

@@ -12,7 +12,6 @@
 
 #include "hook.h"
 #include "json.h"
-#include "store.h" /* store_error: the message of a failed answer */
 
 void hook_output_json(struct sbuf *sb, const char *event, const char *text,
 		      size_t len)
@@ -38,12 +37,12 @@ int hook_answer(cairn_db *db, const char *event, const char *prompt,
 	else if (event && strcmp(event, "SessionStart") == 0)
 		rc = hook_session_block(db, o, &text, res);
 	else
-		return store_error(db, CAIRN_INVALID,
+		return cairn_db_fail(db, CAIRN_INVALID,
 				   "not a prompt or a session start");
 	if (rc == CAIRN_OK && text.len > 0)
 		hook_output_json(out, event, text.buf, text.len);
 	if (rc == CAIRN_OK && out->err)
-		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		rc = cairn_db_fail(db, CAIRN_NOMEM, "out of memory");
 	*chars = text.len;
 	sbuf_release(&text);
 	return rc;

@@ -4,7 +4,7 @@
  *
  * Layer: top, beside cli and hook. Uses the public API for every store
  * operation (cairn_recall, cairn_record_*) and the store's
- * store_is_file_backed() so that "file-backed" means the same here as in
+ * cairn_record_file_backed() so that "file-backed" means the same here as in
  * the CLI.
  *
  * Holds: the message dispatcher (mcp_handle_line), the serving loop over
@@ -43,7 +43,6 @@
 
 #include "json.h"
 #include "mcp.h"
-#include "store.h"
 #include "words.h"
 
 #define MCP_READ_CHUNK 65536       /* bytes per read() from the client */
@@ -827,7 +826,7 @@ static int tool_read(struct mcp_server *s, const struct tool *t,
 {
 	const char *key = arg_str(args, "key"), *id = arg_str(args, "id");
 	cairn_record *r = NULL;
-	char edit[STORE_ERRMSG];
+	char edit[1024];
 	int rc, fb;
 
 	if (one_of_key_id(t, args, msg))
@@ -839,7 +838,7 @@ static int tool_read(struct mcp_server *s, const struct tool *t,
 		rc = cairn_record_get(s->db, id, &r);
 	if (rc)
 		return store_fail(s, msg, "not read", rc);
-	fb = store_is_file_backed(r, edit, sizeof(edit));
+	fb = cairn_record_file_backed(r, edit, sizeof(edit));
 	sbuf_adds(sc, "{\"record\":");
 	add_record(sc, r);
 	sbuf_addf(sc, ",\"file_backed\":%s,\"edit\":",
@@ -986,7 +985,7 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 	const char *key = arg_str(args, "key"), *id = arg_str(args, "id");
 	struct sbuf tool = SBUF_INIT;
 	cairn_record *r = NULL;
-	char edit[STORE_ERRMSG];
+	char edit[1024];
 	const char *now;
 	int rc, pending = 0;
 
@@ -1011,13 +1010,13 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 			return 1;
 		}
 		if (rc == CAIRN_INVALID)
-			rc = store_error(s->db, CAIRN_NOTFOUND, "no record "
+			rc = cairn_db_fail(s->db, CAIRN_NOTFOUND, "no record "
 					 "'%s' (memory_forget takes a full id)",
 					 id);
 	}
 	if (rc)
 		return store_fail(s, msg, "not retired", rc);
-	if (store_is_file_backed(r, edit, sizeof(edit))) {
+	if (cairn_record_file_backed(r, edit, sizeof(edit))) {
 		sbuf_addf(msg, "not retired: record %s is %s, then run "
 			  "'cairn seed'; the store was not changed", r->id,
 			  edit);
