@@ -1074,9 +1074,13 @@ static int password_value(const struct scan *s, const struct value *v,
 		/* "the --password option", "--password prompt" */
 		if (a->sep == ' ' && alpha)
 			return 0;
-		/* "the password is required": prose needs a digit or symbol */
-		if (a->sep == 'i' && (alpha || is_snake_ident(b, n) ||
-				      (is_identifier(b, n) && !digit)))
+		/* "the password is required", "... is stored_in_vault":
+		 * prose needs a digit or symbol, and a snake_case value is a
+		 * name only when its parts read as words (r8_ostdxmjx7 does
+		 * not) */
+		if (a->sep == 'i' &&
+		    (alpha || (is_snake_ident(b, n) && word_like(b, n)) ||
+		     (is_identifier(b, n) && !digit)))
 			return 0;
 	} else if (memchr(b, ' ', n) && ((is_upper(b[0]) && !digit) ||
 					 contains_ci(b, n, "password"))) {

@@ -685,10 +685,11 @@ static void test_generated_corpus(void)
 	 * same verdict on every machine; CAIRN_SECRET_SEEDS=N draws N from
 	 * the clock instead (each printed on a failure) to look for misses.
 	 * 500 clock seeds found "the staging password is r8_ostdxmjx7 for
-	 * now" missed (seed 4767781525683187373): a weakness of the prose
-	 * rule, kept as a note in docs/RELIABILITY.md.
+	 * now" missed (seed 4767781525683187373: the prose rule took any
+	 * snake_case value for a name); that seed is now one of the fixed.
 	 */
-	static const uint64_t fixed[] = { 7, 1234567, 20250101, 4242424242ULL };
+	static const uint64_t fixed[] = { 7, 1234567, 20250101, 4242424242ULL,
+					  4767781525683187373ULL };
 	long extra = many ? strtol(many, NULL, 10) : 0, i;
 
 	CHECK(ARRAY_SIZE(corpus_secrets) * CORPUS_PER_FAMILY >= 300);
