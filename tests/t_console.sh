@@ -81,7 +81,7 @@ if [ -z "$url" ]; then
 	exit 1
 fi
 
-timeout 120 /usr/bin/python3 "$root/tests/tools/cdp_console.py" "$chromium" \
+timeout 240 /usr/bin/python3 "$root/tests/tools/cdp_console.py" "$chromium" \
 	"$url" "$tmp/shots" "$z" "$b" "$x" "$a" "$old" > "$tmp/driver.out" 2> "$tmp/driver.err"
 while IFS= read -r line; do
 	case "$line" in

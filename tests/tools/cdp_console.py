@@ -16,6 +16,7 @@ import base64
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,10 +142,25 @@ def main():
         print(('ok ' if cond else 'FAIL ') + name + ('' if cond else ': ' + why), flush=True)
 
     sel = lambda i, extra='': 'article[data-id="%s"]%s' % (i, extra)
-    profile = tempfile.mkdtemp(prefix='cairn-chromium-')
-    cdp = CDP(chromium, profile)
+    # Chromium's first answer: a cold start on a loaded 2-core machine (a
+    # fresh profile, font caches) has been seen to take over 20 s, so the
+    # first call waits up to 60 s, and a browser that never answers is
+    # started once more, in a new profile, before the run counts as failed
+    for attempt in (1, 2):
+        profile = tempfile.mkdtemp(prefix='cairn-chromium-')
+        cdp = CDP(chromium, profile)
+        try:
+            t = cdp.call('Target.createTarget', {'url': 'about:blank'},
+                         browser=True, timeout=60)
+            break
+        except (TimeoutError, EOFError) as e:
+            print('chromium attempt %d: %s' % (attempt, e), file=sys.stderr, flush=True)
+            cdp.close()
+            shutil.rmtree(profile, ignore_errors=True)
+            if attempt == 2:
+                check('the browser session starts', False, '%s: %s' % (type(e).__name__, e))
+                return 1
     try:
-        t = cdp.call('Target.createTarget', {'url': 'about:blank'}, browser=True)
         a = cdp.call('Target.attachToTarget', {'targetId': t['targetId'], 'flatten': True},
                      browser=True)
         cdp.session = a['sessionId']
