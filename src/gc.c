@@ -3,8 +3,8 @@
  * gc`), at once with force, else only when the daily run is due.
  *
  * Layer: lifecycle (docs/ARCHITECTURE.md, "Layers"), on lifecycle.h and
- * receipt.h. Above it: cli_gc.c. Recall's own daily run before a search
- * (recall.c) does the same two steps.
+ * receipt.h. Above it: cli_gc.c, and recall's own daily run before a
+ * search (recall.c, forced once lifecycle_due says the run is due).
  * Must never: age before the spooled receipts are in the store: ageing
  * reads last_seen, and the hook's receipts (receipt.h) set it.
  */

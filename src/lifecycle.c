@@ -57,29 +57,6 @@ static int meta_get(struct cairn_db *db, const char *schema, const char *k,
 	return rc ? rc : found ? CAIRN_OK : CAIRN_NOTFOUND;
 }
 
-/* Run one statement with up to two text parameters; *changes if not NULL. */
-static int exec2(struct cairn_db *db, const char *sql, const char *a,
-		 const char *b, long long *changes, const char *what)
-{
-	sqlite3_stmt *st = NULL;
-	int src;
-
-	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (src == SQLITE_OK) {
-		if (a)
-			sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
-		if (b)
-			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
-		src = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (src != SQLITE_DONE)
-		return store_sql_error(db, src, what);
-	if (changes)
-		*changes += sqlite3_changes(db->sql);
-	return CAIRN_OK;
-}
-
 void lifecycle_now_iso(char *buf, size_t size)
 {
 	iso_of(lifecycle_now(), buf, size);
@@ -131,10 +108,8 @@ int lifecycle_run(struct cairn_db *db, int force, cairn_gc_result *out)
 			       cut_stale, cut_retire, &r.staled, &r.retired);
 	}
 	if (rc == CAIRN_OK)
-		rc = exec2(db,
-			   "INSERT OR REPLACE INTO main.meta (k, v) VALUES "
-			   "('lifecycle.last_run', ?1)",
-			   r.now, NULL, NULL, "recording the lifecycle run");
+		rc = store_meta_set(db, "main", "lifecycle.last_run", r.now,
+				    "recording the lifecycle run");
 	rc = store_tx_end(db, rc);
 	if (rc)
 		return rc;

@@ -1334,21 +1334,6 @@ static void load_rank_config(struct cairn_db *db, struct rank_config *cfg)
 	sqlite3_finalize(st);
 }
 
-/*
- * Age the records now (SPEC 5.5, lifecycle.h). Ageing reads last_seen, so
- * the receipts the hook spooled (receipt.h) go into the store first.
- */
-static int age_records(struct cairn_db *db, cairn_gc_result *out)
-{
-#ifndef CAIRN_MUTATE_NO_GC_DRAIN
-	int rc = receipt_drain(db);
-#else
-	int rc = CAIRN_OK;
-#endif
-
-	return rc ? rc : lifecycle_run(db, 1, out);
-}
-
 /* -------------------------------------------------------------- one recall */
 
 /* One call of cairn_recall, from the question to the receipt. */
@@ -1762,7 +1747,7 @@ int cairn_recall(cairn_db *db, const char *query,
 	 * a failure (e.g. a read-only store) does not stop the recall.
 	 */
 	if (!r.o->no_receipt && lifecycle_due(db) == 1)
-		(void)age_records(db, NULL);
+		(void)cairn_gc(db, 1, NULL); /* due: drain the spool, then age */
 	r.res = util_calloc(1, sizeof(*r.res));
 	if (!r.res)
 		return store_error(db, CAIRN_NOMEM, "out of memory");
