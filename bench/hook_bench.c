@@ -353,6 +353,16 @@ static long last_maxrss_kb;
  * MAX_OUT bytes, NUL-terminated). Returns the wall milliseconds from
  * fork to waitpid, or -1; last_cpu_ms gets the child's CPU time.
  */
+/* The hook's stdin for one prompt: what Claude Code writes (JSON). */
+static void hook_input(char *buf, size_t size, const char *ws,
+		       const char *session, const char *prompt)
+{
+	snprintf(buf, size,
+		 "{\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":\"%s\","
+		 "\"session_id\":\"%s\",\"prompt\":\"%s\"}",
+		 ws, session, prompt);
+}
+
 static double run(char *const argv[], const char *in, char *out,
 		  size_t *outlen)
 {
@@ -810,22 +820,15 @@ int main(int argc, char **argv)
 
 		/* warm-up: page cache, the tokenizer's table cache */
 		for (k = 0; k < WARMUP; k++) {
-			snprintf(json, sizeof(json),
-				 "{\"hook_event_name\":\"UserPromptSubmit\","
-				 "\"cwd\":\"%s\",\"session_id\":\"warm\","
-				 "\"prompt\":\"%s\"}",
-				 ws, c.prompt[k % c.q]);
+			hook_input(json, sizeof(json), ws, "warm",
+				   c.prompt[k % c.q]);
 			run(hook_argv, json, out, &len);
 			run(ver_argv, "", out, &len);
 			if (compare)
 				run(cmp_argv, json, out, &len);
 			if (ws_lex) {
-				snprintf(lex_json, sizeof(lex_json),
-					 "{\"hook_event_name\":"
-					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
-					 "\"session_id\":\"warm\","
-					 "\"prompt\":\"%s\"}",
-					 ws_lex, c.prompt[k % c.q]);
+				hook_input(lex_json, sizeof(lex_json), ws_lex,
+					   "warm", c.prompt[k % c.q]);
 				run(hook_argv, lex_json, out, &len);
 			}
 		}
@@ -835,11 +838,7 @@ int main(int argc, char **argv)
 		lex_cpu0 = proc_cpu_ms(lex_server);
 		for (k = 0; k < c.q; k++) {
 			EVP_DigestUpdate(hc, c.prompt[k], strlen(c.prompt[k]) + 1);
-			snprintf(json, sizeof(json),
-				 "{\"hook_event_name\":\"UserPromptSubmit\","
-				 "\"cwd\":\"%s\",\"session_id\":\"bench\","
-				 "\"prompt\":\"%s\"}",
-				 ws, c.prompt[k]);
+			hook_input(json, sizeof(json), ws, "bench", c.prompt[k]);
 			ms = run(hook_argv, json, out, &len);
 			if (ms < 0) {
 				fprintf(stderr, "hook_bench: cairn hook failed\n");
@@ -864,12 +863,8 @@ int main(int argc, char **argv)
 			tt[k] = run(true_argv, "", out, &len);
 			tt_rss[k] = (double)last_maxrss_kb / 1024.0;
 			if (ws_lex) {
-				snprintf(lex_json, sizeof(lex_json),
-					 "{\"hook_event_name\":"
-					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
-					 "\"session_id\":\"bench\","
-					 "\"prompt\":\"%s\"}",
-					 ws_lex, c.prompt[k]);
+				hook_input(lex_json, sizeof(lex_json), ws_lex,
+					   "bench", c.prompt[k]);
 				ms = run(hook_argv, lex_json, out, &len);
 				if (ms < 0) {
 					fprintf(stderr, "hook_bench: the "
@@ -882,12 +877,7 @@ int main(int argc, char **argv)
 				lex_injected += len > 0;
 			}
 			if (compare) {
-				snprintf(json, sizeof(json),
-					 "{\"hook_event_name\":"
-					 "\"UserPromptSubmit\",\"cwd\":\"%s\","
-					 "\"session_id\":\"bench\","
-					 "\"prompt\":\"%s\"}",
-					 ws, c.prompt[k]);
+				/* json: the timed call's input, as it was */
 				ms = run(cmp_argv, json, out, &len);
 				if (ms < 0) {
 					fprintf(stderr, "hook_bench: the "
