@@ -35,18 +35,6 @@
 #include "drift.h"
 #include "store.h"
 
-int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!db)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(db->errmsg, sizeof(db->errmsg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 int store_sql_error(struct cairn_db *db, int sqlite_rc, const char *what)
 {
 	int prim = sqlite_rc & 0xff;

@@ -120,9 +120,9 @@ struct cairn_db {
 	"revision, title, body, status, confidence, proof, origin, updated, " \
 	"hash FROM %s.records WHERE id = ?1"
 
-/* Set db's message from a printf format and return rc. */
-int store_error(struct cairn_db *db, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Set db's message from a printf format and return rc: the public
+ * cairn_db_fail (cairn.h), under the name the library's modules use. */
+#define store_error cairn_db_fail
 /* STORE_COLS qualified with the table alias "r". */
 #define STORE_COLS_R                                                        \
 	"r.id, r.kind, r.key, r.scope, r.title, r.body, r.status, "         \
