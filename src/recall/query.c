@@ -41,7 +41,11 @@
 /*
  * Function words of questions in English and Chinese. They carry no topic,
  * and dropping them keeps "how do I ..." from matching every record that
- * says "how". Compared after tokenisation (so stemmed forms match).
+ * says "how". Compared after tokenisation, so the list holds each word as
+ * the tokenizer emits it: the Snowball stem where it differs ("why" is
+ * searched as whi, "does" as doe, "any" as ani), which
+ * contract recall.t checks word by word. Personal pronouns are here too:
+ * "what did she say about her trip" is about the trip.
  */
 static const char *const stop_en[] = {
 	"a", "about", "am", "an", "and", "any", "are", "as", "at", "be",
@@ -53,6 +57,12 @@ static const char *const stop_en[] = {
 	"what", "when", "where", "which", "who", "whom", "why", "will",
 	"with", "would", "you", "your", "s", "t", "d", "ll", "re", "ve",
 	"m", "also", "just", "some", "such", "up", "out", "there",
+	/* as Snowball stems "why", "does" and "any" */
+	"whi", "doe", "ani",
+	/* personal pronouns (not "mine": the stem of "mining" too) */
+	"he", "she", "her", "hers", "him", "his", "herself", "himself",
+	"itself", "myself", "yourself", "ourselv", "themselv", "yours",
+	"ours", "theirs",
 };
 static const char *const stop_zh[] = {
 	"的", "了", "是", "在", "我", "我们", "你", "你们", "他", "她",

@@ -12,6 +12,13 @@ $ cairn recall --json "缓存用的是什么？" | jq -r '.hits[0].record.id'
 # stop words and stop-character bigrams (用的, 的是) leave only the topic
 $ cairn recall --explain "缓存用的是什么？" | grep "^terms searched"
 > terms searched: 缓存
+# English stop words are dropped as the tokenizer emits them (Snowball
+# stems: why -> whi, does -> doe, any -> ani), pronouns too
+$ cairn recall --explain "why does any of her orders use PostgreSQL?" | grep "^terms searched"
+> terms searched: order use postgr postgresql sql
+# every word of the English stop list, as written in a question
+$ cairn recall --explain "zebra a about am an and any are as at be been but by can could did do does doing for from had has have how i if in into is it its me my of on or our should so than that the their them then there these they this those to us was we were what when where which who whom why will with would you your s t d ll re ve m also just some such up out there he she her hers him his herself himself itself myself yourself yours ours theirs themselves ourselves" | grep "^terms searched"
+> terms searched: zebra
 # Traditional characters fold to Simplified
 $ cairn recall --json "訂單服務的緩存" | jq -r '.hits[0].record.id'
 > cache
