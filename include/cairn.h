@@ -496,6 +496,12 @@ typedef struct cairn_result {
 	double chance_expected; /* times their pairs would meet in one record by chance */
 	size_t chance_met;      /* pairs of them the BM25 pool's records hold */
 	int chance_only;        /* 1: no more than chance: every hit's answerability 0 */
+	/* the lone-word rule (docs/RANKING.md): a hit holding one word of
+	   the question while a heavier one is missing has answerability 0 */
+	size_t lone;            /* hits of the pool it zeroed */
+	double answer_lone;     /* the best answerability they had before it
+				   (0: none); cairn_calibrate measures a probe
+				   by the higher of this and answer */
 } cairn_result;
 
 /*

@@ -35,7 +35,7 @@ static const char eval_help[] =
 	"usage: cairn eval DIR [--json] [--split NAME] [--per-group] [--k N]\n"
 	"                      [--no-floor] [--seed] [--hook [--budget N]]\n"
 	"                      [--misses FILE] [--queries FILE] [--sweep]\n"
-	"                      [--quiet]\n"
+	"                      [--offtopic FILE] [--quiet]\n"
 	"       cairn eval --drift [--json] [--files N] [--commits N] [--seed S]\n"
 	"\n"
 	"--drift measures drift detection on a scripted repository history\n"
@@ -130,6 +130,13 @@ static const char eval_help[] =
 	"                      empty at every floor 0.00 .. 1.00, applied as\n"
 	"                      recall applies it (JSON: answer_auroc, sweep);\n"
 	"                      scripts/sweep-chart draws them (docs/sweep.png)\n"
+	"      --offtopic FILE also ask every store each question of FILE\n"
+	"                      (one a line, '#' comments), questions about\n"
+	"                      nothing any store holds, and count those\n"
+	"                      recall returns nothing for (JSON: offtopic\n"
+	"                      {asked quiet quiet_rate}); tests/data/\n"
+	"                      offtopic.txt is one such list, in English and\n"
+	"                      Chinese, kept apart from calibration's probes\n"
 	"      --quiet         no progress on stderr\n"
 	"      --record        also append the --json object, with \"recorded\"\n"
 	"                      (the time, ISO-8601 UTC), as one line to the\n"
@@ -291,6 +298,11 @@ static void print_table(const struct eval_report *r, const char *dataset)
 	if (eval_auroc(r, NULL) >= 0)
 		printf("AUROC    %.3f answerability, answerable vs no-answer\n",
 		       eval_auroc(r, NULL));
+	if (r->offtopic)
+		printf("offtopic %zu of %zu off-topic questions got nothing "
+		       "(%.0f%%)\n",
+		       r->offtopic_quiet, r->offtopic,
+		       100.0 * (double)r->offtopic_quiet / (double)r->offtopic);
 	if (r->embed_identity[0])
 		printf("vectors  %zu records embedded (hybrid recall): %s\n",
 		       r->embedded, r->embed_identity);
@@ -479,7 +491,7 @@ int cmd_eval(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_SPLIT, O_PER_GROUP, O_QUIET, O_NO_FLOOR, O_K,
 	       O_MISSES, O_SEED, O_HOOK, O_BUDGET, O_RECORD, O_QUERIES,
-	       O_SWEEP };
+	       O_SWEEP, O_OFFTOPIC };
 	static const struct option lo[] = {
 		{ "json", 0, 0, O_JSON },	    { "split", 1, 0, O_SPLIT },
 		{ "per-group", 0, 0, O_PER_GROUP }, { "quiet", 0, 0, O_QUIET },
@@ -488,6 +500,7 @@ int cmd_eval(int argc, char **argv)
 		{ "hook", 0, 0, O_HOOK },	    { "budget", 1, 0, O_BUDGET },
 		{ "record", 0, 0, O_RECORD },	    { "help", 0, 0, 'h' },
 		{ "queries", 1, 0, O_QUERIES },	    { "sweep", 0, 0, O_SWEEP },
+		{ "offtopic", 1, 0, O_OFFTOPIC },
 		{ 0, 0, 0, 0 }
 	};
 	struct eval_opts opts;
@@ -531,6 +544,7 @@ int cmd_eval(int argc, char **argv)
 		case O_MISSES: misses = optarg; break;
 		case O_QUERIES: queries = optarg; break;
 		case O_SWEEP: sweep = 1; break;
+		case O_OFFTOPIC: opts.offtopic = optarg; break;
 		case O_HOOK: opts.hook = 1; break;
 		case O_RECORD: record = 1; break;
 		case O_BUDGET:

@@ -136,6 +136,9 @@ void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	json_add_num(sb, round(res->chance_expected * 1e4) / 1e4);
 	sbuf_addf(sb, ",\"met\":%zu,\"unrelated\":%s}", res->chance_met,
 		  res->chance_only ? "true" : "false");
+	sbuf_addf(sb, ",\"lone\":{\"hits\":%zu,\"answer\":", res->lone);
+	json_add_num(sb, round(res->answer_lone * 1e4) / 1e4);
+	sbuf_addc(sb, '}');
 	sbuf_addf(sb, ",\"hybrid\":%s", res->hybrid ? "true" : "false");
 	if (res->hybrid) {
 		sbuf_adds(sb, ",\"cos_floor\":");
@@ -357,6 +360,11 @@ int cmd_recall(int argc, char **argv)
 		       : res->chance_expected < CAIRN_CHANCE_POWER
 			       ? " (too rare to meet by chance: no test)"
 			       : ": more than chance");
+	if (o.explain && res->lone)
+		printf("lone words: %zu hit%s held one word of the question "
+		       "while a heavier one was missing: a word in common by "
+		       "chance, answerability 0 (best before: %.4f)\n",
+		       res->lone, res->lone == 1 ? "" : "s", res->answer_lone);
 	if (o.explain && res->reranked)
 		printf("rerank: %s scored the top %zu in %.1f ms (model load "
 		       "%.1f ms); fused 1:1 by reciprocal rank with the order "

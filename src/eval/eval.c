@@ -240,6 +240,8 @@ struct eval_ctx {
 	char queries_path[4096];      /* DIR/queries.jsonl */
 	char probes_path[4096];       /* DIR/probes.jsonl */
 	char docs_path[4096];         /* DIR/docs: what a seeded run seeds */
+	char **offq;                  /* off-topic questions (eval_opts.offtopic) */
+	size_t noffq;                 /* entries in offq */
 	char **files;                 /* seeded: the distinct src_paths, sorted */
 	size_t nfiles;                /* entries in files */
 	int stop;                     /* seeded: the progress callback asked to stop */
@@ -1165,6 +1167,84 @@ static int count_stale(struct eval_ctx *c, cairn_db *db)
  * Seeded, the store is TMP/store-N/.cairn, so that its workspace root
  * TMP/store-N holds the copy of DIR/docs as "docs".
  */
+/*
+ * The off-topic questions of eval_opts.offtopic: one a line, blank lines
+ * and '#' comments skipped, each at most EVAL_MAX_LINE bytes.
+ */
+static int read_offtopic(struct eval_ctx *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, ncap = 0;
+	ssize_t len;
+	int rc = CAIRN_OK;
+
+	if (!f)
+		return fail(c, CAIRN_IO, "cannot read '%s': %s", path,
+			    strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if ((size_t)len > EVAL_MAX_LINE) {
+			rc = fail(c, CAIRN_TOOBIG, "%s:%zu: line too long",
+				  path, lineno);
+			break;
+		}
+		if (len == 0 || line[0] == '#')
+			continue;
+		if (grow((void **)&c->offq, &ncap, c->noffq, sizeof(char *))) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			break;
+		}
+		c->offq[c->noffq] = util_strdup(line);
+		if (!c->offq[c->noffq]) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			break;
+		}
+		c->noffq++;
+	}
+	if (rc == CAIRN_OK && ferror(f))
+		rc = fail(c, CAIRN_IO, "cannot read '%s'", path);
+	if (rc == CAIRN_OK && c->noffq == 0)
+		rc = fail(c, CAIRN_INVALID, "'%s' holds no question", path);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/*
+ * Ask the store every off-topic question as the scored queries are asked
+ * (the same floor and statuses, no receipt): a question none of whose
+ * hits comes back is quiet.
+ */
+static int run_offtopic(struct eval_ctx *c, cairn_db *db)
+{
+	cairn_recall_opts ro;
+	size_t i;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.k = 1;
+	ro.no_floor = c->opts->no_floor;
+	ro.no_receipt = 1;
+	ro.statuses = c->opts->statuses;
+	for (i = 0; i < c->noffq; i++) {
+		cairn_result *res = NULL;
+		int rc = cairn_recall(db, c->offq[i], &ro, &res);
+
+		if (rc == CAIRN_INVALID) /* no searchable word: quiet */
+			res = NULL;
+		else if (rc)
+			return fail(c, rc, "%s: off-topic question '%s': %s",
+				    c->opts->offtopic, c->offq[i],
+				    cairn_errmsg(db));
+		c->r->offtopic++;
+		c->r->offtopic_quiet += !res || res->n == 0;
+		cairn_result_free(res);
+	}
+	return CAIRN_OK;
+}
+
 static int run_job(struct eval_ctx *c, const struct eval_job *j)
 {
 	char root[4200], dir[4300], docs[4300];
@@ -1228,6 +1308,9 @@ static int run_job(struct eval_ctx *c, const struct eval_job *j)
 		if (rc)
 			goto out;
 	}
+	rc = run_offtopic(c, db);
+	if (rc)
+		goto out;
 	c->r->query_s += (util_now_ms() / 1e3) - t1;
 	c->r->calibrated += calibrated;
 	if (!c->opts->no_floor && (have_floor || calibrated))
@@ -1418,6 +1501,9 @@ static void ctx_release(struct eval_ctx *c)
 	for (i = 0; i < c->nfiles; i++)
 		cairn_free(c->files[i]);
 	cairn_free(c->files);
+	for (i = 0; i < c->noffq; i++)
+		cairn_free(c->offq[i]);
+	cairn_free(c->offq);
 }
 
 /* Run the evaluation of dataset folder dir (see eval.h). */
@@ -1508,6 +1594,11 @@ int eval_run(const char *dir, const struct eval_opts *opts,
 	}
 	if (rc)
 		goto out;
+	if (c.opts->offtopic) {
+		rc = read_offtopic(&c, c.opts->offtopic);
+		if (rc)
+			goto out;
+	}
 	if (c.r->nq == 0) {
 		if (c.opts->split)
 			rc = fail(&c, CAIRN_INVALID,
@@ -1797,6 +1888,14 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 	if (r->hooked)
 		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d}",
 			  r->hook_budget, r->hook_k);
+	if (r->offtopic) {
+		sbuf_addf(sb, ",\"offtopic\":{\"asked\":%zu,\"quiet\":%zu,"
+			  "\"quiet_rate\":",
+			  r->offtopic, r->offtopic_quiet);
+		eval_add_num4(sb, (double)r->offtopic_quiet /
+				      (double)r->offtopic);
+		sbuf_addc(sb, '}');
+	}
 	if (r->embed_identity[0]) {
 		sbuf_addf(sb, ",\"vectors\":{\"embedded\":%zu,\"identity\":",
 			  r->embedded);

@@ -158,6 +158,8 @@ struct eval_opts {
 	const char *statuses; /* statuses recall asks for; NULL: the default
 				 (tests: "all" shows that the stale-hit rate
 				 sees what the default filter keeps out) */
+	const char *offtopic; /* a file of off-topic questions (one a line, '#'
+				 comments), asked of every store; NULL: none */
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
 			size_t total); /* after every row and query, or NULL; non-zero stops the run */
 	void *user;        /* passed to progress */
@@ -231,6 +233,8 @@ struct eval_report {
 	double load_s;               /* seconds spent loading, embedding and calibrating */
 	double query_s;              /* seconds spent answering queries */
 	double elapsed_s;            /* seconds for the whole run */
+	size_t offtopic;             /* off-topic questions asked (eval_opts.offtopic; summed over stores) */
+	size_t offtopic_quiet;       /* of them, those recall returned nothing for */
 };
 
 /*
@@ -261,7 +265,8 @@ void eval_report_free(struct eval_report *r);
  * stale_hit_rate, stale_hits, by_category (category -> the same keys),
  * dataset, corpus, queries, stale_records, floor,
  * redacted, elapsed_s, for a seeded store "seed": {"files", "records",
- * "seconds"}, and with the hook "hook": {"budget", "k"}.
+ * "seconds"}, with the hook "hook": {"budget", "k"}, and with off-topic
+ * questions "offtopic": {"asked", "quiet", "quiet_rate"}.
  * Rates are rounded to 4 decimals; a rate with no query to divide by, the
  * injection figures without eval_opts.hook, and the floor with no_floor,
  * are null.

@@ -115,7 +115,19 @@ static int calibrate_lexical(cairn_db *db, const char *const *probes,
 		if (rc)
 			goto out;
 		ps[m].idx = i;
+		/*
+		 * What the probe's words reach: a hit the lone-word rule
+		 * silenced counts at its answerability before the rule. That
+		 * rule quiets such hits at every floor; counting them at 0
+		 * lowered the median, and with it the bar for the probes the
+		 * rule does not catch (adr-workspace: 0.22 -> 0.20, one more
+		 * no-answer question and one more off-topic one answered).
+		 */
 		ps[m].answer = res->answer;
+#ifndef CAIRN_MUTATE_CALIBRATE_LONE_ZERO
+		if (res->answer_lone > ps[m].answer)
+			ps[m].answer = res->answer_lone;
+#endif
 		m++;
 		cairn_result_free(res);
 	}

@@ -110,6 +110,18 @@
  * unlike a common word, has no synonym a record could use instead.
  */
 #define RECALL_UNSEEN_NAME 2.0
+/* Relative tolerance when a lone matched word is compared with the
+ * question's heaviest (answer_lone): equal masses are equal. */
+#define RECALL_LONE_EPS 1e-9
+/*
+ * Records a store must hold before a lone word is judged (answer_lone).
+ * In a handful of records nearly every word is said once, so a word's
+ * weight cannot tell the topic a question shares with the store from an
+ * incidental word, and every word the store never says outweighs it: "how
+ * do we deploy to production?" shares only "deploy" with a five-record
+ * store whose deploy procedure is the answer.
+ */
+#define RECALL_LONE_MIN_DOCS 50
 
 /* ------------------------------------------------------- FTS5 aux function */
 
@@ -1135,10 +1147,11 @@ static void answer_plan(struct answer_plan *p, const struct terms *t,
  */
 /* The answerability of the matched terms in mask; their mass into *covered. */
 static double answer_of(uint64_t mask, const struct answer_plan *p,
-			double *covered)
+			double *covered, int *words)
 {
 	double got = 0, a;
 	size_t i;
+	int w = 0;
 
 	for (i = 0; i < p->n; i++) {
 		uint64_t g;
@@ -1146,8 +1159,10 @@ static double answer_of(uint64_t mask, const struct answer_plan *p,
 		int b;
 
 		if (p->u[i].bit >= 0) {
-			if (mask & ((uint64_t)1 << p->u[i].bit))
+			if (mask & ((uint64_t)1 << p->u[i].bit)) {
 				got += p->u[i].mass;
+				w++;
+			}
 			continue;
 		}
 		g = mask & p->u[i].gmask;
@@ -1155,8 +1170,10 @@ static double answer_of(uint64_t mask, const struct answer_plan *p,
 			if ((g & 1) && p->idf_bit[b] > best)
 				best = p->idf_bit[b];
 		got += best;
+		w += best > 0;
 	}
 	*covered = got;
+	*words = w;
 	a = p->mass > 0 ? got / p->mass : 0;
 	return a > 1 ? 1 : a;
 }
@@ -1165,7 +1182,7 @@ static void score_answer(struct cand *c, const struct answer_plan *p)
 {
 	c->mass = p->mass;
 	c->unseen = p->unseen;
-	c->answer = answer_of((uint64_t)c->mask, p, &c->covered);
+	c->answer = answer_of((uint64_t)c->mask, p, &c->covered, &c->words);
 }
 
 /* Candidates by source file (qsort over pointers; no file: last). */
@@ -1214,7 +1231,8 @@ static int doc_answer(struct pool *pool, size_t first,
 		for (k = i; j - i > 1 && k < j; k++)
 			if (v[k]->mask != mask)
 				v[k]->answer = answer_of((uint64_t)mask, p,
-							 &v[k]->covered);
+							 &v[k]->covered,
+							 &v[k]->words);
 	}
 	cairn_free(v);
 	return 0;
@@ -1278,6 +1296,46 @@ static void answer_chance(struct pool *pool, size_t first,
 		res->chance_expected = e;
 		res->chance_met = met;
 		res->chance_only = chance;
+	}
+}
+
+/*
+ * A lone word in common (candidates [first, n) of one schema): a hit that
+ * matches one word of the question, while a heavier word of it (rarer in
+ * the store, or never said there) goes unmatched, shares an incidental
+ * word with the question -- "drop" of "how do I tune a guitar to drop D"
+ * in a record about dropping a column -- and does not answer it: its
+ * answerability is 0. One matched word that is the question's heaviest is
+ * kept: a passage about Walmart answers "where did the idea of walmart
+ * come from" through that word alone. A seeded file's chunks count the
+ * words they match together (doc_answer ran first).
+ */
+static void answer_lone(struct pool *pool, size_t first,
+			const struct answer_plan *p, long long ndocs,
+			cairn_result *res)
+{
+	double heavy = 0;
+	size_t i;
+
+#ifdef CAIRN_MUTATE_NO_LONE_WORD
+	return; /* negative control: one incidental word answers */
+#endif
+	if (ndocs < RECALL_LONE_MIN_DOCS)
+		return;
+	for (i = 0; i < p->n; i++)
+		if (p->u[i].mass > heavy)
+			heavy = p->u[i].mass;
+	for (i = first; i < pool->n; i++) {
+		struct cand *c = &pool->v[i];
+
+		/* RECALL_LONE_EPS: the heaviest word's own mass, rounding aside */
+		if (c->words == 1 && c->covered < heavy * (1 - RECALL_LONE_EPS)) {
+			if (c->answer > res->answer_lone)
+				res->answer_lone = c->answer;
+			res->lone++;
+			c->answer = 0;
+			c->lone = 1;
+		}
 	}
 }
 
@@ -1441,6 +1499,7 @@ static int schema_pool(struct recall *r, int s)
 	if (doc_answer(&r->pool, first, &plan))
 		return store_error(db, CAIRN_NOMEM, "out of memory");
 	answer_chance(&r->pool, first, &plan, ndocs, s == 0 ? r->res : NULL);
+	answer_lone(&r->pool, first, &plan, ndocs, r->res);
 	return CAIRN_OK;
 }
 
@@ -1607,6 +1666,8 @@ static int explain_hit(cairn_hit *h, const struct cand *c,
 		  c->answer, r->hit_floor, x->relevance, x->weight,
 		  c->rec->kind, c->rec->status, x->score, RANK_WEIGHT_EXP,
 		  x->bm25_best > 0 ? x->bm25 / x->bm25_best : 0);
+	if (c->lone)
+		sbuf_adds(&sb, LONE_EXPLAIN);
 	if (x->dated)
 		sbuf_addf(&sb, "date: x %.2f (the question asks when; the "
 			       "record states a date)\n",

@@ -359,6 +359,8 @@ int recall_explain_hybrid(cairn_hit *h, const struct cand *c,
 			  cfg->pin_dense_rank, cfg->pin_ratio);
 	else
 		sbuf_adds(&sb, "pin: no\n");
+	if (c->lone)
+		sbuf_adds(&sb, LONE_EXPLAIN);
 	if (r->basis == RANK_BASIS_COSINE)
 		sbuf_addf(&sb, "floor: cosine %.4f > %.2f (%s) -> kept, "
 			       "relevance %.4f\n",

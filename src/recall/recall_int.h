@@ -47,12 +47,19 @@ struct cand {
 	double covered;      /* answerability parts: IDF mass matched, */
 	double mass;         /* ... the question's mass (what can match), */
 	double unseen;       /* ... the part of it the store never says */
+	int words;           /* question words it matches (a file's chunks together) */
+	int lone;            /* 1: one incidental word in common, answer 0 (answer_lone) */
 	/* hybrid only (0 otherwise) */
 	int dense_rank;      /* 1-based in the dense pool; 0: not in it */
 	double cosine;       /* with the question, when has_vector */
 	int has_vector;      /* 1: a stored vector of this identity */
 	int exact_key;       /* 1: the question is its key */
 };
+
+/* --explain's line for a hit answer_lone() zeroed (both modes) */
+#define LONE_EXPLAIN                                                        \
+	"lone word: it holds one word of the question and a heavier one is " \
+	"missing: a word in common by chance, answerability 0\n"
 
 struct pool {
 	struct cand *v; /* candidates */
