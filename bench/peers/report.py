@@ -45,6 +45,9 @@ def run_facts(d):
     v = d['versions']
     commit = v.get('cairn_commit') or '?'
     short = '`%s`%s' % (commit[:7], commit[40:]) if len(commit) >= 40 else commit
+    src = v.get('cairn_src_commit')
+    if src and not commit.startswith(src):
+        short += ' (its sources, src/, include/ and the Makefile, as of commit `%s`)' % src[:7]
     la0, la1 = d.get('load_average_start'), d.get('load_average_end')
     return ('Run at %s by `make bench-peers` (`bench/results/peers.json`). cairn was built '
             'from commit %s. Peers: qmd %s, server-memory %s, through the MCP SDK %s on Node '
@@ -214,7 +217,7 @@ def charts(d, out, work):
             "set multiplot layout 2,2 title 'MRR against p50 latency, %s; each system as its "
             "docs drive it; %s'" % (what, d['generated']),
             'set logscale x', "set xlabel 'p50 ms (log)'", "set ylabel 'MRR'",
-            'set yrange [0:1.05]', 'set grid', 'set offsets graph 0.15, graph 0.15, 0, 0',
+            'set yrange [0:1.1]', 'set grid', 'set offsets graph 0.15, graph 0.15, 0, 0',
         ] + plots + ['unset multiplot'])
         sp = os.path.join(cdir, 'peers-%s.gp' % mode)
         with open(sp, 'w') as fh:

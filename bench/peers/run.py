@@ -625,6 +625,10 @@ def versions(a):
     head = sh(['git', 'rev-parse', 'HEAD'])
     dirty = sh(['git', 'status', '--porcelain'])
     v['cairn_commit'] = head + (' with uncommitted work in progress' if dirty else '')
+    # the last commit that changed what the binary is built from (a commit
+    # of bench/ or docs/ alone measures the same cairn)
+    v['cairn_src_commit'] = sh(['git', 'log', '-1', '--format=%H', '--', 'src', 'include',
+                                'Makefile'])
     v['cairn'] = sh([a.cairn, '--version']) or None
     v['sqlite3'] = sh(['sqlite3', '--version']).split(' ')[0]
     v['python_sqlite'] = sqlite3.sqlite_version
