@@ -65,16 +65,18 @@ def run_facts(d):
 
 def table_row(label, sent, r):
     if 'error' in r:
-        return '| %s | %s | error: %s |||||||||' % (label, sent,
+        return '| %s | %s | error: %s ||||||||||' % (label, sent,
                                                     r['error'][:120].replace('|', '/'))
     rss = r['peak_rss_mb']
     na = ('%d/%d' % (r['no_answer_empty'], r['no_answer'])) if r['no_answer'] else '–'
+    ae = '–' if r.get('answerable_empty') is None else '%d' % r['answerable_empty']
     mb = lambda x: f(x, 0) if x else '–'  # noqa: E731
-    return '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s / %s / %s |' % (
-        label, sent, f(r['recall@1']), f(r['recall@3']), f(r['recall@5']), f(r['recall@10']),
-        f(r['mrr']), na, ms(r['cold_p50_ms']), ms(r['cold_p95_ms']), ms(r['warm_p50_ms']),
-        ms(r['warm_p95_ms']), f(r['ingest_s'], 2), mb(rss['ingest']), mb(rss['warm_server']),
-        mb(rss['cold_query']))
+    return ('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s / %s / %s |'
+            % (label, sent, f(r['recall@1']), f(r['recall@3']), f(r['recall@5']),
+               f(r['recall@10']), f(r['mrr']), na, ae, ms(r['cold_p50_ms']),
+               ms(r['cold_p95_ms']), ms(r['warm_p50_ms']), ms(r['warm_p95_ms']),
+               f(r['ingest_s'], 2), mb(rss['ingest']), mb(rss['warm_server']),
+               mb(rss['cold_query'])))
 
 
 def secondary_line(meta, n, r):
@@ -83,6 +85,8 @@ def secondary_line(meta, n, r):
         return '- %s, sent %s: error: %s' % (m['system'], m['sent'], r['error'][:120])
     na = (', %d of %d no-answer questions empty' % (r['no_answer_empty'], r['no_answer'])
           if r['no_answer'] else '')
+    if r.get('answerable_empty') is not None:
+        na += ', nothing for %d of %d answerable' % (r['answerable_empty'], r['answerable'])
     err = (', %d tool error%s' % (r['tool_errors'], 's' if r['tool_errors'] > 1 else '')
            if r.get('tool_errors') else '')
     return '- %s, sent %s: R@3 %s, R@10 %s, MRR %s%s%s; warm p50 %s ms.' % (
@@ -100,10 +104,10 @@ def markdown(d):
         info = d['sets'][s]
         lines.append('### %s (%d stores, %d rows, %d questions; cold subset %d)\n' % (
             s, info['stores'], info['corpus_rows'], info['queries'], info['cold_subset']))
-        lines.append('| system | sent | R@1 | R@3 | R@5 | R@10 | MRR | no-answer empty | '
+        lines.append('| system | sent | R@1 | R@3 | R@5 | R@10 | MRR | no-answer empty | answerable empty | '
                      'cold p50 / p95 ms | warm p50 / p95 ms | ingest s | peak RSS MB '
                      '(ingest / server / cold) |')
-        lines.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+        lines.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
         for n in order:
             r = res[n].get(s)
             if r is not None:

@@ -538,6 +538,7 @@ def run_system(sysobj, set_name, parts, prepared, subsets, work_root):
         'recall@10': s['recall@10'], 'mrr': s['mrr'],
         'answerable': s['answerable'], 'no_answer': s['no_answer'],
         'no_answer_empty': s['no_answer_empty'], 'no_answer_empty_rate': s['no_answer_empty_rate'],
+        'answerable_empty': s['answerable_empty'],
         'missing': s['missing'],
         'warm_p50_ms': s['p50_ms'], 'warm_p95_ms': s['p95_ms'], 'warm_queries': s['timed'],
         'cold_p50_ms': c['p50_ms'], 'cold_p95_ms': c['p95_ms'], 'cold_queries': c['timed'],
