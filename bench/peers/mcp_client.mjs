@@ -8,26 +8,27 @@
 //
 // usage: node mcp_client.mjs --style cairn|memory|qmd --server JSON_ARGV
 //          [--cwd DIR] [--env K=V]... [--ingest CORPUS.jsonl]
-//          [--queries QUERIES.jsonl --out RANKED.jsonl] [--query TEXT]
-//          [--collection NAME]
+//          [--queries SENT.jsonl --out RANKED.jsonl] [--query SENT_ROW_JSON]
+//          [--collection NAME] [--map FILE]
 //
 // --server   the server's argv as a JSON array (spawned over stdio)
 // --ingest   memory only: create_entities from the corpus rows, 200 a call
 //            (name = row id, entityType "passage", observations = the
 //            title if any, then the text); prints {"ingest_s": ...}
 // --queries  ask every query once, in file order, write the common ranked
-//            format {"qid","ids","ms"} (ms = the tool call's wall time)
+//            format {"qid","ids","ms"} (ms = wall time of all the tool calls
+//            of the question)
 // --query    ask one query, print one ranked line (qid "-", ms null)
-// A query row with "keywords" (the keyword row of run.py): qmd
-// gets one lex sub-query per keyword, memory-words searches those words.
+// A query row ("sent" row of run.py) is {"id", "text", "terms"?}: with
+// "terms", qmd gets one `lex` sub-query per term and memory one
+// search_nodes call per term; without, each gets "text" as one query.
 //
-// The styles: cairn calls memory_recall {query, k: 10}; memory calls
-// search_nodes {query} (as its README says; its result is not ranked: the
-// entities come back in graph order, first 10 kept); memory-words: see
-// askWords below; qmd calls its BM25
-// mode through its MCP `query` tool ({searches: [{type: "lex", query}],
-// limit: 10, rerank: false}) and maps file paths back to ids with
-// the map file of the collection (--collection NAME, --map FILE).
+// The styles: cairn calls memory_recall {query: text, k: 10}; memory calls
+// search_nodes {query} (its result is not ranked: the entities come back
+// in graph order; with terms see askTerms below; first 10 kept); qmd calls
+// its MCP `query` tool ({searches: [{type: "lex", query}, ...], limit: 10,
+// rerank: false}, its BM25 mode) and maps file paths back to ids with the
+// map file of the collection (--collection NAME, --map FILE).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -88,30 +89,29 @@ function idsOf(style, res) {
   return ids;
 }
 
-function call(style, text, keywords) {
-  if (style === 'cairn') return { name: 'memory_recall', arguments: { query: text, k: 10 } };
-  if (style === 'memory') return { name: 'search_nodes', arguments: { query: text } };
-  // qmd's MCP `query` tool with one `lex` sub-query (its BM25 mode, the
-  // CLI's `search`) and rerank off (reranking needs a downloaded model)
-  // with the keyword row: one `lex` sub-query per keyword, as
-  // the tool's description tells an agent (one sub-query ANDs its words)
-  const searches = keywords ? keywords.map((k) => ({ type: 'lex', query: k }))
-    : [{ type: 'lex', query: text }];
+function call(style, q) {
+  if (style === 'cairn') return { name: 'memory_recall', arguments: { query: q.text, k: 10 } };
+  if (style === 'memory') return { name: 'search_nodes', arguments: { query: q.text } };
+  // qmd's MCP `query` tool, `lex` sub-queries only (its BM25 mode) and
+  // rerank off (reranking needs a downloaded model). With terms: one `lex`
+  // sub-query per term, as its tool description tells an agent ("For lex:
+  // use keywords"; one sub-query ANDs its words); qmd fuses them by
+  // reciprocal rank, the first weighing double.
+  const searches = q.terms ? q.terms.map((t) => ({ type: 'lex', query: t }))
+    : [{ type: 'lex', query: q.text }];
   const a = { searches, limit: 10, rerank: false };
   if (opt.collection) a.collections = [opt.collection];
   return { name: 'query', arguments: a };
 }
 
-// memory-words: the question's distinct words (\w+, lower case, 3+
-// characters), one search_nodes call each; entities ordered by how many of
-// the words found them (ties: first found first). This ranking is ours, on
-// the client; the server only filters.
-async function askWords(client, text, keywords) {
-  const words = keywords
-    || [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).filter((w) => w.length >= 3))];
+// memory with terms: one search_nodes call per term; entities ordered by
+// how many of the terms found them (ties: first found first). This ranking
+// is ours, on the client; the server only filters.
+async function askTerms(client, terms) {
   const count = new Map();
-  for (const w of words) {
-    const res = await client.callTool({ name: 'search_nodes', arguments: { query: w } });
+  for (const t of terms) {
+    const res = await client.callTool({ name: 'search_nodes', arguments: { query: t } });
+    if (res.isError) throw new Error('search_nodes: ' + JSON.stringify(payload(res)).slice(0, 300));
     for (const id of idsOf('memory', res)) count.set(id, (count.get(id) || 0) + 1);
   }
   return [...count.entries()].sort((a, b) => b[1] - a[1]).map((e) => e[0]);
@@ -120,10 +120,10 @@ async function askWords(client, text, keywords) {
 // A tool error (e.g. qmd refuses a question with an unbalanced double quote
 // as lex syntax) answers nothing: empty ids, counted as "error" in the line.
 let lastError = null;
-async function ask(client, style, text, keywords) {
+async function ask(client, style, q) {
   lastError = null;
-  if (style === 'memory-words') return askWords(client, text, keywords);
-  const res = await client.callTool(call(style, text, keywords));
+  if (style === 'memory' && q.terms) return askTerms(client, q.terms);
+  const res = await client.callTool(call(style, q));
   if (res.isError) {
     lastError = JSON.stringify(payload(res)).slice(0, 200);
     return [];
@@ -161,7 +161,7 @@ if (opt.queries) {
   const out = [];
   for (const q of qs) {
     const t0 = performance.now();
-    const ids = await ask(client, opt.style, q.text, q.keywords);
+    const ids = await ask(client, opt.style, q);
     const ms = performance.now() - t0;
     const line = { qid: q.id, ids: ids.slice(0, 10), ms: Math.round(ms * 1000) / 1000 };
     if (lastError !== null) line.error = lastError;
@@ -171,7 +171,7 @@ if (opt.queries) {
 }
 
 if (opt.query !== undefined) {
-  const ids = await ask(client, opt.style, opt.query);
+  const ids = await ask(client, opt.style, JSON.parse(opt.query));
   process.stdout.write(JSON.stringify({ qid: '-', ids: ids.slice(0, 10), ms: null }) + '\n');
 }
 

@@ -2,27 +2,39 @@
 """bench/peers/run.py -- cairn side by side with its peers (`make bench-peers`).
 
 usage: bench/peers/run.py --cairn PATH [--eval DIR] [--work DIR]
-                          [--systems cairn,fts5,qmd,memory]
+                          [--systems cairn,fts5,qmd,memory,...]
                           [--sets adr-workspace,locomo,cmrc2018,clapnq]
                           [--cold N] [--out FILE]
 
 Layer: benchmark tooling (never shipped, not part of `make check`).
-Holds: the drivers for the four systems, run one after the other on the
-same corpora and questions, each writing the common ranked format that
-bench/peers/score.py scores the same way for all.
+Holds: the drivers for the four systems, and what each row sends them
+(see "what is sent"), run one after the other on the same corpora and
+questions, each writing the common ranked format that bench/peers/score.py
+scores the same way for all.
 Must never: reach the network (bench/peers/setup installs the peers first),
 open a store outside --work, or use a query to build or tune a store.
 
-Every system, for every set (locomo: each conversation is its own store,
+The rows (SYSTEMS; --systems picks some):
+  main       each system driven as its own docs tell an agent: cairn and
+             plain FTS5 get the question; qmd the keywords, one `lex`
+             sub-query each; server-memory the question's words, one
+             search_nodes call each
+  keywords   cairn, plain FTS5 and server-memory given the keyword row
+             (qmd's main row is its keyword row)
+  secondary  qmd given the question as one `lex` sub-query, server-memory
+             the whole question as one search_nodes query: what a driver
+             that does not read their docs gets (no cold figure)
+
+Every row, for every set (locomo: each conversation is its own store,
 scores pooled over queries):
   ingest   the corpus into a fresh store, timed, peak RSS by /usr/bin/time
   warm     one resident process answers every query (MCP tool call wall
-           time; plain FTS5: in-process query time); quality is scored
-           from this run
-  cold     a new process per query (what a hook pays), on a fixed subset:
-           per store, every s-th query so that about --cold queries per set
-           are asked, the same subset for every system; the ids must agree
-           with the warm run ("cold_agrees")
+           time, all of a question's calls; plain FTS5: in-process query
+           time); quality is scored from this run
+  cold     main rows only: a new process per query (what a hook pays), on a
+           fixed subset: per store, every s-th query so that about --cold
+           queries per set are asked, the same subset for every system; the
+           ids must agree with the warm run ("cold_agrees")
 Cross-checks: cairn's warm scores against `cairn eval --json`, plain FTS5's
 against ../shared/tools/fts5_baseline.py on the same data.
 """
@@ -111,14 +123,22 @@ def cold_subset(parts_queries, n_cold):
     return out
 
 
-# ------------------------------------------------------------- keywords
+# ------------------------------------------------------- what is sent
 
-# The keyword row: what an agent sends a keyword search when the
-# tool's docs tell it to send keywords -- computed once per question, the
-# same for every system: the question's words (jieba for Chinese), stop
-# words and one-letter words dropped, the KEYWORDS rarest in the store
-# (fewest corpus rows holding them; words no row holds cannot match and
-# are left out unless nothing else is left).
+# Three rows of what a system is sent, computed once per question and
+# shared by every system that uses them (bench/peers/run.py writes them
+# once per store, under WORK/queries/):
+#   question  the question as written (cairn, plain FTS5)
+#   words     the question's words: \w+ runs, Chinese split by jieba, lower
+#             case, distinct, in question order, stop words and one-letter
+#             words dropped (server-memory's main row: one search_nodes
+#             call per word)
+#   keywords  the KEYWORDS rarest of those words in the store (fewest
+#             corpus rows holding them; words no row holds cannot match and
+#             are left out unless nothing else is left), rarest first (qmd's
+#             tool: "First sub-query gets 2x weight -- put your strongest
+#             signal first"); the same list for every system
+# A question with no word left is sent as written.
 KEYWORDS = 4
 STOP = set("""a about am an and any are as at be been but by can could did do does doing
 for from had has have how i if in into is it its me my of on or our should so than that the
@@ -148,35 +168,54 @@ def words_of(text):
     return out
 
 
-def keyword_queries(part, work):
-    """queries.jsonl of part with text = its keywords, and "keywords"."""
+def content_words(text):
+    ws = []
+    for w in words_of(text):
+        if w not in ws and w not in STOP and w not in STOP_ZH and len(w) > 1:
+            ws.append(w)
+    return ws
+
+
+def prepare_queries(part, path):
+    """Write path: the part's queries, each with "words" and "keywords"."""
     df = {}
     for d in jsonl(os.path.join(part, 'corpus.jsonl')):
         for w in set(words_of((d.get('title') or '') + ' ' + d['text'])):
             df[w] = df.get(w, 0) + 1
     rows = []
     for q in jsonl(os.path.join(part, 'queries.jsonl')):
-        ws = []
-        for w in words_of(q['text']):
-            if w not in ws and w not in STOP and w not in STOP_ZH and len(w) > 1:
-                ws.append(w)
+        ws = content_words(q['text'])
         seen = [w for w in ws if df.get(w, 0) > 0] or ws
-        kws = sorted(seen, key=lambda w: (df.get(w, 0), ws.index(w)))[:KEYWORDS]
-        kws.sort(key=ws.index)  # question order
         r = dict(q)
-        r['keywords'] = kws or [q['text']]
-        r['text'] = ' '.join(r['keywords'])
+        r['words'] = ws
+        r['keywords'] = sorted(seen, key=lambda w: (df.get(w, 0), ws.index(w)))[:KEYWORDS]
         rows.append(r)
-    path = os.path.join(work, 'queries-keywords.jsonl')
     write_jsonl(path, rows)
     return path
+
+
+def sent_row(q, row):
+    """What a system of row `row` is sent for question q: "text" (one
+    string) and, where the system sends one call or sub-query per term,
+    "terms"."""
+    if row == 'question' or not q[row]:
+        return {'id': q['id'], 'text': q['text']}
+    return {'id': q['id'], 'text': ' '.join(q[row]), 'terms': q[row]}
 
 
 # --------------------------------------------------------------- systems
 
 class System:
+    """One row of the tables: a system and what it is sent.
+    role: 'main' (the system driven as its own docs tell an agent),
+    'keywords' (the keyword row, the same for every system) or 'secondary'
+    (a driving kept to show what it gives, not in the main table)."""
     name = ''
-    cold_ok = True  # False: no new-process-per-query figure for this system
+    system = ''  # the system's name in the tables
+    row = 'question'  # question | words | keywords (sent_row)
+    sent = ''  # what it is sent, in words, for the tables
+    role = 'main'
+    cold_ok = True  # False: no new-process-per-query figure for this row
 
     def __init__(self, a, env):
         self.a = a
@@ -190,6 +229,8 @@ class System:
 
 class Cairn(System):
     name = 'cairn'
+    system = 'cairn'
+    sent = 'the question (`memory_recall`)'
 
     def ingest(self, part, work, corpus):
         store = os.path.join(work, 'store')
@@ -220,9 +261,9 @@ class Cairn(System):
                        env=self.node(), check=True, cwd=self.store)
         return read_rss(rssf)
 
-    def cold(self, work, text):
-        dt, out, rss = timed([self.a.cairn, '-C', self.store, 'recall', '--json', '-k', '10', text],
-                             os.path.join(work, 'rss-cold'), env=self.env)
+    def cold(self, work, q):
+        dt, out, rss = timed([self.a.cairn, '-C', self.store, 'recall', '--json', '-k', '10',
+                              q['text']], os.path.join(work, 'rss-cold'), env=self.env)
         return dt, [h['record']['id'] for h in json.loads(out)['hits']], rss
 
 
@@ -237,6 +278,8 @@ FTS5_SQL = 'select id from d where d match ? order by bm25(d) limit 10'
 
 class Fts5(System):
     name = 'fts5'
+    system = 'FTS5 porter'
+    sent = 'the question, an OR of its words'
 
     def ingest(self, part, work, corpus):
         db = os.path.join(work, 'fts.db')
@@ -267,8 +310,8 @@ class Fts5(System):
         write_jsonl(out, rows)
         return None  # in-process: the Python process's RSS is not the engine's
 
-    def cold(self, work, text):
-        expr = fts5_expr(text).replace("'", "''")
+    def cold(self, work, q):
+        expr = fts5_expr(q['text']).replace("'", "''")
         dt, out, rss = timed(['sqlite3', '-json', self.db, FTS5_SQL.replace('?', "'%s'" % expr)],
                              os.path.join(work, 'rss-cold'), env=self.env, check=False)
         ids = [r['id'] for r in json.loads(out)] if out.strip() else []
@@ -276,8 +319,15 @@ class Fts5(System):
 
 
 class Qmd(System):
-    """@tobilu/qmd: one Markdown file per corpus row, its BM25 `search` mode."""
+    """@tobilu/qmd, its BM25 mode, one Markdown file per corpus row. Its
+    MCP `query` tool describes `lex` as "BM25 keywords" and tells an agent
+    "For lex: use keywords"; one `lex` sub-query ANDs its words (each a
+    prefix term), so each keyword is its own `lex` sub-query, which qmd
+    fuses by reciprocal rank (the first weighs double)."""
     name = 'qmd'
+    system = 'qmd'
+    row = 'keywords'
+    sent = 'the keywords, one `lex` sub-query each (the keyword row)'
 
     def qenv(self, work):
         e = self.node()
@@ -318,9 +368,14 @@ class Qmd(System):
                        env=self.qenv(work), check=True)
         return read_rss(rssf)
 
-    def cold(self, work, text):
-        dt, out, rss = timed(self.qmd() + ['search', text, '-n', '10', '--json',
-                                           '-c', QMD_COLLECTION],
+    def cold(self, work, q):
+        # the CLI's form of the same call: `qmd query` with a query document
+        # of lex: lines, reranking off (the MCP tool's rerank: false)
+        if q.get('terms'):
+            argv = ['query', '\n'.join('lex: ' + t for t in q['terms']), '--no-rerank']
+        else:
+            argv = ['search', q['text']]
+        dt, out, rss = timed(self.qmd() + argv + ['-n', '10', '--json', '-c', QMD_COLLECTION],
                              os.path.join(work, 'rss-cold'), env=self.qenv(work), check=False)
         idmap = json.load(open(self.map))
         ids = []
@@ -339,9 +394,16 @@ class Qmd(System):
 
 
 class Memory(System):
-    """@modelcontextprotocol/server-memory over MCP: entities, search_nodes."""
+    """@modelcontextprotocol/server-memory over MCP: one entity per corpus
+    row, searched with search_nodes. Its search is a case-insensitive
+    substring test of the whole query against names, types and
+    observations, unranked; so each word of the question is its own call,
+    and the entities are ranked by how many words found them (ties: first
+    found first) -- a ranking of ours, on the client."""
     name = 'memory'
-    style = 'memory'
+    system = 'server-memory'
+    row = 'words'
+    sent = "the question's words, one `search_nodes` call each"
 
     def server(self, rssf):
         js = os.path.join(NODE_MODULES, '@modelcontextprotocol', 'server-memory', 'dist',
@@ -365,64 +427,72 @@ class Memory(System):
 
     def warm(self, work, queries_path, out):
         rssf = os.path.join(work, 'rss-warm')
-        subprocess.run(['node', MCP_CLIENT, '--style', self.style, '--server',
+        subprocess.run(['node', MCP_CLIENT, '--style', 'memory', '--server',
                         json.dumps(self.server(rssf)), '--queries', queries_path, '--out', out],
                        env=self.menv(work), check=True)
         return read_rss(rssf)
 
-    def cold(self, work, text):
+    def cold(self, work, q):
+        # a node client that spawns the server, makes the same calls, exits
         rssf = os.path.join(work, 'rss-cold')
         t0 = time.perf_counter()
-        p = subprocess.run(['node', MCP_CLIENT, '--style', self.style, '--server',
-                            json.dumps(self.server(rssf)), '--query', text],
+        p = subprocess.run(['node', MCP_CLIENT, '--style', 'memory', '--server',
+                            json.dumps(self.server(rssf)), '--query', json.dumps(q)],
                            env=self.menv(work), check=True, capture_output=True, text=True)
         return time.perf_counter() - t0, json.loads(p.stdout)['ids'], read_rss(rssf)
 
 
-class MemoryWords(Memory):
-    """The same server and graph, one search_nodes call per question word,
-    entities ranked by the number of words that found them (our ranking)."""
-    name = 'memory-words'
-    style = 'memory-words'
-    cold_ok = False  # its process start is memory's; its query cost is its warm one
-
-
 class CairnKw(Cairn):
-    """cairn given the keyword row (the same memory_recall tool)."""
     name = 'cairn-kw'
-    keywords = True
+    row = 'keywords'
+    role = 'keywords'
+    sent = 'the keywords (`memory_recall`)'
     cold_ok = False
 
 
 class Fts5Kw(Fts5):
-    """plain FTS5, the OR of the keyword row."""
     name = 'fts5-kw'
-    keywords = True
+    row = 'keywords'
+    role = 'keywords'
+    sent = 'the keywords, an OR'
     cold_ok = False
 
 
-class QmdKw(Qmd):
-    """qmd as its MCP tool tells an agent: one `lex` sub-query per keyword
-    (its BM25 mode ANDs every word of one sub-query)."""
-    name = 'qmd-kw'
-    keywords = True
-    cold_ok = False
-
-
-class MemoryKw(MemoryWords):
-    """server-memory: one search_nodes call per keyword, entities ranked by
-    how many keywords found them."""
+class MemoryKw(Memory):
     name = 'memory-kw'
-    keywords = True
+    row = 'keywords'
+    role = 'keywords'
+    sent = 'the keywords, one `search_nodes` call each'
+    cold_ok = False
 
 
-SYSTEMS = {c.name: c for c in (Cairn, Fts5, Qmd, Memory, MemoryWords, CairnKw, Fts5Kw, QmdKw,
-                               MemoryKw)}
+class QmdQuestion(Qmd):
+    """qmd sent the question as written, one `lex` sub-query: every word
+    must be in the document (AND), so almost nothing matches."""
+    name = 'qmd-question'
+    row = 'question'
+    role = 'secondary'
+    sent = 'the question as one `lex` sub-query'
+    cold_ok = False
+
+
+class MemoryQuestion(Memory):
+    """server-memory sent the whole question as one search_nodes query: a
+    substring test of the whole question, so nothing matches."""
+    name = 'memory-question'
+    row = 'question'
+    role = 'secondary'
+    sent = 'the whole question as one `search_nodes` query'
+    cold_ok = False
+
+
+SYSTEMS = {c.name: c for c in (Cairn, Fts5, Qmd, Memory, CairnKw, Fts5Kw, MemoryKw,
+                               QmdQuestion, MemoryQuestion)}
 
 
 # ------------------------------------------------------------- the run
 
-def run_system(sysobj, set_name, parts, subsets, work_root):
+def run_system(sysobj, set_name, parts, prepared, subsets, work_root):
     name = sysobj.name
     set_work = os.path.join(work_root, name, set_name)
     shutil.rmtree(set_work, ignore_errors=True)
@@ -437,16 +507,16 @@ def run_system(sysobj, set_name, parts, subsets, work_root):
         dt, rss = sysobj.ingest(part, work, corpus)
         ingest_s += dt
         rss_ingest.append(rss)
-        qpath = os.path.join(part, 'queries.jsonl')
-        if getattr(sysobj, 'keywords', False):
-            qpath = keyword_queries(part, work)
+        sent = {q['id']: sent_row(q, sysobj.row) for q in jsonl(prepared[pi])}
+        qpath = os.path.join(work, 'sent.jsonl')
+        write_jsonl(qpath, sent.values())
         wout = os.path.join(work, 'warm.jsonl')
         rss_warm.append(sysobj.warm(work, qpath, wout))
         warm = {r['qid']: r for r in jsonl(wout)}
         tool_errors += sum(1 for r in warm.values() if r.get('error'))
         warm_all.extend(warm.values())
         for qq in (subsets[pi] if sysobj.cold_ok else []):
-            sec, ids, rss = sysobj.cold(work, qq['text'])
+            sec, ids, rss = sysobj.cold(work, sent[qq['id']])
             rss_cold.append(rss)
             cold_all.append({'qid': qq['id'], 'ids': ids[:10], 'ms': round(sec * 1000, 3)})
             if qq['id'] in warm and warm[qq['id']]['ids'] == ids[:10]:
@@ -468,6 +538,7 @@ def run_system(sysobj, set_name, parts, subsets, work_root):
         'recall@10': s['recall@10'], 'mrr': s['mrr'],
         'answerable': s['answerable'], 'no_answer': s['no_answer'],
         'no_answer_empty': s['no_answer_empty'], 'no_answer_empty_rate': s['no_answer_empty_rate'],
+        'answerable_empty': s['answerable_empty'],
         'missing': s['missing'],
         'warm_p50_ms': s['p50_ms'], 'warm_p95_ms': s['p95_ms'], 'warm_queries': s['timed'],
         'cold_p50_ms': c['p50_ms'], 'cold_p95_ms': c['p95_ms'], 'cold_queries': c['timed'],
@@ -529,9 +600,7 @@ def start_floors(a, env, names):
     cmds = {'cairn': [a.cairn, '--version'], 'fts5': ['sqlite3', '--version'],
             'qmd': ['node', os.path.join(NODE_MODULES, '@tobilu', 'qmd', 'dist', 'cli', 'qmd.js'),
                     '--version'],
-            'memory': ['node', '-e', '0'], 'memory-words': ['node', '-e', '0']}
-    for n in ('cairn', 'fts5', 'qmd', 'memory'):
-        cmds[n + '-kw'] = cmds[n]
+            'memory': ['node', '-e', '0']}
     out = {}
     for n in names:
         xs = []
@@ -557,6 +626,10 @@ def versions(a):
     head = sh(['git', 'rev-parse', 'HEAD'])
     dirty = sh(['git', 'status', '--porcelain'])
     v['cairn_commit'] = head + (' with uncommitted work in progress' if dirty else '')
+    # the last commit that changed what the binary is built from (a commit
+    # of bench/ or docs/ alone measures the same cairn)
+    v['cairn_src_commit'] = sh(['git', 'log', '-1', '--format=%H', '--', 'src', 'include',
+                                'Makefile'])
     v['cairn'] = sh([a.cairn, '--version']) or None
     v['sqlite3'] = sh(['sqlite3', '--version']).split(' ')[0]
     v['python_sqlite'] = sqlite3.sqlite_version
@@ -578,8 +651,7 @@ def main():
     ap.add_argument('--cairn', required=True)
     ap.add_argument('--eval', default=os.path.join(ROOT, '..', 'shared', 'eval'))
     ap.add_argument('--work', default=os.path.join(PEERS, 'work'))
-    ap.add_argument('--systems', default='cairn,fts5,qmd,memory,memory-words,'
-                    'cairn-kw,fts5-kw,qmd-kw,memory-kw')
+    ap.add_argument('--systems', default=','.join(SYSTEMS))
     ap.add_argument('--sets', default='adr-workspace,locomo,cmrc2018,clapnq')
     ap.add_argument('--cold', type=int, default=12)
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'results', 'peers.json'))
@@ -602,23 +674,35 @@ def main():
         parts = set_parts(a.eval, set_name)
         pq = [jsonl(os.path.join(p, 'queries.jsonl')) for p in parts]
         subsets = cold_subset(pq, a.cold)
+        qdir = os.path.join(a.work, 'queries', set_name)
+        shutil.rmtree(qdir, ignore_errors=True)
+        os.makedirs(qdir)
+        prepared = [prepare_queries(p, os.path.join(qdir, 'p%d.jsonl' % i))
+                    for i, p in enumerate(parts)]
+        rows = [q for path in prepared for q in jsonl(path)]
         subsets_info[set_name] = {'stores': len(parts),
                                   'corpus_rows': sum(len(jsonl(os.path.join(p, 'corpus.jsonl')))
                                                      for p in parts),
                                   'queries': sum(len(q) for q in pq),
-                                  'cold_subset': sum(len(s) for s in subsets)}
+                                  'cold_subset': sum(len(s) for s in subsets),
+                                  'words_mean': round(sum(len(q['words']) for q in rows)
+                                                      / max(len(rows), 1), 2),
+                                  'keywords_mean': round(sum(len(q['keywords']) for q in rows)
+                                                         / max(len(rows), 1), 2),
+                                  'example': {k: rows[0][k] for k in ('text', 'words',
+                                                                      'keywords')}}
         for so in systems:
             log('%s on %s ...' % (so.name, set_name))
             t0 = time.time()
             try:
-                r = run_system(so, set_name, parts, subsets, a.work)
+                r = run_system(so, set_name, parts, prepared, subsets, a.work)
             except Exception as e:  # a peer that fails is reported, not hidden
                 r = {'error': str(e)[-1000:]}
             r['wall_s'] = round(time.time() - t0, 1)
             results.setdefault(so.name, {})[set_name] = r
             log('%s on %s: %s' % (so.name, set_name, json.dumps(r)[:400]))
     log('process start floors ...')
-    startup = start_floors(a, env, [so.name for so in systems])
+    startup = start_floors(a, env, [so.name for so in systems if so.cold_ok])
     log('cross-checks ...')
     checks = cross_checks(a, sets, results)
     doc = {
@@ -630,14 +714,19 @@ def main():
         'wall_s': round(time.time() - t_start, 1),
         'sets': subsets_info,
         'startup_ms': startup,
+        'rows': {so.name: {'system': so.system, 'sent': so.sent, 'role': so.role,
+                           'row': so.row} for so in systems},
+        'keywords': KEYWORDS,
         'results': results,
         'cross_checks': checks,
         'notes': {
             'warm': 'cairn, qmd, memory: wall time of one MCP tools/call from the SDK client to '
                     'a resident server (stdio JSON-RPC included); fts5: the query inside one '
                     'resident Python sqlite3 connection (no IPC)',
-            'cold': 'wall time of a new process per query: cairn recall; sqlite3 CLI; qmd search; '
-                    'memory: a node SDK client that spawns the server, calls search_nodes, exits',
+            'cold': 'wall time of a new process per query, main rows only: cairn recall; '
+                    'sqlite3 CLI; qmd query with a query document of lex: lines, --no-rerank; '
+                    'memory: a node SDK client that spawns the server, makes the same '
+                    'search_nodes calls, exits',
             'quality': 'scored from the warm run, all queries, by bench/peers/score.py',
         },
     }

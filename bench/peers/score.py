@@ -15,6 +15,8 @@ Metrics, the same for every system:
   recall@k  share of answerable queries with an answer in the first k ids
   mrr       mean of 1/rank of the first answer in the first 10 (0 if none)
   no_answer_empty  share of no-answer queries whose ids list is empty
+  answerable_empty answerable queries whose ids list is empty (what a
+                   no-match floor costs)
   p50_ms, p95_ms   nearest-rank percentiles of the timed queries
 A query missing from RANKED counts as a miss (answerable) or as answered
 (no-answer), and is counted in "missing".
@@ -38,7 +40,7 @@ def score(queries_path, ranked_path):
             if line.strip():
                 r = json.loads(line)
                 ranked[r['qid']] = r
-    n = na = na_empty = missing = 0
+    n = na = na_empty = ans_empty = missing = 0
     hits = {1: 0, 3: 0, 5: 0, 10: 0}
     rr = 0.0
     ms = []
@@ -58,6 +60,7 @@ def score(queries_path, ranked_path):
             na_empty += bool(ids is not None and len(ids) == 0)
             continue
         n += 1
+        ans_empty += bool(ids is not None and len(ids) == 0)
         ans = set(q['answers'])
         first = next((i for i, x in enumerate(ids or []) if x in ans), None)
         if first is not None:
@@ -72,6 +75,7 @@ def score(queries_path, ranked_path):
     out['no_answer'] = na
     out['no_answer_empty'] = na_empty
     out['no_answer_empty_rate'] = round(na_empty / na, 4) if na else None
+    out['answerable_empty'] = ans_empty
     out['timed'] = len(ms)
     out['p50_ms'] = pct(ms, 50)
     out['p95_ms'] = pct(ms, 95)
@@ -97,10 +101,11 @@ def self_test():
                 {'qid': 'c', 'ids': ['p'] * 10 + ['w'], 'ms': 2}, {'qid': 'n1', 'ids': [], 'ms': 4},
                 {'qid': 'n2', 'ids': ['x'], 'ms': 5}])
     want = {'recall@1': 0.3333, 'recall@3': 0.6667, 'recall@10': 0.6667, 'mrr': 0.4444,
-            'no_answer_empty': 1, 'p50_ms': 3.0, 'p95_ms': 5.0, 'missing': 0}
+            'no_answer_empty': 1, 'answerable_empty': 0, 'p50_ms': 3.0, 'p95_ms': 5.0, 'missing': 0}
     bad = [k for k in want if good[k] != want[k]]
     swapped = run([{'qid': 'a', 'ids': ['p', 'x']}, {'qid': 'b', 'ids': ['z']}])
-    if swapped['recall@1'] != 0.3333 or swapped['mrr'] != 0.5 or swapped['missing'] != 3:
+    if (swapped['recall@1'] != 0.3333 or swapped['mrr'] != 0.5 or swapped['missing'] != 3
+            or swapped['answerable_empty'] != 0):
         bad.append('swapped')
     print('score.py self-test: %s' % ('ok' if not bad else 'FAILED ' + ' '.join(bad)))
     return 1 if bad else 0
