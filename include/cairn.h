@@ -492,10 +492,17 @@ typedef struct cairn_result {
 	double answer;          /* 0..1; 0 when nothing matched */
 	double answer_unseen;   /* share of the question's mass the workspace store never says */
 	/* the chance test of the workspace store (docs/RANKING.md) */
-	size_t chance_words;    /* the question's specific words (df < sqrt(N)) */
-	double chance_expected; /* times their pairs would meet in one record by chance */
-	size_t chance_met;      /* pairs of them the BM25 pool's records hold */
+	size_t chance_words;    /* the question's tested words (in under
+				   max(1/sqrt(N), CAIRN_CHANCE_SHARE) of the records) */
+	double chance_expected; /* times chance would put their pairs in one record */
+	size_t chance_met;      /* meetings of the pairs chance puts together less
+				   than once, in records without a source file
+				   (counting stops once above chance) */
 	int chance_only;        /* 1: no more than chance: every hit's answerability 0 */
+	double chance_all_expected;  /* times chance would put all of them in one record */
+	double chance_pair_expected; /* times chance would give the pairs of chance_met */
+	size_t chance_together;      /* most of them one record of the pool holds */
+	double chance_together_expected; /* times chance would put that many in one record */
 	/* the lone-word rule (docs/RANKING.md): a hit holding one word of
 	   the question while a heavier one is missing has answerability 0 */
 	size_t lone;            /* hits of the pool it zeroed */
@@ -577,12 +584,15 @@ CAIRN_API int cairn_calibrate(cairn_db *db, const char *const *probes,
  */
 #define CAIRN_DEFAULT_FLOOR 0.12
 /*
- * The chance test (docs/RANKING.md): when the question's specific words
- * would meet at least this many times by chance and the store's records
- * hold no more of their pairs, the words are unrelated in this store and
- * no record answers the question (cairn_result.chance_only).
+ * The chance test (docs/RANKING.md): the question's words are unrelated in
+ * the store, and no record answers it (cairn_result.chance_only), when
+ * nothing links them beyond chance. It tests the words in fewer than
+ * max(1/sqrt(N), CAIRN_CHANCE_SHARE) of the store's N records, and only
+ * when chance would put their pairs in one record at least
+ * CAIRN_CHANCE_POWER times.
  */
 #define CAIRN_CHANCE_POWER 0.3
+#define CAIRN_CHANCE_SHARE 0.02
 
 #define CAIRN_CAL_SHOW 8 /* probes let through that cairn_calibration names */
 

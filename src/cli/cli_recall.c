@@ -134,7 +134,15 @@ void cli_result_json(struct sbuf *sb, const cairn_result *res, int explain)
 	sbuf_addf(sb, ",\"chance\":{\"words\":%zu,\"expected\":",
 		  res->chance_words);
 	json_add_num(sb, round(res->chance_expected * 1e4) / 1e4);
-	sbuf_addf(sb, ",\"met\":%zu,\"unrelated\":%s}", res->chance_met,
+	sbuf_adds(sb, ",\"all_expected\":");
+	json_add_num(sb, round(res->chance_all_expected * 1e4) / 1e4);
+	sbuf_adds(sb, ",\"pair_expected\":");
+	json_add_num(sb, round(res->chance_pair_expected * 1e4) / 1e4);
+	sbuf_addf(sb, ",\"met\":%zu,\"together\":%zu,"
+		  "\"together_expected\":",
+		  res->chance_met, res->chance_together);
+	json_add_num(sb, round(res->chance_together_expected * 1e4) / 1e4);
+	sbuf_addf(sb, ",\"unrelated\":%s}",
 		  res->chance_only ? "true" : "false");
 	sbuf_addf(sb, ",\"lone\":{\"hits\":%zu,\"answer\":", res->lone);
 	json_add_num(sb, round(res->answer_lone * 1e4) / 1e4);
@@ -349,17 +357,31 @@ int cmd_recall(int argc, char **argv)
 		       "question's informative IDF mass (%.4f of it never said "
 		       "in the store); answered when above the floor\n",
 		       res->answer, res->answer_unseen);
-	if (o.explain && res->chance_words > 1)
-		printf("chance: %zu specific words (in under 1/sqrt(N) of the "
-		       "records); chance would put their pairs in one record "
-		       "%.2f times, the pool's records hold %zu%s\n",
-		       res->chance_words, res->chance_expected, res->chance_met,
+	if (o.explain && res->chance_words > 1) {
+		printf("chance: %zu specific words (in under max(1/sqrt(N), "
+		       "%g%%) of the records); chance would put their pairs in "
+		       "one record %.2f times and all of them %.4f times; the "
+		       "pairs it puts together less than once (%.2f times) "
+		       "meet %zu times in the store's records",
+		       res->chance_words, CAIRN_CHANCE_SHARE * 100,
+		       res->chance_expected, res->chance_all_expected,
+		       res->chance_pair_expected, res->chance_met);
+		if (res->chance_together >= 2)
+			printf("; one record of the pool holds %zu of them "
+			       "(chance: %.4f times)",
+			       res->chance_together,
+			       res->chance_together_expected);
+		printf("%s\n",
 		       res->chance_only
 			       ? ": no more than chance, the words are "
 				 "unrelated in this store: answerability 0"
 		       : res->chance_expected < CAIRN_CHANCE_POWER
 			       ? " (too rare to meet by chance: no test)"
+		       : res->chance_all_expected >= 1
+			       ? " (a record of them all would be no more "
+				 "than chance: no test)"
 			       : ": more than chance");
+	}
 	if (o.explain && res->lone)
 		printf("lone words: %zu hit%s held one word of the question "
 		       "while a heavier one was missing: a word in common by "

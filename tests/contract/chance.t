@@ -15,7 +15,7 @@ $ cairn import notes.jsonl
 $ cairn recall --json "zorbex quillan maveth" | jq -c '[(.hits | length), .chance.words, .chance.met, .chance.unrelated]'
 > [0,3,0,true]
 $ cairn recall --explain "zorbex quillan maveth"
-~ ^chance: 3 specific words .* the pool's records hold 0: no more than chance, the words are unrelated in this store: answerability 0$
+~ ^chance: 3 specific words .* meet 0 times in the store's records: no more than chance, the words are unrelated in this store: answerability 0$
 # without the test the same hits are above the floor
 $ cairn recall --json --no-floor "zorbex quillan maveth" | jq -c '[(.hits | length > 0)]'
 > [true]
