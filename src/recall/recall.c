@@ -1287,7 +1287,7 @@ static int doc_answer(struct pool *pool, size_t first,
  * changes with a share of 1 to 3 %; from 4 % it empties questions that
  * were answered (2 LoCoMo and 2 CMRC2018 answers in the top 5: they do
  * not repeat the question's 'time', 'kind' or 又), with no share at all
- * 21 LoCoMo, 6 CMRC2018, 2 ClapNQ and 1 adr-workspace. This is half of
+ * 27 LoCoMo, 6 CMRC2018, 2 ClapNQ and 1 adr-workspace. This is half of
  * the 4 %. recall_bench, 100k records, random-word queries empty: 32 of
  * 60 (1 % and 3 %, simulated on the same run: 30 and 34).
  */
