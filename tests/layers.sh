@@ -77,6 +77,7 @@ gc             lifecycle
 recall         recall
 recall_int     recall
 recall_hybrid  recall
+answer         recall
 query          recall
 calibrate      recall
 rank           recall

@@ -457,3 +457,18 @@ int query_bilingual(struct cairn_db *db)
 		return store_error(db, rc, "bilingual dictionary: %s", err);
 	return CAIRN_OK;
 }
+
+/* Append a term as a quoted FTS5 string with the tokenizer's raw escape. */
+void query_add_raw(struct sbuf *m, const struct qterm *q)
+{
+	const char *p;
+
+	sbuf_addc(m, '"');
+	sbuf_addc(m, TOK_RAW);
+	for (p = q->text; p < q->text + q->len; p++) {
+		if (*p == '"')
+			sbuf_addc(m, '"');
+		sbuf_addc(m, *p);
+	}
+	sbuf_addc(m, '"');
+}

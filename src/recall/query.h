@@ -16,6 +16,8 @@
 
 #include "cairn.h"
 
+struct sbuf;
+
 #define RECALL_MAX_TERMS 64        /* query terms kept (the aux mask is 64 bits) */
 /*
  * Weight of an English gloss of a Chinese question word (from the
@@ -62,6 +64,12 @@ struct terms {
  */
 int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
 		struct terms *t);
+
+/*
+ * Append q to m as a quoted FTS5 string whose text the tokenizer takes
+ * raw (TOK_RAW: already a term, not tokenised again).
+ */
+void query_add_raw(struct sbuf *m, const struct qterm *q);
 
 /* Free the terms' texts and array; t is empty afterwards. */
 void query_release(struct terms *t);

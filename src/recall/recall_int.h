@@ -16,6 +16,7 @@
 #define RECALL_IDENTITY_MAX 1200 /* bytes of an identity string */
 #define RECALL_W_TITLE 2.0       /* bm25() weight of the title column */
 #define RECALL_W_BODY 1.0        /* bm25() weight of the body column */
+#define RECALL_IDF_MIN 1e-6      /* FTS5's floor for a term's idf */
 
 struct embedder;
 struct vector_hit;
