@@ -42,6 +42,7 @@ static struct rank_config config(void)
 
 	rank_config_default(&cfg);
 	cfg.cos_floor = 0.51;
+	cfg.cos_calibrated = 1;
 	cfg.lex_floor = 0.1;
 	return cfg;
 }
@@ -255,6 +256,33 @@ static void test_floor_keeps_lexical_evidence(void)
 	CHECK_INT(c[0].basis, RANK_BASIS_LEXICAL);
 	CHECK(NEAR(c[0].relevance, (0.5 - 0.1) / 0.9));
 	CHECK_INT(c[1].dropped, RANK_DROP_COSINE);
+}
+
+/*
+ * Until a cosine floor is calibrated for the model, the cosine keeps no
+ * hit that lexical evidence drops and is no relevance (negative control
+ * CAIRN_MUTATE_UNCALIBRATED_COSINE); calibrated, the same cosine keeps it.
+ */
+static void test_floor_uncalibrated_cosine(void)
+{
+	struct rank_config cfg = config();
+	struct rank_cand c[2];
+
+	cfg.cos_calibrated = 0;
+	cfg.cos_floor = 0;
+	c[0] = cand(0, 1, 5, 2, 0.40); /* lexical 0.5 > 0.1, a cosine */
+	c[1] = cand(1, 0, 0, 1, 0.95); /* no lexical evidence, cosine 0.95 */
+	CHECK_INT(rank_floor(c, 2, &cfg), 1);
+	CHECK_INT(c[0].dropped, RANK_KEPT);
+	CHECK_INT(c[0].basis, RANK_BASIS_LEXICAL);
+	CHECK(NEAR(c[0].relevance, (0.5 - 0.1) / 0.9));
+	CHECK_INT(c[1].dropped, RANK_DROP_COSINE);
+	cfg.cos_calibrated = 1;
+	cfg.cos_floor = 0.5;
+	CHECK_INT(rank_floor(c, 2, &cfg), 0);
+	CHECK_INT(c[1].dropped, RANK_KEPT);
+	CHECK_INT(c[1].basis, RANK_BASIS_COSINE);
+	CHECK(NEAR(c[1].relevance, 0.9));
 }
 
 /*
@@ -610,6 +638,7 @@ void unit_rank(void)
 	RUN(test_floor_relevance);
 	RUN(test_floor_lexical_only_hits);
 	RUN(test_floor_keeps_lexical_evidence);
+	RUN(test_floor_uncalibrated_cosine);
 	RUN(test_weight_tiebreak);
 	RUN(test_weights);
 	RUN(test_weight_orders);

@@ -59,7 +59,9 @@ static const char eval_help[] =
 	"(CAIRN_EMBED_PROVIDER and CAIRN_EMBED_MODEL, as for `cairn reindex`),\n"
 	"the temporary store's records are embedded before calibration, the\n"
 	"cosine floor is calibrated from the probes too, and recall fuses BM25\n"
-	"and vectors; without one, recall is lexical only.\n"
+	"and vectors (without probes the cosine only orders the hits lexical\n"
+	"evidence keeps, as in a store never calibrated for its model);\n"
+	"without a provider, recall is lexical only.\n"
 	"\n"
 	"A workspace folder (DIR with docs/ and no corpus.jsonl, or any DIR\n"
 	"with docs/ under --seed) is measured seeding included: a copy of\n"
@@ -310,8 +312,8 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		printf("cosine   floor %.2f (%s)\n", r->cos_floor,
 		       r->cos_calibrated ? "calibrated from probes.jsonl"
 		       : r->cos_floor > 0 ? "not calibrated for this model"
-					  : "0: not calibrated (no probes): no "
-					    "dense hit is dropped");
+					  : "0: not calibrated (no probes): the "
+					    "cosine orders hits, keeps none");
 	else if (r->cos_known)
 		printf("cosine   floor mean %.3f, %.2f..%.2f over stores (%d of "
 		       "%d calibrated)\n",

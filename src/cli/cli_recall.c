@@ -35,9 +35,11 @@ static const char recall_help[] =
 	"\n"
 	"When an embedding model is configured and records have vectors (see\n"
 	"'cairn reindex'), recall is hybrid: BM25 and dense pools fused by\n"
-	"weighted reciprocal rank, an overwhelming BM25 first place pinned, a\n"
+	"their standardised scores, an overwhelming BM25 first place pinned, a\n"
 	"calibrated cosine floor, time decay by kind and at most 2 chunks per\n"
-	"source file (docs/RANKING.md).\n"
+	"source file (docs/RANKING.md). Until 'cairn calibrate' has measured a\n"
+	"cosine floor for the model, the cosine orders the hits lexical\n"
+	"evidence keeps and adds none.\n"
 	"\n"
 	"options:\n"
 	"  -k N              return at most N records (default 5; more than\n"
@@ -501,7 +503,8 @@ static const char calibrate_help[] =
 	"stored with the vector identity (model, revision, dimensions, pooling,\n"
 	"instructions); recall uses it only with that identity, and drops a\n"
 	"hit only when both its cosine and its answerability are at or below\n"
-	"their floors. Re-run it after large changes to the store or a change\n"
+	"their floors. Without one the cosine keeps no hit on its own (it only\n"
+	"orders them). Re-run it after large changes to the store or a change\n"
 	"of model.\n";
 
 /* The floors found, and the probes let through (--json: one object). */

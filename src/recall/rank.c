@@ -342,11 +342,24 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 			 */
 			rcos = cf < 1 ? clamp01((x->cosine - cf) / (1 - cf)) : 0;
 			cos_ok = x->cosine > cf;
+#ifndef CAIRN_MUTATE_UNCALIBRATED_COSINE
+			/*
+			 * An uncalibrated cosine has no scale: what unrelated
+			 * texts reach differs by model and store (USE lite:
+			 * off-topic questions up to 0.64 on ClapNQ), so it
+			 * may order hits but not keep one lexical evidence
+			 * drops: a model must not make recall answer what
+			 * lexical recall leaves quiet.
+			 */
+			if (!cfg->cos_calibrated)
+				cos_ok = 0;
+#endif
 #ifdef CAIRN_MUTATE_HYBRID_COSINE_ONLY
 			lex_ok = 0; /* negative control: the cosine alone */
 			rl = 0;
 #endif
-			if (rcos >= rl || !lex_ok) {
+			if ((rcos >= rl || !lex_ok) &&
+			    (cos_ok || cfg->cos_calibrated)) {
 				x->basis = RANK_BASIS_COSINE;
 				x->relevance = rcos;
 			}

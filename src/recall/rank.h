@@ -99,6 +99,8 @@ struct rank_config {
 	int pin_dense_rank;      /* RANK_PIN_DENSE */
 	double pin_ratio;        /* RANK_PIN_RATIO */
 	double cos_floor;        /* calibrated cosine floor for this identity */
+	int cos_calibrated;      /* 1: cos_floor was calibrated for it; 0: the
+				    cosine orders hits but keeps none */
 	double lex_floor;        /* lexical floor (as in lexical-only recall) */
 	int no_floor;            /* 1: keep hits at or below the floors */
 	int per_source;          /* RANK_PER_SOURCE; 0: no de-duplication */
@@ -178,7 +180,9 @@ long rank_pin(struct rank_cand *c, size_t n, const struct rank_config *cfg);
  * A candidate with a vector (not pinned) is dropped only when both its
  * cosine and its answerability are at or below their floors (
  * hybrid never discards lexical evidence); its relevance is the larger of
- * the two. Without a vector, or pinned: the lexical one alone. Unless
+ * the two. Until a cosine floor is calibrated (cfg->cos_calibrated 0) the
+ * cosine keeps no hit and is no relevance: it orders hits through the
+ * fusion only. Without a vector, or pinned: the lexical one alone. Unless
  * cfg->no_floor. Returns the number dropped.
  */
 size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg);

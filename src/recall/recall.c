@@ -1241,6 +1241,7 @@ static int rank_pool(struct recall *r)
 	}
 	r->cfg.cos_floor = recall_cos_floor(r->db, &r->dn, r->res);
 	r->res->cos_floor = r->cfg.cos_floor;
+	r->cfg.cos_calibrated = r->res->cos_floor_calibrated;
 	/* a question below the floor has no lexical evidence to keep */
 	if (r->res->answer <= r->floor)
 		for (i = 0; i < r->pool.n; i++)

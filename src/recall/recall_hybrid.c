@@ -293,9 +293,10 @@ double recall_cos_floor(struct cairn_db *db, const struct dense *d,
 		}
 	} else {
 		snprintf(buf, sizeof(buf),
-			 "no cosine floor calibrated for %s: questions the "
-			 "store cannot answer may return records; run `cairn "
-			 "calibrate --probes FILE`",
+			 "no cosine floor calibrated for %s: the model "
+			 "orders the hits lexical recall finds but adds "
+			 "none; run `cairn calibrate --probes FILE` (or "
+			 "`cairn calibrate`: built-in off-topic questions)",
 			 d->label);
 		msg = buf;
 	}

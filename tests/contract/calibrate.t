@@ -31,18 +31,26 @@ $ cairn recall --json "which database?" | jq -c '[.hybrid, (.hits | length)]'
 > [false,0]
 $ cairn reindex --provider static --model toy.cairnvec --json 2>/dev/null | jq -c '[.embedded, .with_vector]'
 > [67,67]
-# the dense pool finds it; BM25 has nothing
-$ cairn recall --json "which database?" 2>/dev/null | jq -c '[.hybrid, .hits[0].record.id, .hits[0].dense_rank, .hits[0].bm25_rank, .hits[0].basis, .cos_floor_calibrated]'
-> [true,"pg",1,0,"cosine",false]
+# the dense pool finds it, BM25 has nothing, but until a cosine floor is
+# calibrated for the model its cosine (1.0 here, as any model's might be
+# for an unrelated record) keeps nothing lexical evidence drops: the model
+# orders hits, it does not add them (negative control of that rule)
+$ cairn recall --json --no-floor "which database?" 2>/dev/null | jq -c '[.hybrid, .hits[0].record.id, .hits[0].dense_rank, .hits[0].bm25_rank, .cos_floor_calibrated]'
+> [true,"pg",1,0,false]
+$ cairn recall --json "which database?" 2>/dev/null | jq -c '[.hybrid, (.hits | length), .cos_floor_calibrated]'
+> [true,0,false]
 $ cairn recall "which database?"
-e~ no cosine floor calibrated for static/toy.cairnvec@[0-9a-f]{12}/8
-# a no-answer question: before calibration its weak cosines come back ...
-$ cairn recall --json "bake bread in the oven" 2>/dev/null | jq -c '[(.hits | length) > 0, .hits[0].record.id]'
-> [true,"pg"]
+e~ no cosine floor calibrated for static/toy.cairnvec@[0-9a-f]{12}/8: the model orders the hits lexical recall finds but adds none
+# a no-answer question's weak cosines stay out as well
+$ cairn recall --json "bake bread in the oven" 2>/dev/null | jq -c '[(.hits | length)]'
+> [0]
 $ printf '%s\n' 'sourdough bread' 'how long to bake' > probes2.txt; cairn calibrate --probes probes2.txt
 > floor 0.12 from 2 probe questions (median answerability; highest 0.00)
 > cosine floor 0.29 for the configured vector identity
-# ... after it, nothing does (negative control of the cosine floor)
+# calibrated, the cosine keeps what is above the floor and nothing else
+# (negative control of the cosine floor)
+$ cairn recall --json "which database?" 2>/dev/null | jq -c '[.hits[0].record.id, .hits[0].dense_rank, .hits[0].bm25_rank, .hits[0].basis, .cos_floor_calibrated]'
+> ["pg",1,0,"cosine",true]
 $ cairn recall --json "bake bread in the oven" | jq -c '[(.hits | length), .cos_floor, .cos_floor_calibrated, .notice]'
 > [0,0.29,true,null]
 $ cairn recall "bake bread in the oven"
@@ -85,8 +93,8 @@ $ CAIRN_EMBED_MODEL=$PWD/toy2.cairnvec cairn recall "which database?"
 e~ reindex
 $ cairn reindex --provider static --model toy2.cairnvec --yes --json 2>/dev/null | jq -c '[.dropped, .embedded]'
 > [67,68]
-$ cairn recall --json "bake bread in the oven" 2>/dev/null | jq -c '[.cos_floor, .cos_floor_calibrated, (.hits | length) > 0]'
-> [0,false,true]
+$ cairn recall --json "bake bread in the oven" 2>/dev/null | jq -c '[.cos_floor, .cos_floor_calibrated, (.hits | length)]'
+> [0,false,0]
 $ cairn recall "bake bread in the oven"
 e~ the cosine floor 0\.29 was calibrated for another vector identity and is not used with static/toy2\.cairnvec
 $ cairn calibrate --probes probes2.txt --json
