@@ -1088,6 +1088,9 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 	for (i = 0; i < res->n; i++)
 		if (res->hits[i].lexical > q->lexical)
 			q->lexical = res->hits[i].lexical;
+	for (i = 0; i < res->n; i++)
+		if (res->hits[i].cosine > q->cosine)
+			q->cosine = res->hits[i].cosine;
 	if (res->n > 0) {
 		q->returned = util_calloc(res->n, sizeof(char *));
 		q->ret_answer = util_calloc(res->n, sizeof(double));
@@ -1929,6 +1932,8 @@ void eval_qresult_json(struct sbuf *sb, const struct eval_qresult *q)
 	eval_add_num4(sb, q->lexical);
 	sbuf_adds(sb, ",\"unseen\":");
 	eval_add_num4(sb, q->unseen);
+	sbuf_adds(sb, ",\"cosine\":");
+	eval_add_num4(sb, q->cosine);
 	sbuf_adds(sb, ",\"returned\":[");
 	for (i = 0; i < q->nreturned; i++) {
 		if (i)

@@ -186,6 +186,7 @@ struct eval_qresult {
 	double answer;       /* recall's answerability of the question (result.answer) */
 	double lexical;      /* the highest lexical signal of its hits */
 	double unseen;       /* result.answer_unseen */
+	double cosine;       /* the highest cosine of its hits (hybrid; else 0) */
 	double *ret_answer;  /* answerability of each returned hit, nreturned entries */
 };
 
