@@ -512,40 +512,6 @@ int cli_model_resolve(const char *model, char *path, size_t size,
 
 /* -------------------------------------------------------------- setup */
 
-/*
- * Questions no project's memory answers, English and Chinese: what `setup
- * --model` calibrates the new model's cosine floor with when no --probes
- * file is given (the highest cosine any of them reaches with a record).
- */
-static const char *const offtopic_probes[] = {
-	"what is the capital of Australia",
-	"how many moons does Jupiter have",
-	"a recipe for banana bread",
-	"who won the football world cup in 1998",
-	"how do I tie a bowline knot",
-	"what is the boiling point of ethanol",
-	"the plot of Moby Dick",
-	"how tall is Mount Kilimanjaro",
-	"when should tulip bulbs be planted",
-	"what do giant pandas eat",
-	"how to knit a scarf for beginners",
-	"the rules of cricket explained",
-	"\xe7\x86\x8a\xe7\x8c\xab\xe6\xaf\x8f\xe5\xa4\xa9\xe5\x90\x83"
-	"\xe5\xa4\x9a\xe5\xb0\x91\xe7\xab\xb9\xe5\xad\x90", /* 熊猫每天吃多少竹子 */
-	"\xe5\xa6\x82\xe4\xbd\x95\xe5\x8c\x85\xe9\xa5\xba\xe5\xad\x90",
-	/* 如何包饺子 */
-	"\xe9\x95\xbf\xe5\x9f\x8e\xe6\x9c\x89\xe5\xa4\x9a\xe9\x95\xbf",
-	/* 长城有多长 */
-	"\xe6\x80\x8e\xe6\xa0\xb7\xe7\xa7\x8d\xe6\xa4\x8d\xe8\xa5\xbf"
-	"\xe7\xba\xa2\xe6\x9f\xbf", /* 怎样种植西红柿 */
-	"\xe4\xb8\x96\xe7\x95\x8c\xe4\xb8\x8a\xe6\x9c\x80\xe9\xab\x98"
-	"\xe7\x9a\x84\xe5\xb1\xb1\xe6\x98\xaf\xe5\x93\xaa\xe5\xba\xa7",
-	/* 世界上最高的山是哪座 */
-	"\xe4\xb8\x80\xe5\x9c\xba\xe8\xb6\xb3\xe7\x90\x83\xe6\xaf\x94"
-	"\xe8\xb5\x9b\xe6\x9c\x89\xe5\xa4\x9a\xe5\xb0\x91\xe5\x90\x8d"
-	"\xe7\x90\x83\xe5\x91\x98", /* 一场足球比赛有多少名球员 */
-};
-
 int cli_model_setup_check(const char *dir, const char *model)
 {
 	const cairn_model_entry *e = cairn_model_lookup(model);
@@ -572,6 +538,8 @@ int cli_model_setup(const char *dir, const char *model, const char *probes)
 {
 	char path[4300], *rargv[6];
 	const char *name = model;
+	const char *const *probe;
+	size_t nprobe;
 	cairn_calibration cal;
 	cairn_db *db = NULL;
 	int rc, ret;
@@ -614,13 +582,13 @@ int cli_model_setup(const char *dir, const char *model, const char *probes)
 		optind = 0;
 		return cmd_calibrate(3, rargv);
 	}
+	probe = cairn_default_probes(&nprobe);
 	printf("model 3/3: calibrate the cosine floor with %zu built-in "
-	       "off-topic questions\n", ARRAY_SIZE(offtopic_probes));
+	       "off-topic questions\n", nprobe);
 	fflush(stdout);
 	if (cli_open(&db, 0))
 		return EXIT_ERR;
-	rc = cairn_calibrate_cosine(db, offtopic_probes,
-				    ARRAY_SIZE(offtopic_probes), &cal);
+	rc = cairn_calibrate_cosine(db, probe, nprobe, &cal);
 	if (rc) {
 		ret = cli_db_fail(db, rc);
 	} else if (cal.has_cosine) {
