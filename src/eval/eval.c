@@ -1085,12 +1085,12 @@ static int run_query(struct eval_ctx *c, cairn_db *db, size_t qi,
 	}
 	q->answer = res->answer;
 	q->unseen = res->answer_unseen;
-	for (i = 0; i < res->n; i++)
+	for (i = 0; i < res->n; i++) {
 		if (res->hits[i].lexical > q->lexical)
 			q->lexical = res->hits[i].lexical;
-	for (i = 0; i < res->n; i++)
 		if (res->hits[i].cosine > q->cosine)
 			q->cosine = res->hits[i].cosine;
+	}
 	if (res->n > 0) {
 		q->returned = util_calloc(res->n, sizeof(char *));
 		q->ret_answer = util_calloc(res->n, sizeof(double));

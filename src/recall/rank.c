@@ -351,15 +351,16 @@ size_t rank_floor(struct rank_cand *c, size_t n, const struct rank_config *cfg)
 			 * drops: a model must not make recall answer what
 			 * lexical recall leaves quiet.
 			 */
-			if (!cfg->cos_calibrated)
+			if (!cfg->cos_calibrated) {
 				cos_ok = 0;
+				rcos = 0;
+			}
 #endif
 #ifdef CAIRN_MUTATE_HYBRID_COSINE_ONLY
 			lex_ok = 0; /* negative control: the cosine alone */
 			rl = 0;
 #endif
-			if ((rcos >= rl || !lex_ok) &&
-			    (cos_ok || cfg->cos_calibrated)) {
+			if (rcos >= rl || !lex_ok) {
 				x->basis = RANK_BASIS_COSINE;
 				x->relevance = rcos;
 			}
