@@ -17,7 +17,7 @@
 #define HOOK_MAX_QUESTION (64 * 1024) /* bytes of a prompt recalled for:
 					 cairn_recall's limit; a longer
 					 prompt is recalled by its start */
-#define HOOK_DEFAULT_K 5         /* entries (distinct sources) for a prompt */
+#define HOOK_DEFAULT_K 3         /* entries (distinct sources) for a prompt: precision first */
 #define HOOK_MAX_K 20            /* most entries a block may hold */
 #define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
 

@@ -7,7 +7,7 @@ $ printf '%s' '{"hook_event_name":"UserPromptSubmit","cwd":"/","prompt":"deploy"
 $ cairn init >/dev/null && printf '%s\n' '{"id":"pg","kind":"adr","title":"Use PostgreSQL for orders","body":"Orders are stored in PostgreSQL 15 on RDS.\nDynamoDB was rejected: reporting needs joins."}' '{"id":"r1","kind":"rule","title":"Never touch PROD","body":"Never run scripts against the production database by hand."}' '{"id":"c1","kind":"capability","title":"Deploying to staging works","body":"make deploy ENV=staging works from this machine.","proof":"aws sts ok"}' | cairn import >/dev/null && cairn write --origin agent "maybe use Redis" >/dev/null
 # the block: header, date · kind · source · relevance · id, the real body,
 # and the footer naming both ways to read a record in full
-$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","session_id":"s1","prompt":"which database stores the orders?"}' "$PWD" | cairn hook | jq -r '.hookSpecificOutput.hookEventName, .hookSpecificOutput.additionalContext'
+$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","session_id":"s1","prompt":"are the orders stored in PostgreSQL?"}' "$PWD" | cairn hook | jq -r '.hookSpecificOutput.hookEventName, .hookSpecificOutput.additionalContext'
 ~ ^UserPromptSubmit$
 ~ not part of the current conversation
 ~ ^\[1\] [0-9-]{10} · adr · written by human · relevance [0-9.]+ · id pg$
@@ -43,7 +43,7 @@ $ printf '{"hook_event_name":"SessionStart","cwd":"%s","source":"startup"}' "$PW
 # the budget: the whole text stays within it, entries are left out whole
 $ printf '{"hook_event_name":"SessionStart","cwd":"%s"}' "$PWD" | cairn hook --budget 400 | jq -r '.hookSpecificOutput.additionalContext | length <= 400'
 > true
-$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which database stores the orders?"}' "$PWD" | cairn hook --budget 50 | wc -c
+$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"are the orders stored in PostgreSQL?"}' "$PWD" | cairn hook --budget 50 | wc -c
 > 0
 # never blocks: bad input, bad options, unknown events, the deadline -> exit 0,
 # nothing printed (30 ms without the tokenizer cache: after the log is
@@ -54,7 +54,7 @@ $ echo '{}' | cairn hook --frobnicate | wc -c
 > 0
 $ printf '{"hook_event_name":"PreToolUse","cwd":"%s"}' "$PWD" | cairn hook | wc -c
 > 0
-$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which database stores the orders?"}' "$PWD" | CAIRN_CACHE_DIR= cairn hook --deadline-ms 30 | wc -c
+$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"are the orders stored in PostgreSQL?"}' "$PWD" | CAIRN_CACHE_DIR= cairn hook --deadline-ms 30 | wc -c
 > 0
 # every call is logged (without the prompt), errors with what went wrong;
 # stats --hook summarises
@@ -114,7 +114,7 @@ $ tail -1 .cairn/hook.log | cut -f2,3
 # cairn eval --hook scores the block the hook renders: an answer the block
 # holds counts; a budget too small for any entry injects nothing
 $ mkdir ds && printf '%s\n' '{"id":"a","title":"Postgres backups","text":"Nightly postgres backups go to the glacier bucket with pgbackrest."}' '{"id":"b","title":"Frontend bundler","text":"The frontend bundler is esbuild; webpack was dropped."}' > ds/corpus.jsonl && printf '%s\n' '{"id":"q1","text":"pgbackrest glacier","answers":["a"]}' '{"id":"q2","text":"esbuild webpack","answers":["b"]}' '{"id":"q3","text":"sourdough starter","answers":[]}' > ds/queries.jsonl && cairn eval ds --hook --json --quiet | jq -c '{injection_hit_rate, no_answer_nothing_injected, hook}'
-> {"injection_hit_rate":1,"no_answer_nothing_injected":1,"hook":{"budget":4000,"k":5}}
+> {"injection_hit_rate":1,"no_answer_nothing_injected":1,"hook":{"budget":4000,"k":3}}
 $ cairn eval ds --hook --budget 60 --json --quiet | jq -c '{"recall@1", injection_hit_rate}'
 > {"recall@1":1,"injection_hit_rate":0}
 $ cairn eval ds --json --quiet | jq -c '{injection_hit_rate, no_answer_nothing_injected}'

@@ -4,7 +4,7 @@
 # killed one's socket, --local, --no-hook-server) the hook works alone
 $ cairn init >/dev/null && printf '%s\n' '{"id":"pg","kind":"adr","title":"Use PostgreSQL for orders","body":"Orders are stored in PostgreSQL 15 on RDS."}' '{"id":"r1","kind":"rule","title":"Never touch PROD","body":"Never run scripts against the production database by hand."}' | cairn import >/dev/null
 # no server: the hook process answers itself (its log line has no via=mcp)
-$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"which database stores the orders?"}' "$PWD" > p.json && printf '{"hook_event_name":"SessionStart","cwd":"%s"}' "$PWD" > s.json && cairn hook < p.json > local.out && cairn hook < s.json > local-s.out && grep -c via=mcp .cairn/hook.log
+$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"are the orders stored in PostgreSQL?"}' "$PWD" > p.json && printf '{"hook_event_name":"SessionStart","cwd":"%s"}' "$PWD" > s.json && cairn hook < p.json > local.out && cairn hook < s.json > local-s.out && grep -c via=mcp .cairn/hook.log
 > 0
 ? 1
 $ grep -c 'Use PostgreSQL' local.out local-s.out
