@@ -198,6 +198,15 @@ static void test_metrics(void)
 	eval_metrics_add_hook(&m, 0, 1, 0);
 	CHECK_NEAR(eval_metric(&m, EVAL_INJECTION), 2.0 / 4);
 	CHECK_NEAR(eval_metric(&m, EVAL_NOTHING_INJECTED), 1.0 / 2);
+	/* the blocks' size: an empty block counts in characters, not in
+	 * the injected prompts */
+	eval_metrics_add_block(&m, 2, 1, 500);
+	eval_metrics_add_block(&m, 0, 0, 0);
+	eval_metrics_add_block(&m, 1, 0, 300);
+	CHECK(m.hook_prompts == 2);
+	CHECK(m.hook_entries == 3);
+	CHECK(m.hook_relevant == 1);
+	CHECK(m.hook_chars == 800);
 }
 
 static void num4(double v, const char *want)

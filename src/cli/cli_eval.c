@@ -85,6 +85,11 @@ static const char eval_help[] =
 	"              no-answer queries (higher is better)\n"
 	"  quiet       with --hook: no-answer queries for which the hook would\n"
 	"              inject nothing, of all no-answer queries\n"
+	"  blocks      with --hook: queries whose block held an entry, entries\n"
+	"              per such query, characters per query (over all\n"
+	"              queries) and the share of entries that are an answer\n"
+	"              of their query (JSON: hook {prompts_injected entries\n"
+	"              relevant_entries chars})\n"
 	"  stale-hit   over all queries: the share that returned a record\n"
 	"              default recall must never return (status other than\n"
 	"              accepted or unverified, or superseded by another); a\n"
@@ -340,6 +345,25 @@ static void print_table(const struct eval_report *r, const char *dataset)
 	if (r->ncats > 1 || (r->ncats == 1 && *r->cats[0].name))
 		for (i = 0; i < r->ncats; i++)
 			put_row(r->cats[i].name, namew, &r->cats[i].m);
+	if (r->hooked) {
+		const struct eval_metrics *a = &r->all;
+		size_t nq = a->answerable + a->no_answer;
+
+		printf("\nblocks   %zu of %zu queries injected (%zu of %zu "
+		       "no-answer ones); %.2f entries per injected query, "
+		       "%.0f characters per query; %zu of %zu entries (%.0f %%) "
+		       "are an answer of their query\n",
+		       a->hook_prompts, nq, a->no_answer - a->nothing_injected,
+		       a->no_answer,
+		       a->hook_prompts ? (double)a->hook_entries /
+						 (double)a->hook_prompts
+				       : 0.0,
+		       nq ? (double)a->hook_chars / (double)nq : 0.0,
+		       a->hook_relevant, a->hook_entries,
+		       a->hook_entries ? 100.0 * (double)a->hook_relevant /
+						 (double)a->hook_entries
+				       : 0.0);
+	}
 	printf("\nstale    stale-hit rate %.4f: %zu of %zu queries returned a "
 	       "record default recall must not return (%zu hits; the "
 	       "store%s held %zu such records)\n",

@@ -160,6 +160,15 @@ void eval_metrics_add_hook(struct eval_metrics *m, size_t na,
 		m->injected += hit != 0;
 }
 
+void eval_metrics_add_block(struct eval_metrics *m, size_t entries,
+			    size_t relevant, size_t chars)
+{
+	m->hook_prompts += entries > 0;
+	m->hook_entries += entries;
+	m->hook_relevant += relevant;
+	m->hook_chars += chars;
+}
+
 /* Stale for the stale-hit rate (see eval.h). */
 int eval_record_stale(const cairn_record *r)
 {
@@ -1028,9 +1037,13 @@ static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
 		}
 		q->ninjected++;
 		if (is_answer(id, (const char *const *)q->answers,
-			      q->nanswers))
+			      q->nanswers)) {
 			q->hook_hit = 1;
+			q->hook_relevant++;
+		}
 	}
+	for (i = 0; i < block.len; i++) /* characters, not bytes */
+		q->hook_chars += ((unsigned char)block.buf[i] & 0xC0) != 0x80;
 out:
 	sbuf_release(&block);
 	cairn_result_free(res);
@@ -1477,6 +1490,11 @@ static int tally(struct eval_ctx *c)
 					      q->ninjected, q->hook_hit);
 			eval_metrics_add_hook(&r->cats[k].m, q->nanswers,
 					      q->ninjected, q->hook_hit);
+			eval_metrics_add_block(&r->all, q->ninjected,
+					       q->hook_relevant, q->hook_chars);
+			eval_metrics_add_block(&r->cats[k].m, q->ninjected,
+					       q->hook_relevant,
+					       q->hook_chars);
 		}
 	}
 	return CAIRN_OK;
@@ -1888,9 +1906,15 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		eval_add_num4(sb, r->seed_s);
 		sbuf_addc(sb, '}');
 	}
-	if (r->hooked)
-		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d}",
-			  r->hook_budget, r->hook_k);
+	if (r->hooked) {
+		const struct eval_metrics *a = &r->all;
+
+		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d,"
+			  "\"prompts_injected\":%zu,\"entries\":%zu,"
+			  "\"relevant_entries\":%zu,\"chars\":%zu}",
+			  r->hook_budget, r->hook_k, a->hook_prompts,
+			  a->hook_entries, a->hook_relevant, a->hook_chars);
+	}
 	if (r->offtopic) {
 		sbuf_addf(sb, ",\"offtopic\":{\"asked\":%zu,\"quiet\":%zu,"
 			  "\"quiet_rate\":",

@@ -86,6 +86,10 @@ struct eval_metrics {
 	size_t hooked;          /* queries rendered as the hook would (eval_opts.hook) */
 	size_t injected;        /* answerable ones with an answer in the hook's block */
 	size_t nothing_injected; /* no-answer ones for which the hook injected nothing */
+	size_t hook_prompts;    /* hooked queries whose block held an entry */
+	size_t hook_entries;    /* entries over all blocks */
+	size_t hook_relevant;   /* entries that are an answer of their query */
+	size_t hook_chars;      /* characters of the blocks, over all hooked queries */
 	double rr_sum;          /* sum of reciprocal ranks (MRR@10 numerator) */
 	double ndcg_sum;        /* sum of nDCG@10 */
 	size_t stale_queries;   /* queries (all kinds) that returned a stale record */
@@ -136,6 +140,13 @@ void eval_metrics_add(struct eval_metrics *m, size_t na, size_t nreturned,
 void eval_metrics_add_hook(struct eval_metrics *m, size_t na,
 			   size_t ninjected, int hit);
 
+/*
+ * Add one query's block to m: its entries, those of them that are answers,
+ * its length in characters (all 0 when nothing was injected).
+ */
+void eval_metrics_add_block(struct eval_metrics *m, size_t entries,
+			    size_t relevant, size_t chars);
+
 /* ------------------------------------------------------------------ run */
 
 /* What eval_run() reports while it works. */
@@ -179,6 +190,8 @@ struct eval_qresult {
 	char **injected;     /* with eval_opts.hook: the ids (seeded: files) of the block's entries */
 	size_t ninjected;    /* how many (0: the hook would print nothing) */
 	int hook_hit;        /* 1: an answer is among them */
+	size_t hook_relevant; /* entries that are answers */
+	size_t hook_chars;   /* characters of the block (0: nothing injected) */
 	int hooked;          /* 1: the hook block was rendered for this query */
 	size_t stale;        /* stale records among the hits (eval_record_stale),
 				recall's and the hook block's */
