@@ -509,6 +509,8 @@ typedef struct cairn_result {
 	double answer_lone;     /* the best answerability they had before it
 				   (0: none); cairn_calibrate measures a probe
 				   by the higher of this and answer */
+	size_t words;           /* the question's words searched: the terms
+				   less the glosses added for them */
 } cairn_result;
 
 /*

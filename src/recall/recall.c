@@ -1449,9 +1449,11 @@ static int finish(struct recall *r)
 	size_t i;
 	int rc;
 
-	for (i = 0; i < r->t.n; i++)
+	for (i = 0; i < r->t.n; i++) {
 		sbuf_addf(&sb, "%s%.*s", i ? " " : "", (int)r->t.v[i].len,
 			  r->t.v[i].text);
+		r->res->words += !r->t.v[i].gloss;
+	}
 	r->res->terms = util_strdup(sbuf_str(&sb));
 	sbuf_release(&sb);
 	if (!r->res->terms)
