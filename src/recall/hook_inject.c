@@ -188,6 +188,10 @@ static size_t count_words(const char *s)
 		key = strcspn(s, "=");
 		if (key > len)
 			key = len;
+		if (strspn(s, "0123456789") >= key) {
+			s += len; /* a number in common is incidental */
+			continue;
+		}
 		for (i = 0; i < n; i++)
 			if (wl[i] == key && memcmp(w[i], s, key) == 0)
 				break;
