@@ -1840,6 +1840,12 @@ static void add_metrics(struct sbuf *sb, const struct eval_metrics *m)
 	sbuf_adds(sb, ",\"stale_hit_rate\":");
 	add_rate(sb, m, EVAL_STALE_HIT);
 	sbuf_addf(sb, ",\"stale_hits\":%zu", m->stale_hits);
+	if (m->hooked)
+		sbuf_addf(sb, ",\"hook_block\":{\"prompts_injected\":%zu,"
+			  "\"entries\":%zu,\"relevant_entries\":%zu,"
+			  "\"chars\":%zu}",
+			  m->hook_prompts, m->hook_entries, m->hook_relevant,
+			  m->hook_chars);
 }
 
 /* The AUROC of category cat (NULL: all), or null. */
@@ -1906,15 +1912,9 @@ void eval_report_json(struct sbuf *sb, const struct eval_report *r,
 		eval_add_num4(sb, r->seed_s);
 		sbuf_addc(sb, '}');
 	}
-	if (r->hooked) {
-		const struct eval_metrics *a = &r->all;
-
-		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d,"
-			  "\"prompts_injected\":%zu,\"entries\":%zu,"
-			  "\"relevant_entries\":%zu,\"chars\":%zu}",
-			  r->hook_budget, r->hook_k, a->hook_prompts,
-			  a->hook_entries, a->hook_relevant, a->hook_chars);
-	}
+	if (r->hooked)
+		sbuf_addf(sb, ",\"hook\":{\"budget\":%zu,\"k\":%d}",
+			  r->hook_budget, r->hook_k);
 	if (r->offtopic) {
 		sbuf_addf(sb, ",\"offtopic\":{\"asked\":%zu,\"quiet\":%zu,"
 			  "\"quiet_rate\":",

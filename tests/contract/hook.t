@@ -113,8 +113,8 @@ $ tail -1 .cairn/hook.log | cut -f2,3
 > SessionEnd	error
 # cairn eval --hook scores the block the hook renders: an answer the block
 # holds counts; a budget too small for any entry injects nothing
-$ mkdir ds && printf '%s\n' '{"id":"a","title":"Postgres backups","text":"Nightly postgres backups go to the glacier bucket with pgbackrest."}' '{"id":"b","title":"Frontend bundler","text":"The frontend bundler is esbuild; webpack was dropped."}' > ds/corpus.jsonl && printf '%s\n' '{"id":"q1","text":"pgbackrest glacier","answers":["a"]}' '{"id":"q2","text":"esbuild webpack","answers":["b"]}' '{"id":"q3","text":"sourdough starter","answers":[]}' > ds/queries.jsonl && cairn eval ds --hook --json --quiet | jq -c '{injection_hit_rate, no_answer_nothing_injected, hook: (.hook | {budget, k, prompts_injected, entries, relevant_entries, chars_positive: (.chars > 0)})}'
-> {"injection_hit_rate":1,"no_answer_nothing_injected":1,"hook":{"budget":4000,"k":3,"prompts_injected":2,"entries":2,"relevant_entries":2,"chars_positive":true}}
+$ mkdir ds && printf '%s\n' '{"id":"a","title":"Postgres backups","text":"Nightly postgres backups go to the glacier bucket with pgbackrest."}' '{"id":"b","title":"Frontend bundler","text":"The frontend bundler is esbuild; webpack was dropped."}' > ds/corpus.jsonl && printf '%s\n' '{"id":"q1","text":"pgbackrest glacier","answers":["a"]}' '{"id":"q2","text":"esbuild webpack","answers":["b"]}' '{"id":"q3","text":"sourdough starter","answers":[]}' > ds/queries.jsonl && cairn eval ds --hook --json --quiet | jq -c '{injection_hit_rate, no_answer_nothing_injected, hook, block: (.hook_block | {prompts_injected, entries, relevant_entries, chars_positive: (.chars > 0)})}'
+> {"injection_hit_rate":1,"no_answer_nothing_injected":1,"hook":{"budget":4000,"k":3},"block":{"prompts_injected":2,"entries":2,"relevant_entries":2,"chars_positive":true}}
 $ cairn eval ds --hook --budget 60 --json --quiet | jq -c '{"recall@1", injection_hit_rate}'
 > {"recall@1":1,"injection_hit_rate":0}
 $ cairn eval ds --json --quiet | jq -c '{injection_hit_rate, no_answer_nothing_injected}'
