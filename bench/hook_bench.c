@@ -363,6 +363,33 @@ static void hook_input(char *buf, size_t size, const char *ws,
 		 ws, session, prompt);
 }
 
+/*
+ * --long: the prompt as a developer writes it, ~HOOK_BENCH_LONG characters:
+ * context sentences of vocabulary words before and after, the prompt
+ * itself as the sentence that asks. The hook then reads the whole prompt
+ * and its asking sentence (hook_inject.c).
+ */
+#define HOOK_BENCH_LONG 4000
+static void long_prompt(char *buf, size_t size, const char *prompt)
+{
+	size_t len = 0, w = 0;
+	int asked = 0;
+
+	buf[0] = '\0';
+	while (len + 64 < size && len < HOOK_BENCH_LONG) {
+		if (!asked && len >= HOOK_BENCH_LONG / 2) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"%s?\\n", prompt);
+			asked = 1;
+			continue;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					vocab[(w * 7919 + 13) % VOCAB],
+					(w + 1) % 12 == 0 ? ". " : " ");
+		w++;
+	}
+}
+
 static double run(char *const argv[], const char *in, char *out,
 		  size_t *outlen)
 {
@@ -603,7 +630,9 @@ int main(int argc, char **argv)
 	uint64_t rng_load;
 	double srv_cpu0 = -1, srv_cpu1 = -1, lex_cpu0 = -1, lex_cpu1 = -1;
 	unsigned long long seed = 42;
-	int keep = 0, serve = 0, local_cmp = 0;
+	int keep = 0, serve = 0, local_cmp = 0, long_prompts = 0;
+	double *tlong = NULL;
+	struct stats slong = { 0, 0, 0, 0 };
 	size_t mismatches = 0;
 	pid_t server = -1;
 	int server_in = -1;
@@ -622,6 +651,10 @@ int main(int argc, char **argv)
 	for (i = 1; i < (size_t)argc; i++) {
 		const char *a = argv[i], *v = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
 
+		if (strcmp(a, "--long") == 0) {
+			long_prompts = 1;
+			continue;
+		}
 		if (strcmp(a, "--keep") == 0) {
 			keep = 1;
 			continue;
@@ -680,6 +713,7 @@ int main(int argc, char **argv)
 	c.prompt = calloc(q, sizeof(char *));
 	out = malloc(MAX_OUT);
 	th = calloc(q, sizeof(double));
+	tlong = calloc(q, sizeof(double));
 	tb = calloc(q + sessions, sizeof(double));
 	ts = calloc(sessions + 1, sizeof(double));
 	tc = calloc(q, sizeof(double));
@@ -846,6 +880,19 @@ int main(int argc, char **argv)
 			}
 			th[k] = ms;
 			th_cpu[k] = last_cpu_ms;
+			if (long_prompts) {
+				char lp[4400], ljson[8192];
+
+				long_prompt(lp, sizeof(lp), c.prompt[k]);
+				hook_input(ljson, sizeof(ljson), ws, "bench", lp);
+				ms = run(hook_argv, ljson, out, &len);
+				if (ms < 0) {
+					fprintf(stderr, "hook_bench: cairn hook "
+						"failed (long prompt)\n");
+					return 1;
+				}
+				tlong[k] = ms;
+			}
 			th_rss[k] = (double)last_maxrss_kb / 1024.0;
 			injected += len > 0;
 			EVP_DigestUpdate(ho, out, len + 1);
@@ -934,6 +981,8 @@ int main(int argc, char **argv)
 			trl_rss[k] = (double)last_maxrss_kb / 1024.0;
 		}
 		sh = summarise(th, c.q);
+		if (long_prompts)
+			slong = summarise(tlong, c.q);
 		sh_rss = summarise(th_rss, c.q);
 		st_rss = summarise(tt_rss, c.q);
 		if (ws_lex) {
@@ -1006,6 +1055,12 @@ int main(int argc, char **argv)
 			mismatches);
 	put_stats(f, "hook_prompt", sh, 0);
 	put_stats(f, "hook_prompt_cpu", sh_cpu, 0);
+	if (long_prompts) {
+		put_stats(f, "hook_long_prompt", slong, 0);
+		fprintf(f, "  \"long_prompt_chars\": %d,\n"
+			"  \"long_p50_vs_prompt_p50\": %.2f,\n",
+			HOOK_BENCH_LONG, sh.p50 > 0 ? slong.p50 / sh.p50 : 0);
+	}
 	put_stats(f, "hook_session_start", ss, 0);
 	put_stats(f, "baseline_version", sb, 0);
 	put_stats(f, "floor_bin_true", st_true, 0);
@@ -1133,6 +1188,7 @@ int main(int argc, char **argv)
 	free(served);
 	free(tt);
 	free(th);
+	free(tlong);
 	free(tb);
 	free(ts);
 	free(tc);

@@ -471,7 +471,48 @@ out:
 
 /* --------------------------------------------------------------- marking */
 
-char *drift_marker(struct cairn_db *db, const char *id, const char *kind)
+/*
+ * The blobs of the files one recall's hits refer to, each file hashed
+ * once: the chunks of one seeded file all refer to it, and the hook asks
+ * for 9 hits (strace counted the same file opened up to six times).
+ */
+#define BLOB_MEMO 32
+struct blob_memo {
+	size_t n;
+	struct {
+		char *path;
+		char blob[41];
+		int rc;
+	} v[BLOB_MEMO];
+};
+
+static int memo_blob(struct blob_memo *m, const char *root, const char *path,
+		     char out[41])
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; m && i < m->n; i++)
+		if (strcmp(m->v[i].path, path) == 0) {
+			memcpy(out, m->v[i].blob, 41);
+			return m->v[i].rc;
+		}
+	rc = drift_blob(root, path, out);
+	if (m && m->n < BLOB_MEMO && (m->v[m->n].path = util_strdup(path))) {
+		memcpy(m->v[m->n].blob, out, 41);
+		m->v[m->n++].rc = rc;
+	}
+	return rc;
+}
+
+static void memo_release(struct blob_memo *m)
+{
+	while (m->n > 0)
+		cairn_free(m->v[--m->n].path);
+}
+
+static char *marker(struct cairn_db *db, const char *id, const char *kind,
+		    struct blob_memo *memo)
 {
 	sqlite3_stmt *st = NULL;
 	struct sbuf sb = SBUF_INIT;
@@ -496,7 +537,8 @@ char *drift_marker(struct cairn_db *db, const char *id, const char *kind)
 
 		if (!path || !blob)
 			continue;
-		if (drift_blob(db->root, path, now)) {
+		memset(now, 0, sizeof(now));
+		if (memo_blob(memo, db->root, path, now)) {
 			if (!deleted && !changed)
 				snprintf(first, sizeof(first), "%s", path);
 			deleted++;
@@ -534,6 +576,11 @@ char *drift_marker(struct cairn_db *db, const char *id, const char *kind)
 	out = sbuf_detach(&sb, NULL);
 	sbuf_release(&sb);
 	return out;
+}
+
+char *drift_marker(struct cairn_db *db, const char *id, const char *kind)
+{
+	return marker(db, id, kind, NULL);
 }
 
 /* ---------------------------------------------------------- cairn check */
@@ -965,9 +1012,11 @@ int drift_mark(struct cairn_db *db, cairn_result *res)
 	char buf[32];
 	int found = 0, any = 0;
 	double w = DRIFT_WEIGHT_DEFAULT;
+	struct blob_memo memo;
 
 	if (!db || !res || !res->n)
 		return CAIRN_OK;
+	memo.n = 0;
 	if (store_meta_get(db, "main", "drift.weight", buf, sizeof(buf),
 			   &found) == CAIRN_OK && found) {
 		char *end;
@@ -983,13 +1032,14 @@ int drift_mark(struct cairn_db *db, cairn_result *res)
 		if (!h->rec || !h->rec->scope ||
 		    strcmp(h->rec->scope, "workspace") != 0)
 			continue;
-		h->drift = drift_marker(db, h->rec->id, h->rec->kind);
+		h->drift = marker(db, h->rec->id, h->rec->kind, &memo);
 		if (h->drift) {
 			h->drift_weight = w;
 			h->score *= w;
 			any = 1;
 		}
 	}
+	memo_release(&memo);
 	/* a drifted hit gives way to the next one only when they were close */
 	if (any && res->n > 1) {
 		struct hit_ord *o = util_calloc(res->n, sizeof(*o));
