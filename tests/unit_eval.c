@@ -361,7 +361,7 @@ static void test_end_to_end(void)
 	CHECK(strstr(sbuf_str(&sb), "\"redacted\":1,") != NULL);
 	CHECK(strstr(sbuf_str(&sb), "\"injection_hit_rate\":1,"
 			 "\"no_answer_nothing_injected\":1") != NULL);
-	CHECK(strstr(sbuf_str(&sb), "\"hook\":{\"budget\":4000,\"k\":5}") !=
+	CHECK(strstr(sbuf_str(&sb), "\"hook\":{\"budget\":4000,\"k\":3}") !=
 	      NULL);
 	sbuf_release(&sb);
 	/* the block's entries are the hook's: r1 for "pgbackrest glacier" */
