@@ -28,9 +28,11 @@
  * share secret_int.h.
  *
  * Beyond the table below, token_rules[] (secret_token.c) holds the provider
- * formats (about 220 shapes, one line each: a prefix and up to five class
+ * formats (about 230 shapes, one line each: a prefix and up to five class
  * segments), each under its own kind name (sendgrid-api-key,
- * twilio-api-key, pypi-token, azure-storage-key, ...); m_cli() the
+ * twilio-api-key, pypi-token, azure-storage-key, vercel-token, ...); a
+ * token with a distinctive prefix is found even glued to a name
+ * (key_AKIA..., GITHUB_TOKEN_ghp_..., tokenghp_...: glue_level()); m_cli() the
  * command-line password flags (curl -u, sshpass -p, mysql -pX, redis-cli
  * -a, smbclient -U u%p, openssl -passin pass:, .netrc, ...) as
  * "cli-password"; passphrase_at() a multi-word "password: correct horse
@@ -68,8 +70,11 @@
  *   huggingface-token        hf_ + 30..40 letters of both cases; the token
  *   private-key              -----BEGIN <...>PRIVATE KEY[ BLOCK]----- (RSA, EC,
  *                            DSA, OPENSSH, ENCRYPTED, PGP) followed by a
- *                            base64 body (a run of >= 40); from BEGIN to the
- *                            end of the END line, or of the body
+ *                            base64 body (a run of >= 40), its lines also
+ *                            quoted as Markdown ("> "), in comments or
+ *                            split into string literals ("...\n" + "...");
+ *                            from BEGIN to the end of the END line, or of
+ *                            the body
  *   jwt                      eyJ... . ... . ... (three base64url parts of at
  *                            least 10, 10 and 16); the token
  *   password-in-url          scheme://user:password@host with a non-empty,

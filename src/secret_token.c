@@ -7,7 +7,7 @@
  * normalised view (secret_scan.c). Shares secret_int.h's kinds, byte
  * classes and value statistics; sits on nothing else but pthread_once.
  *
- * Holds: token_rules[], the provider formats (about 220 shapes, one line
+ * Holds: token_rules[], the provider formats (about 230 shapes, one line
  * each: a literal prefix and up to five class segments, each under its own
  * kind name: github-token, sendgrid-api-key, pypi-token, ...) with the
  * per-first-byte index built once; JWTs; PEM private key blocks; PuTTY key
@@ -16,8 +16,9 @@
  *
  * Must never: backtrack or look further than its fixed bounds (a segment
  * takes at most max bytes, JWT_PART_MAX, PEM_MAX, CONTEXT_MAX), match
- * inside a longer word, report a kind switched off by the test hook, or
- * copy the bytes it matched.
+ * inside a longer word (only a distinctive prefix may follow a name, as in
+ * key_AKIA...: see glue_level()), report a kind switched off by the test
+ * hook, or copy the bytes it matched.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -299,8 +300,8 @@ static const struct token_rule token_rules[] = {
 	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
 	{ "FLWSECK_TEST-", K_FLUTTERWAVE, 2, 30,
 	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
-	T1("FLWSECK_TEST", K_FLUTTERWAVE, 1, 25, is_hexl, 12, 12),
-	T1("FLWSECK-", K_FLUTTERWAVE, 1, 25, is_hexl, 12, 12),
+	T1("FLWSECK_TEST", K_FLUTTERWAVE, 1, 15, is_hexl, 12, 12),
+	T1("FLWSECK-", K_FLUTTERWAVE, 1, 15, is_hexl, 12, 12),
 	T1("shippo_live_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
 	T1("shippo_test_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
 	T1("duffel_live_", K_DUFFEL, 2, 35, is_b64url, 43, 43),
@@ -670,8 +671,12 @@ static int m_jwt(const struct scan *s, size_t i, struct match *m)
  */
 static int pem_glue(int c)
 {
+#ifndef CAIRN_MUTATE_NO_SECRET_PEM_GLUE
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
 	       in_set(c, "\"'`>,.&;#*()|");
+#else
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'; /* mutant */
+#endif
 }
 
 /*
@@ -683,11 +688,7 @@ static size_t pem_skip_space(const struct scan *s, size_t p, size_t limit)
 	while (p < limit) {
 		int c = s->t[p];
 
-#ifndef CAIRN_MUTATE_NO_SECRET_PEM_GLUE
 		if (pem_glue(c)) {
-#else
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-#endif
 			p++;
 		} else if (c == '\\') {
 			size_t q = p;

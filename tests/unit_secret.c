@@ -399,6 +399,9 @@ static void test_big_inputs(void)
 		"ab1_cd\n", "QUJDREVGR0g", "AccountKey=", "eyJrIjoi", "M",
 		"AAAA", "\xe2\x80\x8b", "\xef\xbc\xa1", "1/", "sk-or-",
 		"PuTTY-User-Key-File-2\nPrivate-Lines: 9\n", "&sig=",
+		/* glued prefixes, quoted and literal-split key bodies */
+		"x_ghp_", "key_AKIA", "_", "-----BEGIN RSA PRIVATE KEY-----\n> ",
+		"> ", "\"\\n\" +\n    \"", "\n> AAAA",
 	};
 	const size_t len = (size_t)1 << 20;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
