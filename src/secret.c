@@ -83,7 +83,10 @@
  *                            pass, passphrase, *password, 密码, 口令), then
  *                            = : := => ?= or > (XML) or a blank (--flags), a
  *                            literal of >= 6 bytes that is not a placeholder,
- *                            a reference or code; the value
+ *                            a reference or code; the value. Also a
+ *                            NuGet.config <add key="ClearTextPassword"
+ *                            value="..."/> and Bundler's
+ *                            BUNDLE_GEMS__CONTRIBSYS__COM=<user:password>
  *   high-entropy-assignment  a secret-like name (secret, token, auth,
  *                            authorization, api/access/secret/private/...
  *                            key, *secret, *token, 密钥, 令牌) assigned a
@@ -884,6 +887,10 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 		else
 			over = 1;
 	}
+	/* Bundler's credentials for Sidekiq Pro/Enterprise's gem server:
+	 * BUNDLE_GEMS__CONTRIBSYS__COM=<user:password> */
+	if (contains_ci(k, n, "contribsys__com"))
+		return KEY_PASSWORD;
 	if (in_list(last, noise, ARRAY_SIZE(noise))) {
 		/* SECRET_KEY_BASE, token_value: the segment before decides */
 		memcpy(last, prev, sizeof(last));
@@ -1418,6 +1425,43 @@ static int m_cjk(const struct scan *s, size_t i, struct match *m)
 	return 0;
 }
 
+/*
+ * A NuGet.config credential: <add key="ClearTextPassword" value="..." />
+ * (or key="Password", an encrypted one); the value, when it is a literal
+ * of at least 8 bytes and not a placeholder (%NUGET_PASSWORD%, $(Pw)).
+ */
+static int m_nuget(const struct scan *s, size_t i, struct match *m)
+{
+	static const char *const keys[] = {
+		"<add key=\"cleartextpassword\"", "<add key=\"password\"",
+	};
+	size_t k, p = 0, e;
+
+	if (!ON(K_PASSWORD))
+		return 0;
+	for (k = 0; k < ARRAY_SIZE(keys) && !p; k++)
+		if (starts_with_ci(s, i, keys[k]))
+			p = i + strlen(keys[k]);
+	if (!p)
+		return 0;
+	while (is_hspace(at(s, p)))
+		p++;
+	if (!starts_with_ci(s, p, "value=\""))
+		return 0;
+	p += 7;
+	for (e = p; e < s->len && e - p < VALUE_MAX && s->t[e] != '"' &&
+		    s->t[e] != '\n'; e++)
+		;
+	if (at(s, e) != '"' || e - p < 8 ||
+	    is_placeholder(s->t + p, e - p) ||
+	    (s->t[p] == '$' && at(s, p + 1) == '('))
+		return 0;
+	m->kind = K_PASSWORD;
+	m->start = p;
+	m->end = e;
+	return 1;
+}
+
 /* ------------------------------------------------------------------ scan */
 
 /* Every matcher at byte i, most specific first. */
@@ -1437,6 +1481,8 @@ static int match_at(const struct scan *s, size_t i, struct match *m)
 	if (m_assign(s, i, m))
 		return 1;
 	if (c >= 0xe4 && c <= 0xe5 && m_cjk(s, i, m))
+		return 1;
+	if (c == '<' && m_nuget(s, i, m))
 		return 1;
 	return 0;
 }

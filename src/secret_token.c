@@ -163,7 +163,7 @@ static const struct token_rule token_rules[] = {
 	T1("hvs.", K_VAULT, 2, 35, is_b64url, 24, 256),
 	T1("hvb.", K_VAULT, 2, 35, is_b64url, 24, 512),
 	T1("hvr.", K_VAULT, 2, 35, is_b64url, 24, 256),
-	T1("s.", K_VAULT, 3, 35, is_alnum, 24, 24), /* legacy: digits too */
+	T1("s.", K_VAULT, 2, 35, is_alnum, 24, 24), /* legacy; see rule_match */
 	T1("4b1d", K_CLICKHOUSE, 2, 35, is_alnum, 38, 38),
 	T1("fo1_", K_FLYIO, 2, 35, is_b64url, 43, 43),
 	T1("fm1r_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
@@ -510,6 +510,8 @@ static int rule_match(const struct scan *s, size_t i,
 		return 0;
 	if (r->kind == K_OPENAI && !(st.upper && st.lower))
 		return 0; /* sk- with hex or one case: another provider's */
+	if (r->kind == K_VAULT && plen == 2 && st.upper < 5 && st.digit < 2)
+		return 0; /* s.getElementsByTagName: a name, not a token */
 	*end = p;
 	return 1;
 }

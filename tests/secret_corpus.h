@@ -245,7 +245,7 @@ static const struct corpus_family corpus_secrets[] = {
 	FW("gitlab-pat-routable", "glpat-{b40}.01{l7}"),
 	F("harness-sat", "sat.{b22}.{a24}.{a20}"),
 	FG("stripe-prod-key", "sk_prod_{a40}"),
-	F("vault-legacy-token", "s.{A8}{d4}{a12}"),
+	F("vault-legacy-token", "s.{a24}"),
 	FG("vault-batch-token-long", "hvb.{b290}"),
 	F("yandex-iam-token", "t1.{b40}.{b86}"),
 	FW("flutterwave-encryption-key", "FLWSECK_TEST{h12}"),
@@ -253,6 +253,11 @@ static const struct corpus_family corpus_secrets[] = {
 	FG("vercel-token", "vcp_{b56}"),
 	FG("vercel-api-key", "vck_{b56}"),
 	FG("openai-admin-key", "sk-admin-{b120}"),
+	FL("sidekiq-secret", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM={h8}:{h8}"),
+	FL("sidekiq-secret-yaml", "BUNDLE_GEMS__CONTRIBSYS__COM: \"{h8}:{h8}\""),
+	F("sidekiq-url", "https://{h8}:{h8}@gems.contribsys.com/"),
+	FL("nuget-config-password", "<add key=\"ClearTextPassword\" value=\"{pw}\" />"),
+	FL("nuget-config-password-enc", "  <add key=\"Password\" value=\"{s120}==\" />"),
 	/* JWT and private keys */
 	F("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{b40}.{b43}"),
 	FL("rsa-private-key", "-----BEGIN RSA PRIVATE KEY-----\n{s64}\n{s64}\n{s20}==\n-----END RSA PRIVATE KEY-----"),
@@ -463,6 +468,7 @@ static const struct corpus_family corpus_innocents[] = {
 	F("pscale-words", "pscale_tkn_ and pscale_pw_ are PlanetScale's prefixes"),
 	F("vault-path", "vault kv get secret/s.{w8}.config"),
 	F("s-dot-code", "s.getElementsByTagName(x); s.addEventListener(y)"),
+	F("s-dot-camel-24", "s.get{W1}{w5}{W1}{w6}{W1}{w7}(x)"),
 	F("facebook-like-pipe", "| {d10} | {w8} |"),
 	F("a3-sku", "A3-{A4} part number, A3-paper"),
 	F("mmk-word", "currency_{w3}_mmk and {w6}_mmk"),
@@ -470,6 +476,12 @@ static const struct corpus_family corpus_innocents[] = {
 	F("clickhouse-like-hex", "4b1d{h6} short"),
 	F("flutterwave-prose", "FLWSECK_TEST- keys and FLWSECK- keys are Flutterwave's"),
 	F("sat-dot", "sat. on {w6} {d2}"),
+	FL("nuget-config-ref", "<add key=\"ClearTextPassword\" value=\"%NUGET_PASSWORD%\" />"),
+	FL("nuget-config-msbuild", "<add key=\"ClearTextPassword\" value=\"$(NuGetPassword)\" />"),
+	FL("nuget-source", "<add key=\"nuget.org\" value=\"https://api.nuget.org/v3/index.json\" />"),
+	FL("nuget-username", "<add key=\"Username\" value=\"{w6}@{w6}.com\" />"),
+	FL("bundle-build-flags", "BUNDLE_BUILD__NOKOGIRI=--use-system-libraries"),
+	FL("sidekiq-env-ref", "BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDENTIALS}"),
 
 };
 

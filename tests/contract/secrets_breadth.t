@@ -115,3 +115,12 @@ $ cairn write 'hf_hub_download, npm_config_cache, sk_test_fixture_name, glpat_ex
 > accepted
 $ grep -rl -e 'BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj' -e 'C0cYtMPNUWTs9XHxNEP4nse4fc7pRqLaCEeJ' -e 'AKIATN3TPRCC6RQM3XNZ' -e 'AIzapTyGJMuHbEL31IeL2HPcHyGcFRl1SPnXNYv' -e '3216fdaeeb975729fae923d5a4fd12aabfe228f219e9cb0eb53f16947ccf25ec' -e 'AbCdEfGhIjKlMnOpQrStUvWx' .cairn; echo done
 > done
+# a NuGet.config credential and Bundler's Sidekiq gem-server credentials
+$ printf '<configuration><packageSourceCredentials><corp>\n  <add key="Username" value="ci@example.com" />\n  <add key="ClearTextPassword" value="Wq7#pLx2vN9k" />\n</corp></packageSourceCredentials></configuration>\n' > NuGet.config; cairn write "$(cat NuGet.config)"
+? 1
+e~ refusing to store a secret: password-assignment on line 3
+$ cairn write 'export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=3f9a1c7e:8b2d4f6a'
+? 1
+e~ refusing to store a secret: password-assignment
+$ cairn write '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" /> and BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDS}' --json | jq -r .status
+> accepted
