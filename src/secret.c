@@ -28,9 +28,11 @@
  * share secret_int.h.
  *
  * Beyond the table below, token_rules[] (secret_token.c) holds the provider
- * formats (about 220 shapes, one line each: a prefix and up to five class
+ * formats (about 230 shapes, one line each: a prefix and up to five class
  * segments), each under its own kind name (sendgrid-api-key,
- * twilio-api-key, pypi-token, azure-storage-key, ...); m_cli() the
+ * twilio-api-key, pypi-token, azure-storage-key, vercel-token, ...); a
+ * token with a distinctive prefix is found even glued to a name
+ * (key_AKIA..., GITHUB_TOKEN_ghp_..., tokenghp_...: glue_level()); m_cli() the
  * command-line password flags (curl -u, sshpass -p, mysql -pX, redis-cli
  * -a, smbclient -U u%p, openssl -passin pass:, .netrc, ...) as
  * "cli-password"; passphrase_at() a multi-word "password: correct horse
@@ -68,8 +70,11 @@
  *   huggingface-token        hf_ + 30..40 letters of both cases; the token
  *   private-key              -----BEGIN <...>PRIVATE KEY[ BLOCK]----- (RSA, EC,
  *                            DSA, OPENSSH, ENCRYPTED, PGP) followed by a
- *                            base64 body (a run of >= 40); from BEGIN to the
- *                            end of the END line, or of the body
+ *                            base64 body (a run of >= 40), its lines also
+ *                            quoted as Markdown ("> "), in comments or
+ *                            split into string literals ("...\n" + "...");
+ *                            from BEGIN to the end of the END line, or of
+ *                            the body
  *   jwt                      eyJ... . ... . ... (three base64url parts of at
  *                            least 10, 10 and 16); the token
  *   password-in-url          scheme://user:password@host with a non-empty,
@@ -78,7 +83,10 @@
  *                            pass, passphrase, *password, 密码, 口令), then
  *                            = : := => ?= or > (XML) or a blank (--flags), a
  *                            literal of >= 6 bytes that is not a placeholder,
- *                            a reference or code; the value
+ *                            a reference or code; the value. Also a
+ *                            NuGet.config <add key="ClearTextPassword"
+ *                            value="..."/> and Bundler's
+ *                            BUNDLE_GEMS__CONTRIBSYS__COM=<user:password>
  *   high-entropy-assignment  a secret-like name (secret, token, auth,
  *                            authorization, api/access/secret/private/...
  *                            key, *secret, *token, 密钥, 令牌) assigned a
@@ -879,6 +887,10 @@ static enum keyclass classify_key(const unsigned char *k, size_t n)
 		else
 			over = 1;
 	}
+	/* Bundler's credentials for Sidekiq Pro/Enterprise's gem server:
+	 * BUNDLE_GEMS__CONTRIBSYS__COM=<user:password> */
+	if (contains_ci(k, n, "contribsys__com"))
+		return KEY_PASSWORD;
 	if (in_list(last, noise, ARRAY_SIZE(noise))) {
 		/* SECRET_KEY_BASE, token_value: the segment before decides */
 		memcpy(last, prev, sizeof(last));
@@ -1413,6 +1425,43 @@ static int m_cjk(const struct scan *s, size_t i, struct match *m)
 	return 0;
 }
 
+/*
+ * A NuGet.config credential: <add key="ClearTextPassword" value="..." />
+ * (or key="Password", an encrypted one); the value, when it is a literal
+ * of at least 8 bytes and not a placeholder (%NUGET_PASSWORD%, $(Pw)).
+ */
+static int m_nuget(const struct scan *s, size_t i, struct match *m)
+{
+	static const char *const keys[] = {
+		"<add key=\"cleartextpassword\"", "<add key=\"password\"",
+	};
+	size_t k, p = 0, e;
+
+	if (!ON(K_PASSWORD))
+		return 0;
+	for (k = 0; k < ARRAY_SIZE(keys) && !p; k++)
+		if (starts_with_ci(s, i, keys[k]))
+			p = i + strlen(keys[k]);
+	if (!p)
+		return 0;
+	while (is_hspace(at(s, p)))
+		p++;
+	if (!starts_with_ci(s, p, "value=\""))
+		return 0;
+	p += 7;
+	for (e = p; e < s->len && e - p < VALUE_MAX && s->t[e] != '"' &&
+		    s->t[e] != '\n'; e++)
+		;
+	if (at(s, e) != '"' || e - p < 8 ||
+	    is_placeholder(s->t + p, e - p) ||
+	    (s->t[p] == '$' && at(s, p + 1) == '('))
+		return 0;
+	m->kind = K_PASSWORD;
+	m->start = p;
+	m->end = e;
+	return 1;
+}
+
 /* ------------------------------------------------------------------ scan */
 
 /* Every matcher at byte i, most specific first. */
@@ -1432,6 +1481,8 @@ static int match_at(const struct scan *s, size_t i, struct match *m)
 	if (m_assign(s, i, m))
 		return 1;
 	if (c >= 0xe4 && c <= 0xe5 && m_cjk(s, i, m))
+		return 1;
+	if (c == '<' && m_nuget(s, i, m))
 		return 1;
 	return 0;
 }

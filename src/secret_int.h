@@ -174,7 +174,13 @@ static inline int is_b64all(int c)
 	X(K_LIVE_KEY, "live-api-key")                                      \
 	X(K_HARNESS, "harness-token")                                      \
 	X(K_INTRA42, "intra42-secret")                                     \
-	X(K_DEFINED, "defined-networking-key")
+	X(K_DEFINED, "defined-networking-key")                             \
+	X(K_ONEPASSWORD_SK, "1password-secret-key")                        \
+	X(K_AUTHRESS, "authress-key")                                      \
+	X(K_BEDROCK, "aws-bedrock-api-key")                                \
+	X(K_CLICKHOUSE, "clickhouse-cloud-key")                            \
+	X(K_MAXMIND, "maxmind-license-key")                                \
+	X(K_VERCEL, "vercel-token")
 
 enum kind {
 #define X(k, name) k,

@@ -294,8 +294,8 @@ static int is_tokc(int c)
 
 /*
  * The view of parent with wrapped lines joined: a line break (and the
- * indentation after it) between two runs of at least JOIN_MIN token bytes,
- * the one before it token-like (a digit, one of _ - + / =, or a capital
+ * indentation or Markdown "> " marker after it) between two runs of at
+ * least JOIN_MIN token bytes, the one before it token-like (a digit, one of _ - + / =, or a capital
  * after a small letter: not a word of prose), is removed. -1 when there is
  * no such break.
  */
@@ -321,7 +321,10 @@ static int view_join(const struct view *parent, const unsigned char *text,
 					k++;
 				if (k < len && t[k] == '\n')
 					k++;
-				while (k < len && (t[k] == ' ' || t[k] == '\t'))
+				/* the indentation, and a Markdown quote
+				 * marker ("> ") that goes on each line */
+				while (k < len && (t[k] == ' ' || t[k] == '\t' ||
+						   t[k] == '>'))
 					k++;
 				for (e = k; e < len && is_tokc(t[e]) &&
 					    after < JOIN_MIN; e++)

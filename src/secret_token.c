@@ -7,7 +7,7 @@
  * normalised view (secret_scan.c). Shares secret_int.h's kinds, byte
  * classes and value statistics; sits on nothing else but pthread_once.
  *
- * Holds: token_rules[], the provider formats (about 220 shapes, one line
+ * Holds: token_rules[], the provider formats (about 230 shapes, one line
  * each: a literal prefix and up to five class segments, each under its own
  * kind name: github-token, sendgrid-api-key, pypi-token, ...) with the
  * per-first-byte index built once; JWTs; PEM private key blocks; PuTTY key
@@ -16,8 +16,9 @@
  *
  * Must never: backtrack or look further than its fixed bounds (a segment
  * takes at most max bytes, JWT_PART_MAX, PEM_MAX, CONTEXT_MAX), match
- * inside a longer word, report a kind switched off by the test hook, or
- * copy the bytes it matched.
+ * inside a longer word (only a distinctive prefix may follow a name, as in
+ * key_AKIA...: see glue_level()), report a kind switched off by the test
+ * hook, or copy the bytes it matched.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -105,6 +106,23 @@ static int is_alnum_pct(int c)
 	return is_alnum(c) || c == '%';
 }
 
+/* 1Password secret keys: upper case, digits and the '-' between groups. */
+static int is_updash(int c)
+{
+	return is_upnum(c) || c == '-';
+}
+
+/* Authress keys: a case-blind run of letters, digits and '-'. */
+static int is_alnum_dash(int c)
+{
+	return is_alnum(c) || c == '-';
+}
+
+static int is_usdash(int c)
+{
+	return c == '_' || c == '-';
+}
+
 #define S(c, lo, hi, l) { c, lo, hi, l }
 #define END { NULL, 0, 0, NULL }
 /* one segment after the prefix */
@@ -118,6 +136,9 @@ static const struct token_rule token_rules[] = {
 	T1("ABIA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
 	T1("ACCA", K_AWS_ID, 1, 25, is_upnum, 16, 16),
 	T1("A3T", K_AWS_ID, 1, 25, is_upnum, 17, 17),
+	T1("ABSK", K_BEDROCK, 3, 40, is_b64eq, 109, 272),
+	T1("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t", K_BEDROCK, 2, 35,
+	   is_b64eq, 40, 2048),
 	T1("AIza", K_GOOGLE_API, 2, 30, is_b64url, 35, 35),
 	T1("GOCSPX-", K_GOOGLE_OAUTH, 2, 30, is_b64url, 24, 64),
 	T1("ya29.", K_GOOGLE_TOKEN, 2, 35, is_b64url, 30, 2048),
@@ -140,8 +161,10 @@ static const struct token_rule token_rules[] = {
 				    S(is_b64urleq, 60, 70, NULL), END,
 				    END } },
 	T1("hvs.", K_VAULT, 2, 35, is_b64url, 24, 256),
-	T1("hvb.", K_VAULT, 2, 35, is_b64url, 24, 256),
+	T1("hvb.", K_VAULT, 2, 35, is_b64url, 24, 512),
 	T1("hvr.", K_VAULT, 2, 35, is_b64url, 24, 256),
+	T1("s.", K_VAULT, 2, 35, is_alnum, 24, 24), /* legacy; see rule_match */
+	T1("4b1d", K_CLICKHOUSE, 2, 35, is_alnum, 38, 38),
 	T1("fo1_", K_FLYIO, 2, 35, is_b64url, 43, 43),
 	T1("fm1r_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
 	T1("fm1a_", K_FLYIO, 2, 35, is_b64all, 40, 2048),
@@ -157,6 +180,11 @@ static const struct token_rule token_rules[] = {
 	T1("pscale_pw_", K_PLANETSCALE, 2, 35, is_b64url, 32, 64),
 	T1("sbp_", K_SUPABASE, 2, 30, is_hexl, 40, 40),
 	T1("sb_secret_", K_SUPABASE, 2, 35, is_b64url, 24, 64),
+	T1("vcp_", K_VERCEL, 2, 35, is_b64url, 40, 64),
+	T1("vci_", K_VERCEL, 2, 35, is_b64url, 40, 64),
+	T1("vca_", K_VERCEL, 2, 35, is_b64url, 40, 64),
+	T1("vcr_", K_VERCEL, 2, 35, is_b64url, 40, 64),
+	T1("vck_", K_VERCEL, 2, 35, is_b64url, 40, 64),
 	T1("tk-us-", K_SCALINGO, 2, 35, is_b64url, 48, 48),
 	{ "dt0c01.", K_DYNATRACE, 2, 30, { S(is_upnum, 24, 24, "."),
 					   S(is_upnum, 64, 64, NULL), END,
@@ -168,9 +196,11 @@ static const struct token_rule token_rules[] = {
 	T1("ghu_", K_GITHUB, 2, 35, is_alnum, 30, 255),
 	T1("ghs_", K_GITHUB, 2, 35, is_alnum, 30, 255),
 	T1("ghr_", K_GITHUB, 2, 35, is_alnum, 30, 255),
-	T1("glpat-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glpat-", K_GITLAB, 2, 30, is_b64url, 20, 300),
 	T1("gldt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
-	T1("glrt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("glrt-", K_GITLAB, 2, 30, is_b64url, 20, 300),
+	T1("glffct-", K_GITLAB, 2, 30, is_b64url, 20, 64),
+	T1("_gitlab_session=", K_GITLAB, 2, 30, is_lonum, 32, 32),
 	T1("glcbt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
 	T1("glsoat-", K_GITLAB, 2, 30, is_b64url, 20, 64),
 	T1("glimt-", K_GITLAB, 2, 30, is_b64url, 20, 64),
@@ -250,13 +280,15 @@ static const struct token_rule token_rules[] = {
 	T1("sk_test_", K_STRIPE, 2, 30, is_alnum, 16, 255),
 	T1("rk_live_", K_STRIPE, 2, 30, is_alnum, 16, 255),
 	T1("rk_test_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("sk_prod_", K_STRIPE, 2, 30, is_alnum, 16, 255),
+	T1("rk_prod_", K_STRIPE, 2, 30, is_alnum, 16, 255),
 	T1("whsec_", K_STRIPE_HOOK, 2, 35, is_b64eq, 24, 64),
 	T1("shpat_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
 	T1("shpca_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
 	T1("shppa_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
 	T1("shpss_", K_SHOPIFY, 2, 30, is_hex, 32, 32),
 	T1("EAAA", K_SQUARE, 2, 35, is_b64url, 60, 60),
-	T1("sq0atp-", K_SQUARE, 2, 30, is_b64url, 22, 22),
+	T1("sq0atp-", K_SQUARE, 2, 30, is_b64url, 22, 60),
 	T1("sq0csp-", K_SQUARE, 2, 30, is_b64url, 43, 43),
 	{ "access_token$production$", K_BRAINTREE, 2, 30,
 	  { S(is_lonum, 16, 16, "$"), S(is_hexl, 32, 32, NULL), END, END } },
@@ -268,6 +300,8 @@ static const struct token_rule token_rules[] = {
 	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
 	{ "FLWSECK_TEST-", K_FLUTTERWAVE, 2, 30,
 	  { S(is_hexl, 32, 32, "-X"), END, END, END } },
+	T1("FLWSECK_TEST", K_FLUTTERWAVE, 1, 15, is_hexl, 12, 12),
+	T1("FLWSECK-", K_FLUTTERWAVE, 1, 15, is_hexl, 12, 12),
 	T1("shippo_live_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
 	T1("shippo_test_", K_SHIPPO, 2, 30, is_hexl, 40, 40),
 	T1("duffel_live_", K_DUFFEL, 2, 35, is_b64url, 43, 43),
@@ -341,6 +375,9 @@ static const struct token_rule token_rules[] = {
 	/* AI providers */
 	T1("sk-ant-", K_ANTHROPIC, 2, 35, is_b64url, 32, 256),
 	T1("sk-or-", K_OPENROUTER, 2, 35, is_b64url, 32, 256),
+	T1("sk-proj-", K_OPENAI, 2, 35, is_b64url, 32, 256),
+	T1("sk-svcacct-", K_OPENAI, 2, 35, is_b64url, 32, 256),
+	T1("sk-admin-", K_OPENAI, 2, 35, is_b64url, 32, 256),
 	T1("sk-", K_SK_HEX, 2, 30, is_hexl, 32, 64),
 	T1("sk-", K_OPENAI, 2, 35, is_b64url, 32, 256),
 	T1("hf_", K_HUGGINGFACE, 2, 30, is_alpha, 30, 40),
@@ -381,6 +418,45 @@ static const struct token_rule token_rules[] = {
 	{ "pat.", K_HARNESS, 2, 35, { S(is_b64url, 22, 22, "."),
 				      S(is_alnum, 24, 24, "."),
 				      S(is_alnum, 20, 20, NULL), END } },
+	{ "sat.", K_HARNESS, 2, 35, { S(is_b64url, 22, 22, "."),
+				      S(is_alnum, 24, 24, "."),
+				      S(is_alnum, 20, 20, NULL), END } },
+	{ "t1.", K_YANDEX, 2, 35, { S(is_b64urleq, 8, 2048, "."),
+				    S(is_b64urleq, 86, 88, NULL), END, END } },
+	{ "", K_MAXMIND, 2, 35, { S(is_alnum, 6, 6, "_"),
+				  S(is_alnum, 29, 29, "_mmk"), END, END } },
+	{ "", K_FACEBOOK, 2, 30, { S(is_digit, 15, 16, "|"),
+				   S(is_b64url, 27, 40, NULL), END, END } },
+	{ "A3-", K_ONEPASSWORD_SK, 2, 30, { S(is_upnum, 6, 6, "-"),
+					    S(is_upnum, 11, 11, "-"),
+					    S(is_upnum, 5, 5, "-"),
+					    S(is_upnum, 5, 5, "-"),
+					    S(is_upnum, 5, 5, NULL) } },
+	{ "A3-", K_ONEPASSWORD_SK, 2, 30, { S(is_upnum, 6, 6, "-"),
+					    S(is_upnum, 6, 6, "-"),
+					    S(is_upnum, 5, 5, "-"),
+					    S(is_upnum, 5, 5, "-"),
+					    S(is_updash, 11, 11, NULL) } },
+	{ "sc_", K_AUTHRESS, 2, 35, { S(is_alnum, 5, 30, "."),
+				      S(is_alnum, 4, 6, ".acc"),
+				      S(is_usdash, 1, 1, NULL),
+				      S(is_alnum_dash, 10, 32, "."),
+				      S(is_b64all, 30, 120, NULL) } },
+	{ "ext_", K_AUTHRESS, 2, 35, { S(is_alnum, 5, 30, "."),
+				       S(is_alnum, 4, 6, ".acc"),
+				       S(is_usdash, 1, 1, NULL),
+				       S(is_alnum_dash, 10, 32, "."),
+				       S(is_b64all, 30, 120, NULL) } },
+	{ "scauth_", K_AUTHRESS, 2, 35, { S(is_alnum, 5, 30, "."),
+					  S(is_alnum, 4, 6, ".acc"),
+					  S(is_usdash, 1, 1, NULL),
+					  S(is_alnum_dash, 10, 32, "."),
+					  S(is_b64all, 30, 120, NULL) } },
+	{ "authress_", K_AUTHRESS, 2, 35, { S(is_alnum, 5, 30, "."),
+					    S(is_alnum, 4, 6, ".acc"),
+					    S(is_usdash, 1, 1, NULL),
+					    S(is_alnum_dash, 10, 32, "."),
+					    S(is_b64all, 30, 120, NULL) } },
 	T1("s-s4t2ud-", K_INTRA42, 2, 30, is_hexl, 64, 64),
 	T1("s-s4t2af-", K_INTRA42, 2, 30, is_hexl, 64, 64),
 	T1("dnkey-", K_DEFINED, 2, 35, is_b64url, 40, 80),
@@ -434,6 +510,8 @@ static int rule_match(const struct scan *s, size_t i,
 		return 0;
 	if (r->kind == K_OPENAI && !(st.upper && st.lower))
 		return 0; /* sk- with hex or one case: another provider's */
+	if (r->kind == K_VAULT && plen == 2 && st.upper < 5 && st.digit < 2)
+		return 0; /* s.getElementsByTagName: a name, not a token */
 	*end = p;
 	return 1;
 }
@@ -447,15 +525,69 @@ static int rule_match(const struct scan *s, size_t i,
 static unsigned short rules_by_byte[256][RULES_PER_BYTE];
 static unsigned char rules_count[256];
 static unsigned char rule_plen[ARRAY_SIZE(token_rules)];
+static unsigned char rule_glue[ARRAY_SIZE(token_rules)];
 static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+
+/*
+ * Where a token of this prefix may start glued to the byte before it, as
+ * in key_AKIA..., GITHUB_TOKEN_ghp_..., x_xoxb-..., tokenghp_... (a name
+ * built from an identifier carries the token with it; a gitleaks-class
+ * scanner has no left boundary for these prefixes either):
+ *   GLUE_NONE  only at the start of a word (no letter, digit, _ or - before)
+ *   GLUE_SEP   also after '_' or '-'
+ *   GLUE_WORD  also after a letter or digit
+ * A prefix is distinctive enough for GLUE_SEP when it is at least three
+ * bytes long and not a word or a part of one (live_, test_, secret_, key-,
+ * sk-, ...); for GLUE_WORD when it also holds a '-', '.' or '_' after at
+ * least four bytes, or is one of GitHub's gh?_ prefixes. Rules without a
+ * prefix never glue.
+ */
+enum { GLUE_NONE, GLUE_SEP, GLUE_WORD };
+
+static int glue_level(const char *prefix)
+{
+	/* words, parts of words, or too common in random text to glue */
+	static const char *const loose[] = {
+		"live_", "test_", "secret_", "key-", "sl.", "pat", "pat.",
+		"sat.", "sk-", "s.", "t1.", "sm_", "pk_", "API-", "v1.0-",
+		"1//0", "ico-", "SK", "AAAA", "EAAA", "EAAC", "EAAM",
+		"4b1d", "oy2", "AQVN", "sc_", "ext_", "A3-", "M", "N", "O",
+		"access-sandbox-", "access-production-", "access-development-",
+	};
+	/* distinctive, but an identifier may end with them: not after a
+	 * letter or digit (disk_test_..., pnpm_...) */
+	static const char *const sep_only[] = {
+		"sk_live_", "sk_test_", "rk_live_", "rk_test_", "sk_prod_",
+		"rk_prod_",
+	};
+	size_t n = strlen(prefix), k;
+	const char *sep;
+
+	if (n < 3)
+		return GLUE_NONE;
+	for (k = 0; k < ARRAY_SIZE(loose); k++)
+		if (strcmp(prefix, loose[k]) == 0)
+			return GLUE_NONE;
+	for (k = 0; k < ARRAY_SIZE(sep_only); k++)
+		if (strcmp(prefix, sep_only[k]) == 0)
+			return GLUE_SEP;
+	if (n == 4 && prefix[0] == 'g' && prefix[1] == 'h' && prefix[3] == '_')
+		return GLUE_WORD; /* ghp_ gho_ ghu_ ghs_ ghr_ */
+	sep = strpbrk(prefix + 1, "-._");
+	if (n >= 5 && sep && (size_t)(sep - prefix) >= 3)
+		return GLUE_WORD;
+	return GLUE_SEP;
+}
 
 static void rules_index(void)
 {
 	size_t r;
 	int c;
 
-	for (r = 0; r < ARRAY_SIZE(token_rules); r++)
+	for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
 		rule_plen[r] = (unsigned char)strlen(token_rules[r].prefix);
+		rule_glue[r] = (unsigned char)glue_level(token_rules[r].prefix);
+	}
 	for (c = 1; c < 256; c++) {
 		for (r = 0; r < ARRAY_SIZE(token_rules); r++) {
 			const struct token_rule *tr = &token_rules[r];
@@ -474,10 +606,11 @@ static void rules_index(void)
 static int m_prefix(const struct scan *s, size_t i, struct match *m)
 {
 	int c = at(s, i), b = before(s, i);
+	int glue = is_alnum(b) ? GLUE_WORD : is_b64url(b) ? GLUE_SEP : GLUE_NONE;
 	size_t k, end;
 
-	if (c <= 0 || is_b64url(b))
-		return 0; /* inside a longer word */
+	if (c <= 0)
+		return 0;
 	pthread_once(&rules_once, rules_index);
 	for (k = 0; k < rules_count[c]; k++) {
 		size_t r = rules_by_byte[c][k];
@@ -485,6 +618,13 @@ static int m_prefix(const struct scan *s, size_t i, struct match *m)
 
 		if (!ON(tr->kind))
 			continue;
+#ifndef CAIRN_MUTATE_NO_SECRET_GLUE
+		if (glue > rule_glue[r])
+			continue; /* inside a longer word */
+#else
+		if (glue)
+			continue; /* the mutant: a left word boundary */
+#endif
 		if ((tr->kind == K_OPENAI || tr->kind == K_SK_HEX) &&
 		    (starts_with(s, i, "sk-ant-") || starts_with(s, i, "sk-or-")))
 			continue; /* left to their own rules */
@@ -503,7 +643,9 @@ static int m_jwt(const struct scan *s, size_t i, struct match *m)
 {
 	size_t p = i, a, b, c;
 
-	if (!ON(K_JWT) || !starts_with(s, i, "eyJ") || is_b64url(before(s, i)))
+	/* no left boundary: three dotted parts after eyJ are distinctive
+	 * enough even glued to a name (token_eyJ...) */
+	if (!ON(K_JWT) || !starts_with(s, i, "eyJ"))
 		return 0;
 	a = run_len(s, p, is_b64url, JWT_PART_MAX);
 	if (a < 10 || at(s, p + a) != '.')
@@ -522,20 +664,41 @@ static int m_jwt(const struct scan *s, size_t i, struct match *m)
 	return 1;
 }
 
-/* Skip blanks, newlines and escaped newlines ("\n" inside JSON strings). */
+/*
+ * Bytes that may stand between the lines of a key without being part of
+ * it: blanks, a Markdown quote ("> " before each line, as in runbooks and
+ * ADRs), the quotes, '+', ',', '.', '&' and parentheses of string literals
+ * joined in code ("-----BEGIN ...-----\n" + "MIIE...\n" +), and comment
+ * leaders (# ; *). None is a byte of base64, so no body byte is skipped.
+ */
+static int pem_glue(int c)
+{
+#ifndef CAIRN_MUTATE_NO_SECRET_PEM_GLUE
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+	       in_set(c, "\"'`>,.&;#*()|");
+#else
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'; /* mutant */
+#endif
+}
+
+/*
+ * Skip blanks, newlines, escaped newlines ("\n" inside JSON strings), line
+ * continuations (a backslash at the end of a line) and pem_glue() bytes.
+ */
 static size_t pem_skip_space(const struct scan *s, size_t p, size_t limit)
 {
 	while (p < limit) {
 		int c = s->t[p];
 
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+		if (pem_glue(c)) {
 			p++;
 		} else if (c == '\\') {
 			size_t q = p;
 
 			while (q < limit && s->t[q] == '\\')
 				q++;
-			if (q < limit && (s->t[q] == 'n' || s->t[q] == 'r'))
+			if (q < limit && (s->t[q] == 'n' || s->t[q] == 'r' ||
+					  s->t[q] == '\n'))
 				p = q + 1;
 			else
 				break;
@@ -628,8 +791,24 @@ static int m_pem(const struct scan *s, size_t i, struct match *m)
 	return 1;
 }
 
+/* Past a Markdown quote marker ("> ", ">", "> > ") at p. */
+static size_t skip_md_quote(const struct scan *s, size_t p, size_t limit)
+{
+	size_t q = p;
+
+	while (q < limit && (s->t[q] == ' ' || s->t[q] == '\t'))
+		q++;
+	if (q >= limit || s->t[q] != '>')
+		return p;
+	while (q < limit &&
+	       (s->t[q] == '>' || s->t[q] == ' ' || s->t[q] == '\t'))
+		q++;
+	return q;
+}
+
 /* A PuTTY private key file: from its first line to the end of its
- * Private-Lines block (and the Private-MAC line after it). */
+ * Private-Lines block (and the Private-MAC line after it), also when
+ * quoted as Markdown ("> " before each line). */
 static int m_putty(const struct scan *s, size_t i, struct match *m)
 {
 	size_t limit, p, q, lines = 0;
@@ -650,6 +829,7 @@ static int m_putty(const struct scan *s, size_t i, struct match *m)
 
 		if (s->t[q] != '\n')
 			break;
+		a = skip_md_quote(s, a, limit);
 		w = run_len(s, a, is_b64eq, 128);
 		if (w == 0)
 			break;
@@ -661,7 +841,8 @@ static int m_putty(const struct scan *s, size_t i, struct match *m)
 	if (lines == 0)
 		return 0;
 	p = q;
-	if (p + 1 < limit && starts_with(s, p + 1, "Private-MAC:")) {
+	if (p + 1 < limit &&
+	    starts_with(s, skip_md_quote(s, p + 1, limit), "Private-MAC:")) {
 		p++;
 		while (p < limit && s->t[p] != '\n')
 			p++;

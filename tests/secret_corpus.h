@@ -7,8 +7,15 @@
  * Each family is a template: literal text with fills such as {a36} (36
  * random letters and digits) or {pw} (a random password), a disguise
  * applied to the rendered text (base64, a line break inside the token,
- * zero-width or full-width characters, URL encoding), and whether it may
- * sit inside a line of prose.
+ * zero-width or full-width characters, URL encoding), whether it may
+ * sit inside a line of prose, and whether its prefix is distinctive enough
+ * to be found glued to a name (FG: after '_' or '-', as in key_AKIA...;
+ * FW: after a letter or digit too, as in tokenghp_...).
+ *
+ * corpus_render_variant() renders a family as written (VAR_BARE), glued
+ * to an identifier (VAR_GLUED, FG and FW families), quoted as Markdown
+ * ("> " before each line: VAR_QUOTED) or, for a private key, split into
+ * string literals joined in code (VAR_LITERALS).
  *
  * Fills: {aN} letters and digits, {AN} upper case and digits, {lN} lower
  * case and digits, {hN} lower hex, {HN} hex of both cases, {bN} base64url,
@@ -39,150 +46,167 @@ struct corpus_family {
 	const char *tmpl;
 	int xform;   /* enum corpus_xform */
 	int inline_; /* 1: may sit inside a line of prose */
+	int glue;    /* enum corpus_glue */
 };
 
-#define F(n, t) { n, t, XF_NONE, 1 }
-#define FL(n, t) { n, t, XF_NONE, 0 } /* alone on its line */
-#define FX(n, t, x) { n, t, x, 0 }
+enum corpus_glue {
+	GL_NONE,
+	GL_SEP,  /* found glued after '_' or '-' (key_AKIA...) */
+	GL_WORD, /* and after a letter or digit (tokenghp_...) */
+};
+
+/* How a family is rendered: see corpus_render_variant(). */
+enum corpus_variant {
+	VAR_BARE,
+	VAR_GLUED,
+	VAR_QUOTED,
+	VAR_LITERALS,
+};
+
+#define F(n, t) { n, t, XF_NONE, 1, GL_NONE }
+#define FG(n, t) { n, t, XF_NONE, 1, GL_SEP }
+#define FW(n, t) { n, t, XF_NONE, 1, GL_WORD }
+#define FL(n, t) { n, t, XF_NONE, 0, GL_NONE } /* alone on its line */
+#define FX(n, t, x) { n, t, x, 0, GL_NONE }
 
 static const struct corpus_family corpus_secrets[] = {
 	/* cloud */
-	F("aws-access-key-id", "AKIA{A16}"),
-	F("aws-sts-key-id", "ASIA{A16}"),
+	FG("aws-access-key-id", "AKIA{A16}"),
+	FG("aws-sts-key-id", "ASIA{A16}"),
 	FL("aws-secret-access-key", "aws_secret_access_key = {s40}"),
-	F("google-api-key", "AIza{b35}"),
-	F("google-oauth-token", "ya29.{b120}"),
-	F("google-oauth-secret", "GOCSPX-{b28}"),
+	FG("google-api-key", "AIza{b35}"),
+	FW("google-oauth-token", "ya29.{b120}"),
+	FW("google-oauth-secret", "GOCSPX-{b28}"),
 	F("google-refresh-token", "1//0{b100}"),
 	F("firebase-fcm-key", "AAAA{b7}:APA91b{b134}"),
 	FL("azure-storage-conn", "DefaultEndpointsProtocol=https;AccountName={w10};AccountKey={s86}==;EndpointSuffix=core.windows.net"),
 	FL("azure-servicebus-conn", "Endpoint=sb://{w8}.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={s43}="),
 	F("azure-sas-url", "https://{w8}.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&spr=https&sig={sas}"),
 	F("azure-ad-client-secret", "{z3}{d1}Q~{Z34}"),
-	F("alibaba-access-key", "LTAI{a20}"),
-	F("tencent-secret-id", "AKID{a32}"),
-	F("digitalocean-token", "dop_v1_{h64}"),
-	F("digitalocean-oauth", "doo_v1_{h64}"),
-	F("heroku-key", "HRKU-AA{b58}"),
+	FG("alibaba-access-key", "LTAI{a20}"),
+	FG("tencent-secret-id", "AKID{a32}"),
+	FW("digitalocean-token", "dop_v1_{h64}"),
+	FW("digitalocean-oauth", "doo_v1_{h64}"),
+	FW("heroku-key", "HRKU-AA{b58}"),
 	FL("heroku-api-key-uuid", "HEROKU_API_KEY={uuid}"),
-	F("databricks-token", "dapi{h32}"),
+	FG("databricks-token", "dapi{h32}"),
 	F("terraform-cloud-token", "{l14}.atlasv1.{b67}"),
-	F("vault-service-token", "hvs.{b90}"),
-	F("vault-batch-token", "hvb.{b138}"),
-	F("flyio-token", "fo1_{b43}"),
+	FG("vault-service-token", "hvs.{b90}"),
+	FG("vault-batch-token", "hvb.{b138}"),
+	FG("flyio-token", "fo1_{b43}"),
 	F("flyio-macaroon", "FlyV1 fm2_{s200}"),
 	F("cloudflare-origin-ca-key", "v1.0-{h24}-{h146}"),
-	F("openshift-token", "sha256~{b43}"),
-	F("netlify-token", "nfp_{a36}"),
-	F("render-key", "rnd_{a32}"),
-	F("planetscale-token", "pscale_tkn_{b43}"),
-	F("planetscale-password", "pscale_pw_{b43}"),
-	F("supabase-token", "sbp_{h40}"),
-	F("scalingo-token", "tk-us-{b48}"),
-	F("dynatrace-token", "dt0c01.{A24}.{A64}"),
+	FG("openshift-token", "sha256~{b43}"),
+	FG("netlify-token", "nfp_{a36}"),
+	FG("render-key", "rnd_{a32}"),
+	FW("planetscale-token", "pscale_tkn_{b43}"),
+	FW("planetscale-password", "pscale_pw_{b43}"),
+	FG("supabase-token", "sbp_{h40}"),
+	FG("scalingo-token", "tk-us-{b48}"),
+	FW("dynatrace-token", "dt0c01.{A24}.{A64}"),
 	/* code hosting, CI, registries */
-	F("github-pat", "ghp_{a36}"),
-	F("github-oauth", "gho_{a36}"),
-	F("github-app-user", "ghu_{a36}"),
-	F("github-app-server", "ghs_{a36}"),
-	F("github-refresh", "ghr_{a36}"),
-	F("github-fine-grained", "github_pat_{a22}_{a59}"),
-	F("gitlab-pat", "glpat-{b20}"),
-	F("gitlab-deploy-token", "gldt-{b20}"),
-	F("gitlab-runner-token", "glrt-{b20}"),
-	F("gitlab-trigger-token", "glptt-{h40}"),
-	F("atlassian-api-token", "ATATT3{b186}"),
-	F("bitbucket-app-password", "ATBB{a32}"),
-	F("sourcegraph-token", "sgp_{h16}_{h40}"),
-	F("sonarqube-token", "squ_{h40}"),
-	F("buildkite-token", "bkua_{h40}"),
-	F("pulumi-token", "pul-{h40}"),
-	F("prefect-key", "pnu_{a36}"),
+	FW("github-pat", "ghp_{a36}"),
+	FW("github-oauth", "gho_{a36}"),
+	FW("github-app-user", "ghu_{a36}"),
+	FW("github-app-server", "ghs_{a36}"),
+	FW("github-refresh", "ghr_{a36}"),
+	FW("github-fine-grained", "github_pat_{a22}_{a59}"),
+	FW("gitlab-pat", "glpat-{b20}"),
+	FW("gitlab-deploy-token", "gldt-{b20}"),
+	FW("gitlab-runner-token", "glrt-{b20}"),
+	FW("gitlab-trigger-token", "glptt-{h40}"),
+	FG("atlassian-api-token", "ATATT3{b186}"),
+	FG("bitbucket-app-password", "ATBB{a32}"),
+	FG("sourcegraph-token", "sgp_{h16}_{h40}"),
+	FG("sonarqube-token", "squ_{h40}"),
+	FW("buildkite-token", "bkua_{h40}"),
+	FG("pulumi-token", "pul-{h40}"),
+	FG("prefect-key", "pnu_{a36}"),
 	F("octopus-deploy-key", "API-{A26}"),
-	F("jfrog-token", "AKCp{a69}"),
-	F("docker-hub-token", "dckr_pat_{b27}"),
-	F("rubygems-key", "rubygems_{h48}"),
-	F("clojars-token", "CLOJARS_{l60}"),
+	FG("jfrog-token", "AKCp{a69}"),
+	FW("docker-hub-token", "dckr_pat_{b27}"),
+	FW("rubygems-key", "rubygems_{h48}"),
+	FW("clojars-token", "CLOJARS_{l60}"),
 	F("nuget-key", "oy2{l43}"),
-	F("readme-key", "rdme_{l70}"),
-	F("pypi-token", "pypi-AgEIcHlwaS5vcmc{b70}"),
-	F("npm-token", "npm_{a36}"),
-	F("packagist-token", "packagist_uat_{h68}"),
+	FW("readme-key", "rdme_{l70}"),
+	FW("pypi-token", "pypi-AgEIcHlwaS5vcmc{b70}"),
+	FG("npm-token", "npm_{a36}"),
+	FW("packagist-token", "packagist_uat_{h68}"),
 	/* chat and messaging */
-	F("slack-bot-token", "xoxb-{d12}-{d12}-{a24}"),
-	F("slack-user-token", "xoxp-{d12}-{d12}-{d12}-{h32}"),
-	F("slack-app-token", "xapp-1-{A11}-{d13}-{h64}"),
-	F("slack-config-token", "xoxe.xoxp-1-{a140}"),
+	FW("slack-bot-token", "xoxb-{d12}-{d12}-{a24}"),
+	FW("slack-user-token", "xoxp-{d12}-{d12}-{d12}-{h32}"),
+	FW("slack-app-token", "xapp-1-{A11}-{d13}-{h64}"),
+	FW("slack-config-token", "xoxe.xoxp-1-{a140}"),
 	F("slack-webhook", "https://hooks.slack.com/services/T{A8}/B{A10}/{a24}"),
 	F("discord-bot-token", "M{a23}.{b6}.{b38}"),
 	F("discord-webhook", "https://discord.com/api/webhooks/{d18}/{b68}"),
 	F("telegram-bot-token", "{d10}:AA{b33}"),
 	F("teams-webhook", "https://{w8}.webhook.office.com/webhookb2/{uuid}@{uuid}/IncomingWebhook/{h32}/{uuid}"),
 	F("twilio-api-key", "SK{h32}"),
-	F("sendgrid-api-key", "SG.{b22}.{b43}"),
+	FG("sendgrid-api-key", "SG.{b22}.{b43}"),
 	F("mailgun-key", "key-{h32}"),
 	F("mailchimp-key", "{h32}-us{d1}"),
-	F("brevo-key", "xkeysib-{h64}-{a16}"),
+	FW("brevo-key", "xkeysib-{h64}-{a16}"),
 	/* payments and commerce */
-	F("stripe-secret-key", "sk_live_{a24}"),
-	F("stripe-test-key", "sk_test_{a99}"),
-	F("stripe-restricted-key", "rk_live_{a99}"),
-	F("stripe-webhook-secret", "whsec_{a32}"),
-	F("shopify-token", "shpat_{h32}"),
-	F("shopify-shared-secret", "shpss_{h32}"),
+	FG("stripe-secret-key", "sk_live_{a24}"),
+	FG("stripe-test-key", "sk_test_{a99}"),
+	FG("stripe-restricted-key", "rk_live_{a99}"),
+	FW("stripe-webhook-secret", "whsec_{a32}"),
+	FW("shopify-token", "shpat_{h32}"),
+	FW("shopify-shared-secret", "shpss_{h32}"),
 	F("square-access-token", "EAAA{b60}"),
-	F("square-oauth-secret", "sq0csp-{b43}"),
-	F("braintree-token", "access_token$production${l16}${h32}"),
-	F("razorpay-key", "rzp_live_{a14}"),
-	F("flutterwave-key", "FLWSECK-{h32}-X"),
-	F("shippo-token", "shippo_live_{h40}"),
-	F("duffel-token", "duffel_live_{b43}"),
+	FW("square-oauth-secret", "sq0csp-{b43}"),
+	FW("braintree-token", "access_token$production${l16}${h32}"),
+	FW("razorpay-key", "rzp_live_{a14}"),
+	FW("flutterwave-key", "FLWSECK-{h32}-X"),
+	FW("shippo-token", "shippo_live_{h40}"),
+	FW("duffel-token", "duffel_live_{b43}"),
 	F("gocardless-token", "live_{b40}"),
-	F("easypost-key", "EZAK{a54}"),
+	FG("easypost-key", "EZAK{a54}"),
 	F("plaid-token", "access-production-{uuid}"),
 	/* SaaS */
-	F("linear-api-key", "lin_api_{a40}"),
-	F("notion-token", "ntn_{d11}{a35}"),
+	FW("linear-api-key", "lin_api_{a40}"),
+	FG("notion-token", "ntn_{d11}{a35}"),
 	F("notion-legacy-token", "secret_{a43}"),
-	F("doppler-token", "dp.pt.{a43}"),
-	F("contentful-token", "CFPAT-{b43}"),
-	F("figma-token", "figd_{b40}"),
-	F("frameio-token", "fio-u-{b64}"),
-	F("grafana-cloud-token", "glc_{s60}"),
-	F("grafana-service-account", "glsa_{a32}_{h8}"),
-	F("newrelic-user-key", "NRAK-{A27}"),
-	F("newrelic-browser-key", "NRJS-{h19}"),
-	F("1password-service-token", "ops_eyJ{s250}"),
-	F("postman-key", "PMAK-{h24}-{h34}"),
-	F("sentry-user-token", "sntryu_{h64}"),
-	F("sentry-org-token", "sntrys_eyJ{s80}"),
-	F("typeform-token", "tfp_{b59}"),
+	FG("doppler-token", "dp.pt.{a43}"),
+	FW("contentful-token", "CFPAT-{b43}"),
+	FW("figma-token", "figd_{b40}"),
+	FW("frameio-token", "fio-u-{b64}"),
+	FG("grafana-cloud-token", "glc_{s60}"),
+	FW("grafana-service-account", "glsa_{a32}_{h8}"),
+	FW("newrelic-user-key", "NRAK-{A27}"),
+	FW("newrelic-browser-key", "NRJS-{h19}"),
+	FW("1password-service-token", "ops_eyJ{s250}"),
+	FW("postman-key", "PMAK-{h24}-{h34}"),
+	FW("sentry-user-token", "sntryu_{h64}"),
+	FW("sentry-org-token", "sntrys_eyJ{s80}"),
+	FG("typeform-token", "tfp_{b59}"),
 	F("yandex-api-key", "AQVN{b35}"),
-	F("yandex-oauth-token", "y0_{b55}"),
-	F("adobe-client-secret", "p8e-{a32}"),
+	FG("yandex-oauth-token", "y0_{b55}"),
+	FG("adobe-client-secret", "p8e-{a32}"),
 	F("airtable-token", "pat{a14}.{h64}"),
 	F("clickup-token", "pk_{d8}_{A32}"),
 	F("dropbox-token", "sl.{b135}"),
-	F("mapbox-secret-token", "sk.eyJ1Ijoi{b40}.{b22}"),
+	FG("mapbox-secret-token", "sk.eyJ1Ijoi{b40}.{b22}"),
 	F("infracost-key", "ico-{a32}"),
 	F("settlemint-token", "sm_pat_{a16}"),
-	F("pinecone-key", "pcsk_{a5}_{b60}"),
-	F("twitter-bearer-token", "AAAAAAAAAAAAAAAAAAAAA{a70}"),
+	FW("pinecone-key", "pcsk_{a5}_{b60}"),
+	FG("twitter-bearer-token", "AAAAAAAAAAAAAAAAAAAAA{a70}"),
 	F("asana-token", "1/{d16}:{h32}"),
-	F("tailscale-key", "tskey-auth-{a12}-{a33}"),
-	F("age-secret-key", "AGE-SECRET-KEY-1{c58}"),
+	FW("tailscale-key", "tskey-auth-{a12}-{a33}"),
+	FW("age-secret-key", "AGE-SECRET-KEY-1{c58}"),
 	F("facebook-access-token", "EAACEdEose0cBA{a100}"),
-	F("grafana-legacy-key", "eyJrIjoi{s60}"),
-	F("amazon-mws-token", "amzn.mws.{uuid}"),
+	FG("grafana-legacy-key", "eyJrIjoi{s60}"),
+	FW("amazon-mws-token", "amzn.mws.{uuid}"),
 	F("zapier-webhook", "https://hooks.zapier.com/hooks/catch/{d7}/{l6}/"),
-	F("circleci-token", "CCIPAT_{b22}_{h40}"),
-	F("posthog-personal-key", "phx_{a43}"),
-	F("slack-client-token", "xoxc-{d12}-{d12}-{d13}-{h64}"),
+	FW("circleci-token", "CCIPAT_{b22}_{h40}"),
+	FG("posthog-personal-key", "phx_{a43}"),
+	FW("slack-client-token", "xoxc-{d12}-{d12}-{d13}-{h64}"),
 	F("mollie-key", "live_{a30}"),
 	F("lob-test-key", "test_{h35}"),
 	F("harness-token", "pat.{b22}.{a24}.{a20}"),
-	F("intra42-secret", "s-s4t2ud-{h64}"),
-	F("defined-networking-key", "dnkey-{b26}-{b52}"),
+	FG("intra42-secret", "s-s4t2ud-{h64}"),
+	FW("defined-networking-key", "dnkey-{b26}-{b52}"),
 	FL("env-provider-key", "MAILGUN_KEY={a32}"),
 	FL("env-provider-key-hex", "export STRIPE_KEY={h40}"),
 	FL("credentials-assignment", "credentials: {b40}"),
@@ -191,21 +215,49 @@ static const struct corpus_family corpus_secrets[] = {
 	F("splunk-header", "Authorization: Splunk {uuid}"),
 	/* AI providers */
 	F("openai-key", "sk-{a48}"),
-	F("nvidia-api-key", "nvapi-{b64}"),
-	F("tavily-key", "tvly-{a32}"),
-	F("jina-key", "jina_{a60}"),
-	F("langfuse-key", "sk-lf-{uuid}"),
-	F("openai-project-key", "sk-proj-{b156}"),
-	F("anthropic-key", "sk-ant-api03-{b93}AA"),
-	F("openrouter-key", "sk-or-v1-{h64}"),
+	FW("nvidia-api-key", "nvapi-{b64}"),
+	FW("tavily-key", "tvly-{a32}"),
+	FW("jina-key", "jina_{a60}"),
+	FG("langfuse-key", "sk-lf-{uuid}"),
+	FG("openai-project-key", "sk-proj-{b156}"),
+	FG("anthropic-key", "sk-ant-api03-{b93}AA"),
+	FG("openrouter-key", "sk-or-v1-{h64}"),
 	F("deepseek-key", "sk-{h32}"),
-	F("huggingface-token", "hf_{L34}"),
-	F("huggingface-org-token", "api_org_{L34}"),
-	F("perplexity-key", "pplx-{a48}"),
-	F("groq-key", "gsk_{a52}"),
-	F("replicate-token", "r8_{a37}"),
-	F("xai-key", "xai-{a80}"),
-	F("langsmith-key", "lsv2_pt_{h32}_{h10}"),
+	FG("huggingface-token", "hf_{L34}"),
+	FW("huggingface-org-token", "api_org_{L34}"),
+	FW("perplexity-key", "pplx-{a48}"),
+	FG("groq-key", "gsk_{a52}"),
+	FG("replicate-token", "r8_{a37}"),
+	FG("xai-key", "xai-{a80}"),
+	FW("langsmith-key", "lsv2_pt_{h32}_{h10}"),
+	/* families a mature scanner's rule list has (gitleaks, 2026), with
+	 * their own prefixes */
+	F("1password-secret-key", "A3-{A6}-{A11}-{A5}-{A5}-{A5}"),
+	F("1password-secret-key-6", "A3-{A6}-{A6}-{A5}-{A5}-{A5}-{A5}"),
+	F("authress-key", "sc_{l12}.{l5}.acc_{l20}.{b60}"),
+	FG("aws-bedrock-api-key", "ABSK{s132}"),
+	FW("aws-bedrock-short-lived", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t{s120}"),
+	F("clickhouse-cloud-key", "4b1d{a38}"),
+	F("maxmind-license-key", "{a6}_{a29}_mmk"),
+	F("facebook-app-token", "{d15}|{b32}"),
+	FW("gitlab-feature-flag-token", "glffct-{b20}"),
+	FW("gitlab-session-cookie", "_gitlab_session={l32}"),
+	FW("gitlab-pat-routable", "glpat-{b40}.01{l7}"),
+	F("harness-sat", "sat.{b22}.{a24}.{a20}"),
+	FG("stripe-prod-key", "sk_prod_{a40}"),
+	F("vault-legacy-token", "s.{a24}"),
+	FG("vault-batch-token-long", "hvb.{b290}"),
+	F("yandex-iam-token", "t1.{b40}.{b86}"),
+	FW("flutterwave-encryption-key", "FLWSECK_TEST{h12}"),
+	FW("square-access-token-long", "sq0atp-{b40}"),
+	FG("vercel-token", "vcp_{b56}"),
+	FG("vercel-api-key", "vck_{b56}"),
+	FG("openai-admin-key", "sk-admin-{b120}"),
+	FL("sidekiq-secret", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM={h8}:{h8}"),
+	FL("sidekiq-secret-yaml", "BUNDLE_GEMS__CONTRIBSYS__COM: \"{h8}:{h8}\""),
+	F("sidekiq-url", "https://{h8}:{h8}@gems.contribsys.com/"),
+	FL("nuget-config-password", "<add key=\"ClearTextPassword\" value=\"{pw}\" />"),
+	FL("nuget-config-password-enc", "  <add key=\"Password\" value=\"{s120}==\" />"),
 	/* JWT and private keys */
 	F("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{b40}.{b43}"),
 	FL("rsa-private-key", "-----BEGIN RSA PRIVATE KEY-----\n{s64}\n{s64}\n{s20}==\n-----END RSA PRIVATE KEY-----"),
@@ -298,9 +350,9 @@ static const struct corpus_family corpus_innocents[] = {
 	FL("pem-public-key", "-----BEGIN PUBLIC KEY-----\n{s64}\n{s64}\n-----END PUBLIC KEY-----"),
 	FL("certificate", "-----BEGIN CERTIFICATE-----\n{s64}\n{s64}\n-----END CERTIFICATE-----"),
 	F("data-uri", "<img src=\"data:image/png;base64,{r90}\">"),
-	F("prose-ghp", "ghp_ prefixes mark GitHub tokens; {w8} them"),
+	FW("prose-ghp", "ghp_ prefixes mark GitHub tokens; {w8} them"),
 	F("prose-slack", "Slack bot tokens start with xoxb- and user tokens with xoxp-"),
-	F("prose-akia", "AKIA starts an AWS access key id, ASIA a temporary one"),
+	FG("prose-akia", "AKIA starts an AWS access key id, ASIA a temporary one"),
 	F("prose-stripe", "use sk_test_ keys in {w6} and sk_live_ keys only in prod"),
 	F("prose-sk", "the sk- prefix is OpenAI's, sk-ant- is Anthropic's"),
 	F("bearer-doc", "Authorization: Bearer <token>"),
@@ -313,8 +365,8 @@ static const struct corpus_family corpus_innocents[] = {
 	FL("password-mask", "password: ********"),
 	FL("api-key-xxxx", "api_key: xxxx"),
 	FL("token-x", "token: XXXXXXXXXXXXXXXXXXXXXXXX"),
-	F("ghp-xxxx", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
-	F("stripe-xxxx", "sk_live_XXXXXXXXXXXXXXXXXXXXXXXX"),
+	FW("ghp-xxxx", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+	FG("stripe-xxxx", "sk_live_XXXXXXXXXXXXXXXXXXXXXXXX"),
 	FL("password-prose", "Password: required for every account"),
 	FL("password-ui", "Password: enter your password to continue"),
 	FL("password-policy", "password: must be at least 12 characters long"),
@@ -350,7 +402,7 @@ static const struct corpus_family corpus_innocents[] = {
 	F("wrapped-prose", "the {w8}\n{w8} was {w6}"),
 	F("git-sha-column", "{h40}\n{h40}\n{h40}"),
 	F("k8s-secret-ref", "secretKeyRef: {name: {w6}, key: password}"),
-	F("npm-config", "npm_config_cache=/tmp/{w6}"),
+	FG("npm-config", "npm_config_cache=/tmp/{w6}"),
 	F("password-reset", "password reset link sent to {w6}@{w6}.com"),
 	F("pr-ref", "PR #{d4} closed issue #{d3}"),
 	FL("env-cache-key", "CACHE_KEY=user_{d4}_profile_v{d1}"),
@@ -401,10 +453,41 @@ static const struct corpus_family corpus_innocents[] = {
 	F("prose-quoting-commands", "repeats (\"curl -u a:\", \"%41\", spaces, ...) under the"),
 	F("prose-mysql-ellipsis", "command lines (`curl -u`, `sshpass -p`, `mysql -p\xe2\x80\xa6`),"),
 	F("net-use-no-password", "net use Z: \\\\files\\{w6} /user:CORP\\{w6} /persistent:yes"),
+	/* identifiers that share a prefix with a token and are names */
+	F("stripe-fixture-name", "def sk_test_fixture_name(): return sk_live_{w8}_mode"),
+	F("disk-test-function", "disk_test_VerifyChecksumOnRead{d2} and risk_live_{W4}{w12}"),
+	F("hf-hub-glued", "from huggingface_hub import hf_hub_download as my_hf_hub_download"),
+	F("npm-config-glued", "export NPM_CONFIG_CACHE=$HOME/.npm; pnpm_config_{w8}=1"),
+	F("glpat-example", "glpat_example and GLPAT_EXAMPLE_{W6} in the test names"),
+	F("gitlab-prefixes-prose", "GitLab tokens start glpat-, gldt- or glrt-; see {w6}_glpat-docs"),
+	F("github-prefix-glued", "the {w6}_ghp_ and GITHUB_TOKEN_ghp_ prefixes are checked"),
+	F("akia-glued-short", "key_AKIA{A8} is too short to be a key"),
+	F("xoxb-glued-prose", "x_xoxb- is how bot tokens look, not a token"),
+	F("vercel-words", "vcp_ and vck_ prefixes; vercel_{w8}_config"),
+	F("sk-prefix-words", "task-{w8}-runner, disk-{h12}, ask-{w6}"),
+	F("pscale-words", "pscale_tkn_ and pscale_pw_ are PlanetScale's prefixes"),
+	F("vault-path", "vault kv get secret/s.{w8}.config"),
+	F("s-dot-code", "s.getElementsByTagName(x); s.addEventListener(y)"),
+	F("s-dot-camel-24", "s.get{W1}{w5}{W1}{w6}{W1}{w7}(x)"),
+	F("facebook-like-pipe", "| {d10} | {w8} |"),
+	F("a3-sku", "A3-{A4} part number, A3-paper"),
+	F("mmk-word", "currency_{w3}_mmk and {w6}_mmk"),
+	F("t1-version", "t1.{w6}.{w8} node name"),
+	F("clickhouse-like-hex", "4b1d{h6} short"),
+	F("flutterwave-prose", "FLWSECK_TEST- keys and FLWSECK- keys are Flutterwave's"),
+	F("sat-dot", "sat. on {w6} {d2}"),
+	FL("nuget-config-ref", "<add key=\"ClearTextPassword\" value=\"%NUGET_PASSWORD%\" />"),
+	FL("nuget-config-msbuild", "<add key=\"ClearTextPassword\" value=\"$(NuGetPassword)\" />"),
+	FL("nuget-source", "<add key=\"nuget.org\" value=\"https://api.nuget.org/v3/index.json\" />"),
+	FL("nuget-username", "<add key=\"Username\" value=\"{w6}@{w6}.com\" />"),
+	FL("bundle-build-flags", "BUNDLE_BUILD__NOKOGIRI=--use-system-libraries"),
+	FL("sidekiq-env-ref", "BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDENTIALS}"),
 
 };
 
 #undef F
+#undef FG
+#undef FW
 #undef FL
 #undef FX
 
@@ -618,8 +701,69 @@ static void cb_urlenc(struct cbuf *c, const char *in, size_t n)
 }
 
 /* See the top of this file: one case of family f into buf. */
+static size_t corpus_render_variant(const struct corpus_family *f,
+				    uint64_t *s, int variant, char *buf,
+				    size_t size);
+
 static size_t corpus_render(const struct corpus_family *f, uint64_t *s,
 			    char *buf, size_t size)
+{
+	return corpus_render_variant(f, s, VAR_BARE, buf, size);
+}
+
+/* Does the family hold a private key block (a case for VAR_LITERALS)? */
+static int corpus_has_pem(const struct corpus_family *f)
+{
+	return f->xform == XF_NONE && strstr(f->tmpl, "-----BEGIN") != NULL;
+}
+
+/*
+ * The lines of [in, in+n) as string literals joined in code, each with
+ * the "\n" escape the key needs: key = "L1\n" +\n    "L2\n" +\n ... ;
+ */
+static void cb_literals(struct cbuf *c, const char *in, size_t n,
+			uint64_t *s)
+{
+	static const char *const joins[] = { " +\n    ", "\n    ", ",\n    ",
+					     " .\n    " };
+	const char *join = joins[corpus_rng(s) % 4];
+	size_t i = 0;
+
+	cb_puts(c, "key = \"", 7);
+	while (i < n) {
+		size_t e = i;
+
+		while (e < n && in[e] != '\n')
+			e++;
+		cb_puts(c, in + i, e - i);
+		cb_puts(c, "\\n\"", 3);
+		i = e + 1;
+		if (i < n) {
+			cb_puts(c, join, strlen(join));
+			cb_put(c, '"');
+		}
+	}
+	cb_put(c, ';');
+}
+
+/* [in, in+n) with "> " (or ">" or "> > ") before each line. */
+static void cb_quoted(struct cbuf *c, const char *in, size_t n, uint64_t *s)
+{
+	static const char *const marks[] = { "> ", ">", "> > ", ">  " };
+	const char *mark = marks[corpus_rng(s) % 4];
+	size_t i;
+
+	cb_puts(c, mark, strlen(mark));
+	for (i = 0; i < n; i++) {
+		cb_put(c, in[i]);
+		if (in[i] == '\n' && i + 1 < n)
+			cb_puts(c, mark, strlen(mark));
+	}
+}
+
+static size_t corpus_render_variant(const struct corpus_family *f,
+				    uint64_t *s, int variant, char *buf,
+				    size_t size)
 {
 	static const char *const wraps[] = {
 		"%s", "see %s", "the value was %s yesterday", "\"%s\"",
@@ -697,12 +841,47 @@ static size_t corpus_render(const struct corpus_family *f, uint64_t *s,
 	}
 	if (m.over)
 		return 0;
+	if (variant == VAR_LITERALS) {
+		/* the key alone, as string literals */
+		cb_literals(&o, mid, m.n, s);
+		if (o.over)
+			return 0;
+		buf[o.n] = '\0';
+		return o.n;
+	}
 	w = f->inline_ ? wraps[corpus_rng(s) % (sizeof(wraps) / sizeof(wraps[0]))]
 		       : "%s";
 	pct = strstr(w, "%s");
-	cb_puts(&o, w, (size_t)(pct - w));
-	cb_puts(&o, mid, m.n);
-	cb_puts(&o, pct + 2, strlen(pct + 2));
+	{
+		char whole[12288];
+		struct cbuf t = { whole, 0, sizeof(whole), 0 };
+
+		cb_puts(&t, w, (size_t)(pct - w));
+		if (variant == VAR_GLUED) {
+			/* an identifier before the token: key_AKIA...,
+			 * GITHUB_TOKEN_ghp_..., tokenghp_... */
+			static const char *const sep[] = {
+				"key_", "x_", "GITHUB_TOKEN_", "k_", "MY-",
+				"api_key_", "SECRET__",
+			};
+			static const char *const word[] = {
+				"token", "k9", "myKey", "X",
+			};
+			const char *g = f->glue == GL_WORD && corpus_rng(s) % 2 ?
+						word[corpus_rng(s) % 4] :
+						sep[corpus_rng(s) % 7];
+
+			cb_puts(&t, g, strlen(g));
+		}
+		cb_puts(&t, mid, m.n);
+		cb_puts(&t, pct + 2, strlen(pct + 2));
+		if (t.over)
+			return 0;
+		if (variant == VAR_QUOTED)
+			cb_quoted(&o, whole, t.n, s);
+		else
+			cb_puts(&o, whole, t.n);
+	}
 	if (o.over)
 		return 0;
 	buf[o.n] = '\0';

@@ -399,6 +399,9 @@ static void test_big_inputs(void)
 		"ab1_cd\n", "QUJDREVGR0g", "AccountKey=", "eyJrIjoi", "M",
 		"AAAA", "\xe2\x80\x8b", "\xef\xbc\xa1", "1/", "sk-or-",
 		"PuTTY-User-Key-File-2\nPrivate-Lines: 9\n", "&sig=",
+		/* glued prefixes, quoted and literal-split key bodies */
+		"x_ghp_", "key_AKIA", "_", "-----BEGIN RSA PRIVATE KEY-----\n> ",
+		"> ", "\"\\n\" +\n    \"", "\n> AAAA",
 	};
 	const size_t len = (size_t)1 << 20;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
@@ -590,79 +593,135 @@ static void test_placeholders(void)
 
 #define CORPUS_PER_FAMILY 3
 
+static const char *const variant_names[] = { "bare", "glued", "quoted",
+					     "literals" };
+
+/* Does family f get variant v (see corpus_render_variant())? */
+static int variant_applies(const struct corpus_family *f, int v)
+{
+	switch (v) {
+	case VAR_BARE:
+	case VAR_QUOTED:
+		return 1;
+	case VAR_GLUED:
+		return f->glue != GL_NONE;
+	case VAR_LITERALS:
+		return corpus_has_pem(f);
+	}
+	return 0;
+}
+
 /*
  * One pass over the generated corpus (tests/secret_corpus.h) with seed:
  * every case of every credential family must be found, no look-alike may
- * be. With report, one line per family goes to stderr. Returns the number
- * of failures (misses plus false positives).
+ * be. Each family is rendered CORPUS_PER_FAMILY times as written, then
+ * once quoted as Markdown, once glued to an identifier (FG/FW families)
+ * and once split into string literals (private keys): the per-family
+ * detection report. With report, one line per family goes to stderr.
+ * Returns the number of failures (misses plus false positives).
  */
 static size_t corpus_pass(uint64_t seed, int report)
 {
 	static char buf[16384];
 	struct secret_hit hits[MAX_HITS];
 	size_t f, k, n, len, cases = 0, found = 0, looks = 0, fp = 0;
+	size_t vcases[4] = { 0 }, vfound[4] = { 0 };
 	uint64_t s = seed ? seed : 1;
+	int v;
 
 	for (f = 0; f < ARRAY_SIZE(corpus_secrets); f++) {
-		size_t hit = 0;
+		const struct corpus_family *fam = &corpus_secrets[f];
 		const char *kind = "-";
+		char line[256];
+		size_t used = 0;
 
-		for (k = 0; k < CORPUS_PER_FAMILY; k++) {
-			len = corpus_render(&corpus_secrets[f], &s, buf,
-					    sizeof(buf));
-			CHECK_MSG(len > 0, "%s: case did not render",
-				  corpus_secrets[f].name);
-			n = secret_scan(buf, len, hits, MAX_HITS);
-			cases++;
-			if (n > 0) {
-				hit++;
-				kind = hits[0].kind;
-			} else {
-				CHECK_MSG(0, "seed %llu: %s: missed: %s",
-					  (unsigned long long)seed,
-					  corpus_secrets[f].name, buf);
+		line[0] = '\0';
+		for (v = VAR_BARE; v <= VAR_LITERALS; v++) {
+			size_t hit = 0, tries;
+
+			if (!variant_applies(fam, v))
+				continue;
+			tries = v == VAR_BARE ? CORPUS_PER_FAMILY : 1;
+			for (k = 0; k < tries; k++) {
+				len = corpus_render_variant(fam, &s, v, buf,
+							    sizeof(buf));
+				CHECK_MSG(len > 0, "%s: case did not render",
+					  fam->name);
+				n = secret_scan(buf, len, hits, MAX_HITS);
+				cases++;
+				vcases[v]++;
+				if (n > 0) {
+					hit++;
+					kind = hits[0].kind;
+				} else {
+					CHECK_MSG(0, "seed %llu: %s (%s): missed: %s",
+						  (unsigned long long)seed,
+						  fam->name, variant_names[v],
+						  buf);
+				}
 			}
+			found += hit;
+			vfound[v] += hit;
+			if (used < sizeof(line))
+				used += (size_t)snprintf(line + used,
+							 sizeof(line) - used,
+							 " %s %zu/%zu",
+							 variant_names[v], hit,
+							 tries);
 		}
-		found += hit;
 		if (report)
-			fprintf(stderr, "  %-28s %zu/%d  %s\n",
-				corpus_secrets[f].name, hit, CORPUS_PER_FAMILY,
-				kind);
+			fprintf(stderr, "  %-28s%s  %s\n", fam->name, line, kind);
 	}
 	for (f = 0; f < ARRAY_SIZE(corpus_innocents); f++) {
-		size_t bad = 0;
+		const struct corpus_family *fam = &corpus_innocents[f];
+		size_t bad = 0, tried = 0;
 
-		for (k = 0; k < CORPUS_PER_FAMILY; k++) {
-			len = corpus_render(&corpus_innocents[f], &s, buf,
-					    sizeof(buf));
-			CHECK_MSG(len > 0, "%s: case did not render",
-				  corpus_innocents[f].name);
-			n = secret_scan(buf, len, hits, MAX_HITS);
-			looks++;
-			if (n > 0) {
-				bad++;
-				CHECK_MSG(0,
-					  "seed %llu: %s: %s fired on \"%.*s\" in: %s",
-					  (unsigned long long)seed,
-					  corpus_innocents[f].name,
-					  hits[0].kind,
-					  (int)(hits[0].end - hits[0].start),
-					  buf + hits[0].start, buf);
+		for (v = VAR_BARE; v <= VAR_LITERALS; v++) {
+			size_t tries;
+
+			if (!variant_applies(fam, v))
+				continue;
+			tries = v == VAR_BARE ? CORPUS_PER_FAMILY : 1;
+			for (k = 0; k < tries; k++) {
+				len = corpus_render_variant(fam, &s, v, buf,
+							    sizeof(buf));
+				CHECK_MSG(len > 0, "%s: case did not render",
+					  fam->name);
+				n = secret_scan(buf, len, hits, MAX_HITS);
+				looks++;
+				tried++;
+				if (n > 0) {
+					bad++;
+					CHECK_MSG(0,
+						  "seed %llu: %s (%s): %s fired on \"%.*s\" in: %s",
+						  (unsigned long long)seed,
+						  fam->name, variant_names[v],
+						  hits[0].kind,
+						  (int)(hits[0].end - hits[0].start),
+						  buf + hits[0].start, buf);
+				}
 			}
 		}
 		fp += bad;
 		if (report)
-			fprintf(stderr, "  look-alike %-28s %zu/%d flagged\n",
-				corpus_innocents[f].name, bad,
-				CORPUS_PER_FAMILY);
+			fprintf(stderr, "  look-alike %-28s %zu/%zu flagged\n",
+				fam->name, bad, tried);
 	}
 	fprintf(stderr,
 		"secret corpus (seed %llu): %zu credentials in %zu families, "
-		"%zu detected (%.1f%%); %zu look-alikes in %zu families, "
+		"%zu detected (%.1f%%; bare %zu/%zu, glued %zu/%zu, quoted "
+		"%zu/%zu, literals %zu/%zu); %zu look-alikes in %zu families, "
 		"%zu false positives\n",
 		(unsigned long long)seed, cases, ARRAY_SIZE(corpus_secrets),
 		found, cases ? 100.0 * (double)found / (double)cases : 0.0,
-		looks, ARRAY_SIZE(corpus_innocents), fp);
+		vfound[VAR_BARE], vcases[VAR_BARE], vfound[VAR_GLUED],
+		vcases[VAR_GLUED], vfound[VAR_QUOTED], vcases[VAR_QUOTED],
+		vfound[VAR_LITERALS], vcases[VAR_LITERALS], looks,
+		ARRAY_SIZE(corpus_innocents), fp);
+	/* every variant is exercised, or the report proves nothing */
+	CHECK(vcases[VAR_GLUED] >= 100);
+	CHECK(vcases[VAR_QUOTED] >= ARRAY_SIZE(corpus_secrets));
+	CHECK(vcases[VAR_LITERALS] >= 5);
 	return (cases - found) + fp;
 }
 

@@ -79,3 +79,48 @@ $ printf '%s\n' '{"speaker":"user","text":"We deploy with token SK23a1e2f1a53bc9
 # nothing of any refused secret is anywhere in .cairn
 $ grep -rl -e 'tGEwbEFonsIX0eZ776Hehd' -e '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' -e 'Xk29fjQ8zLp3' -e 'dop_v1_c6a7e00b0edd2477051587bf1f47afdba79d0d06d40640367c80e1a9aa771948' .cairn; echo done
 > done
+# EVIDENCE-OF: issue 31 item 7 -- a private key quoted as Markdown ("> " before
+# each line) or split into string literals, and a token glued to a name
+# (key_AKIA..., GITHUB_TOKEN_ghp_...), are refused on every write path
+$ cairn write "$(printf '> Runbook: rotate the deploy key\n>\n> -----BEGIN RSA PRIVATE KEY-----\n> BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj\n> qXD2FYaslqvK9qFtMJxaly9YYg6/MMyRnGQ66Geq484YPIkyPWNmq1NN8x3/jr77\n> Ezn4Rv4MgvrwsnkFMcCQ5FoXQz8ZaWKYXujNdGPsne+mRL4/sWKVwlUVPNlqSH3C\n> -----END RSA PRIVATE KEY-----\n')"
+? 1
+e~ refusing to store a secret: private-key on line 3
+$ cairn write "$(printf 'key = "-----BEGIN RSA PRIVATE KEY-----\\n" +\n    "BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj\\n" +\n    "qXD2FYaslqvK9qFtMJxaly9YYg6/MMyRnGQ66Geq484YPIkyPWNmq1NN8x3/jr77\\n" +\n    "-----END RSA PRIVATE KEY-----\\n";')"
+? 1
+e~ refusing to store a secret: private-key on line 1
+$ cairn write 'CI reads GITHUB_TOKEN_ghp_C0cYtMPNUWTs9XHxNEP4nse4fc7pRqLaCEeJ from the vault'
+? 1
+e~ refusing to store a secret: github-token on line 1
+$ cairn write 'the name key_AKIATN3TPRCC6RQM3XNZ was logged'
+? 1
+e~ refusing to store a secret: aws-access-key-id on line 1
+$ cairn write --redact 'the name key_AKIATN3TPRCC6RQM3XNZ was logged' --json | jq -r .id | xargs cairn get --json | jq -r .body
+> the name key_[REDACTED:aws-access-key-id] was logged
+$ printf '%s\n' '{"kind":"fact","body":"maps use k_AIzapTyGJMuHbEL31IeL2HPcHyGcFRl1SPnXNYv"}' > glued.jsonl; cairn import glued.jsonl
+? 1
+e~ line 1: import: .*google-api-key
+$ id=$(cairn write 'the droplet token lives in the vault' --json | jq -r .id); cairn revise "$id" --body 'the droplet token is k_dop_v1_3216fdaeeb975729fae923d5a4fd12aabfe228f219e9cb0eb53f16947ccf25ec'
+? 1
+e~ digitalocean-token
+$ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"fact","body":"bot x_xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"}}}' | cairn mcp | jq -r 'select(.id == 2) | .result.content[0].text'
+~ refusing to store a secret: slack-token
+$ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"fact","body":"> -----BEGIN RSA PRIVATE KEY-----\n> BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj\n> qXD2FYaslqvK9qFtMJxaly9YYg6/MMyRnGQ66Geq484YPIkyPWNmq1NN8x3/jr77\n> -----END RSA PRIVATE KEY-----"}}}' | cairn mcp | jq -r 'select(.id == 2) | .result.content[0].text'
+~ refusing to store a secret: private-key
+$ mkdir -p docs/adr && printf '# ADR 2: Deploy key\n\n## Decision\n\nThe key, as handed over:\n\n> -----BEGIN OPENSSH PRIVATE KEY-----\n> BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj\n> qXD2FYaslqvK9qFtMJxaly9YYg6/MMyRnGQ66Geq484YPIkyPWNmq1NN8x3/jr77\n> -----END OPENSSH PRIVATE KEY-----\n' > docs/adr/0002-key.md && cairn seed
+? 1
+e~ private-key
+$ rm -rf docs
+# look-alikes glued to names still pass
+$ cairn write 'hf_hub_download, npm_config_cache, sk_test_fixture_name, glpat_example, disk_test_VerifyChecksumOnRead and x_xoxb- are names' --json | jq -r .status
+> accepted
+$ grep -rl -e 'BvA5yUgWRzl2R0sQH0V25dNoLzwKzq5laanIun5rb9UeGly2RGhLwA8s4G9q3bxj' -e 'C0cYtMPNUWTs9XHxNEP4nse4fc7pRqLaCEeJ' -e 'AKIATN3TPRCC6RQM3XNZ' -e 'AIzapTyGJMuHbEL31IeL2HPcHyGcFRl1SPnXNYv' -e '3216fdaeeb975729fae923d5a4fd12aabfe228f219e9cb0eb53f16947ccf25ec' -e 'AbCdEfGhIjKlMnOpQrStUvWx' .cairn; echo done
+> done
+# a NuGet.config credential and Bundler's Sidekiq gem-server credentials
+$ printf '<configuration><packageSourceCredentials><corp>\n  <add key="Username" value="ci@example.com" />\n  <add key="ClearTextPassword" value="Wq7#pLx2vN9k" />\n</corp></packageSourceCredentials></configuration>\n' > NuGet.config; cairn write "$(cat NuGet.config)"
+? 1
+e~ refusing to store a secret: password-assignment on line 3
+$ cairn write 'export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=3f9a1c7e:8b2d4f6a'
+? 1
+e~ refusing to store a secret: password-assignment
+$ cairn write '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" /> and BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDS}' --json | jq -r .status
+> accepted
