@@ -25,6 +25,7 @@
 #include "cairn.h"
 #include "cli.h"
 #include "eval.h"
+#include "hook_inject.h"
 #include "json.h"
 #include "internal.h"
 
@@ -137,7 +138,11 @@ static const char eval_help[] =
 	"                      shares of answerable and no-answer queries left\n"
 	"                      empty at every floor 0.00 .. 1.00, applied as\n"
 	"                      recall applies it (JSON: answer_auroc, sweep);\n"
-	"                      scripts/sweep-chart draws them (docs/sweep.png)\n"
+	"                      scripts/sweep-chart draws them (docs/sweep.png);\n"
+	"                      with --hook, the hook's own answerability\n"
+	"                      floor instead: injection hit, quiet share and\n"
+	"                      entries per injected query at each floor (JSON:\n"
+	"                      hook_floor, hook_sweep)\n"
 	"      --offtopic FILE also ask every store each question of FILE\n"
 	"                      (one a line, '#' comments), questions about\n"
 	"                      nothing any store holds, and count those\n"
@@ -513,6 +518,50 @@ static int print_sweep(const struct eval_report *r, const char *name)
 	return 0;
 }
 
+/*
+ * --sweep --hook: the hook's injection hit, quiet share and entries per
+ * injected query at each answerability floor, as a table or JSON.
+ */
+static int print_hook_sweep(const struct eval_report *r, const char *name)
+{
+	struct eval_hook_point pts[SWEEP_POINTS];
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	if (eval_hook_sweep(r, pts, SWEEP_POINTS) != 0)
+		return cli_fail("eval: --sweep --hook needs the hook's blocks");
+	if (cli_state.json) {
+		sbuf_adds(&sb, "{\"dataset\":");
+		json_add_strz(&sb, name);
+		sbuf_addf(&sb, ",\"hook_floor\":%.2f,\"hook_sweep\":[",
+			  HOOK_MIN_ANSWER);
+		for (i = 0; i < SWEEP_POINTS; i++) {
+			sbuf_adds(&sb, i ? ",{\"floor\":" : "{\"floor\":");
+			eval_add_num4(&sb, pts[i].floor);
+			sbuf_adds(&sb, ",\"inject\":");
+			eval_add_num4(&sb, pts[i].inject);
+			sbuf_adds(&sb, ",\"quiet\":");
+			eval_add_num4(&sb, pts[i].quiet);
+			sbuf_adds(&sb, ",\"entries\":");
+			eval_add_num4(&sb, pts[i].entries);
+			sbuf_addc(&sb, '}');
+		}
+		sbuf_adds(&sb, "]}");
+		cli_print_json(&sb);
+		ret = sb.err != 0;
+		sbuf_release(&sb);
+		return ret;
+	}
+	printf("%s: the hook's answerability floor (in force: %.2f)\n", name,
+	       HOOK_MIN_ANSWER);
+	printf("floor   inject  quiet   entries per injected query\n");
+	for (i = 0; i < SWEEP_POINTS; i++)
+		printf("%.2f    %.3f   %.3f   %.2f\n", pts[i].floor,
+		       pts[i].inject, pts[i].quiet, pts[i].entries);
+	return 0;
+}
+
 /* `cairn eval DIR [options]` (see eval_help); --drift: cli_eval_drift.c */
 int cmd_eval(int argc, char **argv)
 {
@@ -599,9 +648,8 @@ int cmd_eval(int argc, char **argv)
 	if (opts.split && !*opts.split)
 		return cli_usage("eval", "--split needs a non-empty NAME");
 	if (sweep && opts.hook)
-		return cli_usage("eval", "--sweep and --hook exclude each "
-				 "other: the sweep measures recall's floor");
-	if (sweep)
+		opts.hook_sweep = 1; /* the hook's floor applied after */
+	else if (sweep)
 		opts.no_floor = 1; /* every hit kept; the floors are applied after */
 	prog.tty = isatty(2);
 	opts.progress = show_progress;
@@ -645,7 +693,7 @@ int cmd_eval(int argc, char **argv)
 			goto out;
 	}
 	if (sweep) {
-		ret = print_sweep(r, name);
+		ret = opts.hook ? print_hook_sweep(r, name) : print_sweep(r, name);
 		goto out;
 	}
 	if (cli_state.json) {

@@ -1004,12 +1004,39 @@ static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
 	ho.budget = c->r->hook_budget;
 	ho.k = c->r->hook_k;
 	ho.no_receipt = 1;
+	ho.any_answer = c->opts->hook_sweep;
 	rc = hook_prompt_recall(db, q->text, &ho, &res);
 	if (rc) {
 		rc = fail(c, rc, "%s:%zu: query '%s' (hook): %s",
 			  c->queries_path, c->qline[qi], q->id,
 			  cairn_errmsg(db));
 		goto out;
+	}
+	if (c->opts->hook_sweep && res->n > 0) {
+		q->hook_cands = util_calloc(res->n, sizeof(*q->hook_cands));
+		if (!q->hook_cands) {
+			rc = fail(c, CAIRN_NOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < res->n; i++) {
+			const cairn_record *r = res->hits[i].rec;
+			const char *id = c->r->seeded && r->src_path
+						 ? r->src_path
+						 : r->id;
+			struct eval_hook_cand *hc = &q->hook_cands[i];
+
+			hc->answer = res->hits[i].answer;
+			hc->is_answer = is_answer(id, (const char *const *)
+						       q->answers,
+						  q->nanswers);
+			hc->source = util_strdup(r->src_path ? r->src_path
+							     : r->id);
+			if (!hc->source) {
+				rc = fail(c, CAIRN_NOMEM, "out of memory");
+				goto out;
+			}
+			q->nhook_cands++;
+		}
 	}
 	rc = hook_prompt_render(res, &ho, &block, &hr);
 	q->hooked = 1;
@@ -1691,6 +1718,9 @@ void eval_report_free(struct eval_report *r)
 		for (k = 0; k < q->ninjected; k++)
 			cairn_free(q->injected[k]);
 		cairn_free(q->injected);
+		for (k = 0; k < q->nhook_cands; k++)
+			cairn_free(q->hook_cands[k].source);
+		cairn_free(q->hook_cands);
 	}
 	cairn_free(r->q);
 	for (i = 0; i < r->ncats; i++)
@@ -1768,6 +1798,61 @@ int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n)
 		pts[p].r3 = ans ? (double)hit3 / (double)ans : 0;
 		pts[p].no_answer_empty = na ? (double)na_empty / (double)na : 0;
 		pts[p].answerable_empty = ans ? (double)a_empty / (double)ans : 0;
+	}
+	return 0;
+}
+
+int eval_hook_sweep(const struct eval_report *r, struct eval_hook_point *pts,
+		    size_t n)
+{
+	size_t p, i, j, s, k = r->hook_k > 0 ? (size_t)r->hook_k
+					      : HOOK_DEFAULT_K;
+
+	if (!r->hooked)
+		return -1;
+	for (p = 0; p < n; p++) {
+		double f = n > 1 ? (double)p / (double)(n - 1) : 0;
+		size_t ans = 0, hit = 0, na = 0, quiet = 0, inj = 0, ent = 0;
+
+		for (i = 0; i < r->nq; i++) {
+			const struct eval_qresult *q = &r->q[i];
+			const struct eval_hook_cand *shown[HOOK_MAX_K];
+			size_t ns = 0;
+			int found = 0;
+
+			/* as hook_prompt_render: by answerability, one per
+			 * source, a later entry within HOOK_NEAR of the first */
+			for (j = 0; j < q->nhook_cands && ns < k; j++) {
+				const struct eval_hook_cand *c = &q->hook_cands[j];
+				int dup = 0;
+
+				if (c->answer < f)
+					break; /* sorted: the rest are lower */
+				for (s = 0; s < ns && !dup; s++)
+					dup = strcmp(shown[s]->source,
+						     c->source) == 0;
+				if (dup)
+					continue;
+				if (ns > 0 && c->answer < HOOK_NEAR *
+								 shown[0]->answer)
+					break;
+				shown[ns++] = c;
+				found |= c->is_answer;
+			}
+			inj += ns > 0;
+			ent += ns;
+			if (q->nanswers) {
+				ans++;
+				hit += found;
+			} else {
+				na++;
+				quiet += ns == 0;
+			}
+		}
+		pts[p].floor = f;
+		pts[p].inject = ans ? (double)hit / (double)ans : 0;
+		pts[p].quiet = na ? (double)quiet / (double)na : 0;
+		pts[p].entries = inj ? (double)ent / (double)inj : 0;
 	}
 	return 0;
 }

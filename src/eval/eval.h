@@ -165,6 +165,9 @@ struct eval_opts {
 	int hook;          /* 1: also render each query's hook block (injection figures) */
 	size_t hook_budget; /* the hook's character budget; 0: HOOK_DEFAULT_BUDGET */
 	int hook_k;        /* the hook's entries per prompt; 0: HOOK_DEFAULT_K */
+	int hook_sweep;    /* 1 (with hook): keep each query's hook candidates
+			      without the hook's answerability floor, for
+			      eval_hook_sweep() */
 	const char *tmpdir; /* where the temporary store goes; NULL: $TMPDIR, else /tmp */
 	const char *statuses; /* statuses recall asks for; NULL: the default
 				 (tests: "all" shows that the stale-hit rate
@@ -174,6 +177,13 @@ struct eval_opts {
 	int (*progress)(void *user, enum eval_phase phase, size_t done,
 			size_t total); /* after every row and query, or NULL; non-zero stops the run */
 	void *user;        /* passed to progress */
+};
+
+/* A hook candidate (eval_opts.hook_sweep): what the floors are applied to. */
+struct eval_hook_cand {
+	double answer;  /* its answerability */
+	int is_answer;  /* 1: an answer of its query */
+	char *source;   /* its file (seeded) or id: one entry per source */
 };
 
 /* One query and what recall returned for it. */
@@ -191,6 +201,9 @@ struct eval_qresult {
 	size_t ninjected;    /* how many (0: the hook would print nothing) */
 	int hook_hit;        /* 1: an answer is among them */
 	size_t hook_relevant; /* entries that are answers */
+	struct eval_hook_cand *hook_cands; /* hook_sweep: the hits that pass
+					      the hook's word test, by answerability */
+	size_t nhook_cands;
 	size_t hook_chars;   /* characters of the block (0: nothing injected) */
 	int hooked;          /* 1: the hook block was rendered for this query */
 	size_t stale;        /* stale records among the hits (eval_record_stale),
@@ -313,6 +326,24 @@ struct eval_point {
  * Returns 0, or -1 when the run applied a floor.
  */
 int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n);
+
+/* One operating point of eval_hook_sweep(): the hook with this floor. */
+struct eval_hook_point {
+	double floor;      /* an entry's least answerability */
+	double inject;     /* answerable queries with an answer among the entries */
+	double quiet;      /* no-answer queries with no entry */
+	double entries;    /* entries per query that got any */
+};
+
+/*
+ * The hook's figures at n answerability floors 0, 1/(n-1), ... 1, from a
+ * run with eval_opts.hook_sweep: each query's candidates rendered as the
+ * hook renders them (k entries, one per source, a later one within
+ * HOOK_NEAR of the first), the budget aside. Returns 0, or -1 when the
+ * run kept no candidates.
+ */
+int eval_hook_sweep(const struct eval_report *r, struct eval_hook_point *pts,
+		    size_t n);
 
 /*
  * Append one JSON line (with its newline) for query q:

@@ -222,13 +222,11 @@ static size_t count_words(const char *s)
  * inject, 0.33 lets 11 (7.7 %); before this test 96 injected
  * (bench/results/hook-gate.txt, docs/RANKING.md).
  */
-#define HOOK_MIN_ANSWER 0.33
 #define HOOK_MIN_WORDS 4
 #define HOOK_WORDS_SHARE 0.75
-/* A second entry's answerability is at least this share of the first's. */
-#define HOOK_NEAR 0.8
 
-static int hook_evidence(const cairn_hit *h, size_t question_words)
+static int hook_evidence(const cairn_hit *h, size_t question_words,
+			 double min_answer)
 {
 	size_t need = (size_t)ceil(HOOK_WORDS_SHARE * (double)question_words);
 
@@ -241,7 +239,7 @@ static int hook_evidence(const cairn_hit *h, size_t question_words)
 		need = HOOK_MIN_WORDS;
 	if (need < 1)
 		need = 1;
-	return h->answer >= HOOK_MIN_ANSWER && count_words(h->matched) >= need;
+	return h->answer >= min_answer && count_words(h->matched) >= need;
 }
 
 /*
@@ -361,12 +359,12 @@ static void hit_release(cairn_hit *h)
 }
 
 /* Keep only res's hits that pass the hook's test (hook_evidence). */
-static void keep_evident(cairn_result *res)
+static void keep_evident(cairn_result *res, double min_answer)
 {
 	size_t qw = res->words, i, j;
 
 	for (i = 0, j = 0; i < res->n; i++) {
-		if (!hook_evidence(&res->hits[i], qw)) {
+		if (!hook_evidence(&res->hits[i], qw, min_answer)) {
 			hit_release(&res->hits[i]);
 			res->dropped++;
 			continue;
@@ -474,6 +472,7 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	struct span v[HOOK_MAX_ASKS];
 	size_t nv, nsent, i;
 	int k = o->k > 0 && o->k <= HOOK_MAX_K ? o->k : HOOK_DEFAULT_K;
+	double min_answer = o->any_answer ? 0 : HOOK_MIN_ANSWER;
 	int rc;
 
 	*out = NULL;
@@ -491,7 +490,7 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 	rc = recall_head(db, prompt, strlen(prompt), &ro, &res);
 	if (rc)
 		return rc;
-	keep_evident(res);
+	keep_evident(res, min_answer);
 	nv = asking_spans(prompt, v, HOOK_MAX_ASKS, &nsent);
 #ifdef CAIRN_MUTATE_HOOK_NO_ASKS
 	nv = 0; /* negative control: the prompt as one bag of words */
@@ -504,7 +503,7 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 		}
 		if (rc)
 			goto fail;
-		keep_evident(add);
+		keep_evident(add, min_answer);
 		if (merge_hits(res, add)) {
 			rc = cairn_db_fail(db, CAIRN_NOMEM, "out of memory");
 			goto fail;

@@ -20,12 +20,16 @@
 #define HOOK_DEFAULT_K 3         /* entries (distinct sources) for a prompt: precision first */
 #define HOOK_MAX_K 20            /* most entries a block may hold */
 #define HOOK_ASK 3               /* recall asks k x this hits: the chunks of one file collapse into one entry */
+#define HOOK_MIN_ANSWER 0.33     /* an entry's least answerability (hook_inject.c hook_evidence) */
+#define HOOK_NEAR 0.8            /* a later entry's least answerability, as a share of the first's */
 
 struct hook_opts {
 	size_t budget;  /* at most this many characters injected (0: HOOK_DEFAULT_BUDGET) */
 	int k;          /* entries for a prompt, 1..HOOK_MAX_K (0: HOOK_DEFAULT_K) */
 	int no_receipt; /* 1: recall writes no receipt and no last_seen (eval) */
 	int embed_budget_ms; /* recall's embed_budget_ms (0: its default) */
+	int any_answer; /* 1: no HOOK_MIN_ANSWER, the word test only (cairn
+			   eval --sweep --hook applies the floors after) */
 };
 
 struct hook_result {

@@ -123,3 +123,8 @@ $ cairn eval ds --hook --quiet | grep -E '^all '
 ~ ^all +2 +1\.000 .* 1\.000 +1/1 +1/1$
 $ cairn eval ds --hook --no-floor
 ? 2
+# --sweep --hook: the hook's figures at each of its answerability floors;
+# at the floor in force they are the block's (above); at 1.00 only a hit
+# that matches all of its question is injected (both answers do here)
+$ cairn eval ds --hook --sweep --json --quiet | jq -c '[.hook_floor, (.hook_sweep[33] | [.floor, .inject, .quiet]), (.hook_sweep[100] | [.inject, .quiet, .entries])]'
+> [0.33,[0.33,1,1],[1,1,1]]
