@@ -190,10 +190,28 @@ static void test_status_map(void)
 		{ "RFC", "unverified", NULL, NULL },
 		{ "Superseeded by ADR-3", "superseded", NULL, "ADR-3" },
 		{ "已废弃（见 ADR-3）", "historical", NULL, NULL },
+		/* statuses written as sentences (docs/SEED.md) */
+		{ "Gathering information. We are starting with Bulma.",
+		  "unverified", NULL, NULL },
+		{ "The board approved it in May.", "accepted", NULL, NULL },
+		{ "We rejected it after the pilot.", "accepted", "rejected",
+		  NULL },
+		{ "This one is now superseded by ADR 9.", "superseded", NULL,
+		  "ADR 9" },
+		{ "It is under discussion in the guild.", "unverified", NULL,
+		  NULL },
+		{ "我们已接受这个方案。", "accepted", NULL, NULL },
 	};
 	static const char *const bad[] = {
 		"Frobnicated", "", "Accepted or Maybe", "candidate", "or",
 		"Not sure", "Maybe later", "🤷", "Accepted | ???", "Acceptedish",
+		/* sentences no rule maps: a negation, words that disagree,
+		 * a clear word only after the first sentence */
+		"We have not accepted it.", "It was never approved.",
+		"We don't agree. Accepted later.",
+		"Such as proposed, accepted, rejected.",
+		"We are starting with Bulma. It was accepted.",
+		"我们还没有接受。",
 	};
 	const char *st, *oc, *tg;
 	size_t i, tl;
