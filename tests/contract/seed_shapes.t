@@ -19,6 +19,7 @@ $ cairn seed --no-git --dry-run | grep '^file' | sed 's/  [0-9]* records\?$//'
 > file  locales/en/templates/decision-record-template-by-michael-nygard/index.md  skipped: a template (its status is a question: the template's prompt left in)
 $ cairn seed --no-git
 > seeded 3 files, 3 records: 3 new, 0 changed, 0 unchanged, 0 retired
+e~ note: skipped 2 templates and 3 byte-identical twins \(`cairn seed --dry-run` lists them and why\)
 $ cairn list --status all --json | jq -r 'sort_by(.source.path) | .[] | "\(.source.path) \(.status) \(.title)"'
 > locales/en/examples/css/README.md unverified Architecture Decision Record: CSS framework
 > locales/en/examples/queue/README.md accepted Decision record for the job queue
