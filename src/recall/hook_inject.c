@@ -98,9 +98,10 @@ static size_t fold(const char *s, size_t n, char *out, size_t size)
 }
 
 /*
- * Does the body's first shown line say all the title says (the same text,
- * or the sentence the title was cut from: "Never touch PROD" in "Also,
- * never touch PROD.")? Then the entry shows that line only, not both.
+ * Does the body's first shown line say all the title says, and little
+ * more (the same text, or the sentence the title was cut from: "Never
+ * touch PROD" in "Also, never touch PROD.")? Then the entry shows that
+ * line only, not both.
  */
 static int title_in_body(const char *title, const char *b)
 {
@@ -120,8 +121,10 @@ static int title_in_body(const char *title, const char *b)
 		return 0; /* cut on screen: the title may say what is cut */
 	tl = fold(title, strlen(title), ft, sizeof(ft));
 	ll = fold(b, len, fl, sizeof(fl));
+	/* and most of it: a short title ("Deploy") that one word of a
+	 * longer line repeats still names the record */
 	return tl != (size_t)-1 && ll != (size_t)-1 && tl > 0 &&
-	       strstr(fl, ft) != NULL;
+	       tl * 2 >= ll && strstr(fl, ft) != NULL;
 }
 
 /*
