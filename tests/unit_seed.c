@@ -1220,6 +1220,16 @@ static void test_recognise(void)
 		{ "# My project\n\n## Install\n\nmake\n\n## Usage\n\nrun it\n", 0 },
 		{ "# 3. Notes\n\n```\n## Status\n## Context\n```\n", 0 },
 		{ "# Kafka\n\n## Context\n\nX.\n\n## Decision\n\nY.\n", 0 },
+		/* issue 33: a title that names a decision record, with one
+		 * of its sections */
+		{ "# Decision record for the queue\n\n## Decision Made\n\n"
+		  "Kafka.\n", 1 },
+		{ "# Architecture Decision Record: CSS framework\n\n"
+		  "## Considered Alternatives\n\nBulma.\n", 1 },
+		{ "# Decision Record for Teamwork\n\n## Alternatives "
+		  "Considered\n\nLow trust.\n", 1 },
+		{ "# Decision records\n\n## Decision\n\nAn index.\n", 0 },
+		{ "# Decision record for the queue\n\nNo sections.\n", 0 },
 	};
 	static const char *const placeholders[] = {
 		"[short title of solved problem and solution]",
