@@ -2,6 +2,7 @@
 # (one line, bounded, secret-filtered) and shown by cairn candidates, text and JSON
 $ cairn init >/dev/null && printf '%s\n' '{"id":"r7f8a1b2c3d4e5f6","kind":"rule","title":"Deploys go through Jenkins","body":"Deploys go through Jenkins."}' '{"id":"n1","kind":"note","title":"Orders dashboard","body":"The orders dashboard reads PostgreSQL replicas."}' '{"id":"n2","kind":"note","title":"Cache","body":"The cache is warm at 9am."}' | cairn import >/dev/null
 $ printf '#!/bin/bash\ns=$1; shift; i=1; { printf "%%s\\n" %s %s; while [ $# -ge 2 ]; do i=$((i+1)); printf "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":%%d,\\"method\\":\\"tools/call\\",\\"params\\":{\\"name\\":\\"%%s\\",\\"arguments\\":%%s}}\\n" $i "$1" "$2"; shift 2; done; } | cairn mcp --no-hook-server --session "$s" | jq -c "select(.id > 1) | .result"\n' "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}'" "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}'" > ../call && chmod +x ../call
+# CLAIM: forget-reason
 # the reason is accepted (not "unknown argument") and the forget is pending
 $ ../call s1 memory_forget '{"id":"r7f8a1b2c3d4e5f6","reason":"We moved to GitHub Actions in May;\nJenkins was shut down."}' | jq -c '[.isError, .structuredContent.pending]'
 > [false,true]
