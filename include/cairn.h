@@ -281,10 +281,21 @@ typedef struct cairn_forget {
 	char *time;        /* when it was proposed (ISO-8601 UTC) */
 	char *session;     /* the proposing agent's session ("" if none) */
 	char *tool;        /* its client or work item ("" if none) */
+	char *reason;      /* why the agent asks ("" if it gave none) */
 } cairn_forget;
 
 CAIRN_API int cairn_forget_propose(cairn_db *db, const char *id,
 				   const char *session, const char *tool);
+/*
+ * The same with the agent's reason (NULL or "": none), kept with the
+ * proposal for the human who decides: one line (tabs and line breaks
+ * become spaces), at most CAIRN_FORGET_REASON_MAX bytes (cut at a
+ * character), through the secret filter like every write (CAIRN_SECRET).
+ */
+#define CAIRN_FORGET_REASON_MAX 500
+CAIRN_API int cairn_forget_propose_v2(cairn_db *db, const char *id,
+				      const char *session, const char *tool,
+				      const char *reason);
 CAIRN_API int cairn_forget_pending(cairn_db *db, const char *id);
 CAIRN_API int cairn_forget_resolve(cairn_db *db, const char *id, int apply);
 /* The pending proposals, oldest first; free with cairn_forget_list_free(). */

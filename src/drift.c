@@ -22,6 +22,7 @@
 #include "store.h"
 
 #define BLOB_LIMIT ((size_t)64 << 20)
+#define DRIFT_CHUNK_FILE_MAX ((size_t)4 << 20) /* a seeded file: SEED_MAX_FILE */
 
 /* ------------------------------------------------------------- the paths */
 
@@ -469,6 +470,157 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------ a seeded chunk's text */
+
+/* Line [*s, *e) of [p, end) with blanks and a CR trimmed; the start of the
+ * next line is returned. */
+static const char *trimmed_line(const char *p, const char *end,
+				const char **s, const char **e)
+{
+	const char *le = memchr(p, '\n', (size_t)(end - p));
+
+	if (!le)
+		le = end;
+	*s = p;
+	*e = le;
+	while (*s < *e && (**s == ' ' || **s == '\t'))
+		(*s)++;
+	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' ||
+			   (*e)[-1] == '\r'))
+		(*e)--;
+	return le < end ? le + 1 : end;
+}
+
+/* The next non-blank line of [p, end), trimmed, into [*s, *e) (*s NULL
+ * when there is none); the start of the line after it is returned. */
+static const char *next_line(const char *p, const char *end, const char **s,
+			     const char **e)
+{
+	while (p < end) {
+		p = trimmed_line(p, end, s, e);
+		if (*s < *e)
+			return p;
+	}
+	*s = *e = NULL;
+	return end;
+}
+
+/* Does line [f, fe) equal [b, be), or end with it when prefix is 1? */
+static int line_is(const char *f, const char *fe, const char *b,
+		   const char *be, int prefix)
+{
+	size_t fl = (size_t)(fe - f), bl = (size_t)(be - b);
+
+	if (prefix)
+		return bl <= fl && memcmp(fe - bl, b, bl) == 0;
+	return fl == bl && memcmp(f, b, bl) == 0;
+}
+
+/* Does trimmed line [s, e) start a unit a chunk may end before: a heading
+ * or a list item ("- ", "* ", "+ ", "1. ")? */
+static int unit_start(const char *s, const char *e)
+{
+	const char *p = s;
+
+	if (*s == '#')
+		return 1;
+	if (e - s >= 2 && (*s == '-' || *s == '*' || *s == '+') && s[1] == ' ')
+		return 1;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	return p > s && e - p >= 2 && (*p == '.' || *p == ')') && p[1] == ' ';
+}
+
+/*
+ * Does a seeded chunk's text still stand in its file? body: the record's
+ * body (a leading "Outcome: …." paragraph is the seed's, not the file's);
+ * its non-blank lines, blanks trimmed, must be the file's non-blank lines
+ * one after the other, unchanged (the first may have a prefix in the file:
+ * a facts file's "- [tag] "), and the next non-blank line after them must
+ * start a heading or list item, or the file end there (text added at the
+ * chunk's end is a change of it). 1 when they are: the file changed
+ * elsewhere, not in this chunk (issue 33: drift flags the chunks whose
+ * lines changed). A chunk cut before a paragraph is then flagged, as
+ * before: a false alarm, never a missed change of its own lines.
+ */
+static int chunk_still_there(const char *root, const char *path,
+			     const char *body)
+{
+	char full[PATH_MAX], err[128], *text = NULL;
+	const char *be, *fend, *p, *o;
+	size_t len = 0;
+	int found = 0;
+
+	if (!body || !*body ||
+	    (size_t)snprintf(full, sizeof(full), "%s/%s", root, path) >=
+		    sizeof(full) ||
+	    util_read_file(full, DRIFT_CHUNK_FILE_MAX, &text, &len, err,
+			   sizeof(err)) != 0)
+		return 0;
+	o = strstr(body, ".\n\n");
+	if (strncmp(body, "Outcome: ", 9) == 0 && o)
+		body = o + 3;
+	be = body + strlen(body);
+	fend = text + len;
+	for (p = text; p < fend && !found;) {
+		const char *fs, *fe, *bs, *bee, *fp, *bp;
+		int ok;
+
+		p = next_line(p, fend, &fs, &fe);
+		bp = next_line(body, be, &bs, &bee);
+		if (!fs || !bs)
+			break;
+		/* the body from this file line on */
+		ok = line_is(fs, fe, bs, bee, 1);
+		fp = p;
+		while (ok) {
+			bp = next_line(bp, be, &bs, &bee);
+			if (!bs) {
+				/* and nothing was added to its end: the
+				 * file ends, or the next unit starts */
+				next_line(fp, fend, &fs, &fe);
+				found = !fs || unit_start(fs, fe);
+				break;
+			}
+			fp = next_line(fp, fend, &fs, &fe);
+			ok = fs && line_is(fs, fe, bs, bee, 0);
+		}
+	}
+	cairn_free(text);
+	return found;
+}
+
+/*
+ * Is path the source file of seeded record id, and its chunk unchanged in
+ * it (chunk_still_there)? Then the file's change is not this record's.
+ */
+static int own_chunk_stands(struct cairn_db *db, const char *id,
+			    const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	int stands = 0;
+
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT body FROM main.records WHERE id = ?1 "
+			       "AND origin = 'file' AND src_path = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		stands = chunk_still_there(db->root, path,
+					   (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return stands;
+}
+
+#ifndef CAIRN_MUTATE_DRIFT_WHOLE_FILE
+#define chunk_stands own_chunk_stands
+#else
+/* tests/mutate: any change of a seeded file drifts all its chunks */
+#define chunk_stands(db, id, path) ((void)own_chunk_stands, 0)
+#endif
+
 /* --------------------------------------------------------------- marking */
 
 /*
@@ -545,6 +697,9 @@ static char *marker(struct cairn_db *db, const char *id, const char *kind,
 			continue;
 		}
 		if (strcmp(now, blob) == 0)
+			continue;
+		/* a seeded chunk whose lines did not change */
+		if (chunk_stands(db, id, path))
 			continue;
 		if (!changed && !deleted) {
 			snprintf(first, sizeof(first), "%s", path);
@@ -895,6 +1050,14 @@ int cairn_drift_check(cairn_db *db, const char *id, unsigned flags,
 			goto out;
 		}
 		check_one(db->root, d, blob, history);
+		/* a seeded record's file changed elsewhere than in its
+		 * chunk: this record did not drift */
+		if (strcmp(d->state, "changed") == 0 &&
+		    chunk_stands(db, d->record_id, d->path)) {
+			d->state = "same";
+			d->blob_now[0] = '\0';
+			d->commits = d->lines_added = d->lines_removed = -1;
+		}
 		nv++;
 	}
 	if (src != SQLITE_DONE) {

@@ -5,8 +5,9 @@
  * human's rule on its own).
  *
  * Layer: on store. A proposal is one row of the record's own schema's meta
- * table, key "forget.pending.<id>", value "<time>\t<session>\t<tool>":
- * no schema change, and the record itself is untouched until a human
+ * table, key "forget.pending.<id>", value
+ * "<time>\t<session>\t<tool>[\t<reason>]" (a proposal stored before
+ * reasons were kept has three fields: its reason is ""): no schema change, and the record itself is untouched until a human
  * applies the proposal (cairn_forget_resolve), so the record stays in
  * recall and in the hook's drawer meanwhile.
  *
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "cairn.h"
+#include "secret.h"
 #include "store.h"
 
 #define FORGET_META "forget.pending."
@@ -55,13 +57,13 @@ static char *field(const char *v, int i)
 }
 
 /* Make a one-line field of s for the tab-separated value (tabs and
- * newlines become spaces), at most 200 bytes. */
-static void add_field(struct sbuf *sb, const char *s)
+ * newlines become spaces), at most max bytes. */
+static void add_field(struct sbuf *sb, const char *s, size_t max)
 {
 	size_t i, n = s ? strlen(s) : 0;
 
-	if (n > 200)
-		n = 200;
+	if (n > max)
+		n = max;
 	while (n > 0 && util_utf8_invalid_at(s, n) != -1)
 		n--;
 	for (i = 0; i < n; i++)
@@ -71,6 +73,12 @@ static void add_field(struct sbuf *sb, const char *s)
 
 int cairn_forget_propose(cairn_db *db, const char *id, const char *session,
 			 const char *tool)
+{
+	return cairn_forget_propose_v2(db, id, session, tool, NULL);
+}
+
+int cairn_forget_propose_v2(cairn_db *db, const char *id, const char *session,
+			    const char *tool, const char *reason)
 {
 	struct sbuf v = SBUF_INIT, k = SBUF_INIT, sql = SBUF_INIT;
 	cairn_record *r = NULL;
@@ -90,6 +98,20 @@ int cairn_forget_propose(cairn_db *db, const char *id, const char *session,
 		rc = store_error(db, CAIRN_READONLY, "%s", msg);
 		goto out;
 	}
+	if (reason && *reason) {
+		struct secret_hit hit;
+
+		if (secret_scan(reason, strlen(reason), &hit, 1) > 0) {
+			if (secret_unscanned(&hit)) {
+				rc = store_error(db, CAIRN_NOMEM,
+						 "out of memory");
+				goto out;
+			}
+			secret_describe(&hit, "reason", msg, sizeof(msg));
+			rc = store_error(db, CAIRN_SECRET, "%s", msg);
+			goto out;
+		}
+	}
 	if (!forgettable(r->status)) {
 		rc = store_error(db, CAIRN_INVALID, strcmp(r->status,
 				 "candidate") == 0 ? "record '%s' is a %s: "
@@ -100,9 +122,11 @@ int cairn_forget_propose(cairn_db *db, const char *id, const char *session,
 	util_now_iso(now, sizeof(now));
 	sbuf_adds(&v, now);
 	sbuf_addc(&v, '\t');
-	add_field(&v, session);
+	add_field(&v, session, 200);
 	sbuf_addc(&v, '\t');
-	add_field(&v, tool);
+	add_field(&v, tool, 200);
+	sbuf_addc(&v, '\t');
+	add_field(&v, reason, CAIRN_FORGET_REASON_MAX);
 	sbuf_addf(&k, FORGET_META "%s", r->id);
 	/* the first proposal's time and session are kept */
 	sbuf_addf(&sql, "INSERT OR IGNORE INTO %s.meta (k, v) VALUES (?1, ?2)",
@@ -217,6 +241,7 @@ void cairn_forget_list_free(cairn_forget *v, size_t n)
 		cairn_free(v[i].session);
 		cairn_free(v[i].tool);
 		cairn_free(v[i].time);
+		cairn_free(v[i].reason);
 	}
 	cairn_free(v);
 }
@@ -275,9 +300,10 @@ int cairn_forget_list(cairn_db *db, cairn_forget **out, size_t *n)
 			v[len].time = field(val, 0);
 			v[len].session = field(val, 1);
 			v[len].tool = field(val, 2);
+			v[len].reason = field(val, 3);
 			len++;
 			if (!v[len - 1].time || !v[len - 1].session ||
-			    !v[len - 1].tool) {
+			    !v[len - 1].tool || !v[len - 1].reason) {
 				rc = store_error(db, CAIRN_NOMEM,
 						 "out of memory");
 				break;

@@ -245,13 +245,15 @@ h=$("$cairn" write -k rule -t "Review terraform" "Never run terraform apply agai
 forget_rpc() {
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 		'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-		'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_forget","arguments":{"id":"'"$1"'"}}}' |
+		'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_forget","arguments":{"id":"'"$1"'","reason":"the review board replaced it"}}}' |
 		"$cairn" mcp 2> /dev/null | jq -r 'select(.id == 2) | .result.structuredContent.pending'
 }
 check "an agent's forget of a human rule is pending" [ "$(forget_rpc "$h")" = true ]
 get /api/candidates
 check "candidates: the pending forget is listed ($st)" \
 	bash -c "[ '$st' = 200 ] && [ \"\$(jq -r '[.forgets[] | .record.id] | join(\",\")' '$tmp/body')\" = '$h' ]"
+check "candidates: the agent's reason comes with it" \
+	[ "$(jq -r '.forgets[0].reason' "$tmp/body")" = "the review board replaced it" ]
 post /api/forget '{"id":"'"$h"'"}'
 check "forget without apply: 400 ($st)" [ "$st" = 400 ]
 post /api/forget '{"id":"'"$h"'","apply":false}'

@@ -42,7 +42,7 @@ If one matches, try that way before giving up.	advice
 `memory_read`: one record in full, by its id (from a search or from the context cairn adds) or by its key.	read-by-id-or-key,hook-prompt-block,hook-read-hint
 `memory_write`: propose a lasting fact, rule, decision, procedure or capability.	write-is-candidate
 `memory_candidates`: the proposals waiting for a human.	candidates-list
-`memory_forget`: ask to retire a record that is no longer true, by its full id or its key.	forget-asks,forget-full-id
+`memory_forget`: ask to retire a record that is no longer true, by its full id or its key, with a `reason` that the human who decides sees.	forget-asks,forget-full-id,forget-reason
 An empty result from `memory_recall` means that the memory holds no answer.	empty-means-no-match
 `memory_write` stores a candidate, not an accepted record.	write-is-candidate
 `memory_recall` does not return candidates by default.	recall-skips-candidates

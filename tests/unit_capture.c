@@ -265,6 +265,69 @@ static void test_reflect_keys(void)
 	CHECK_INT(n, 2);
 }
 
+/* EVIDENCE-OF: issue 33 item 14: short, stable keys of a few significant
+ * words (no punctuation from the sentence), and titles without filler */
+static void test_reflect_titles(void)
+{
+	static const struct {
+		const char *text, *key, *title;
+	} t[] = {
+		{ "Never push main directly — always open a pull request first, "
+		  "even for one-line fixes.",
+		  "rule:never-push-main-directly-always",
+		  "Never push main directly — always open a pull request first, "
+		  "even for one-line fixes" },
+		{ "Also, we decided to use Redis for the session cache.",
+		  "decision:use-redis-session-cache",
+		  "Use Redis for the session cache" },
+		{ "So from now on, always run “make check” before pushing.",
+		  "rule:always-run-make-check-pushing",
+		  "Always run “make check” before pushing" },
+		{ "Remember that you must never force-push to main.",
+		  "rule:must-never-force-push-main",
+		  "You must never force-push to main" },
+		{ "另外，我们决定用 Redis 做缓存，因为要持久化。",
+		  "decision:用-redis-做缓存-因为要持久化",
+		  "用 Redis 做缓存，因为要持久化" },
+		{ "记住，以后不要直接推送到 main 分支。",
+		  "rule:不要直接推送到-main-分支",
+		  "不要直接推送到 main 分支" },
+	};
+	struct reflect_stmt s[4];
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		size_t n = reflect_text(t[i].text, 1, CAPTURE_ALL, s, 4);
+
+		CHECK_MSG(n == 1, "\"%s\": %zu statements", t[i].text, n);
+		if (n != 1)
+			continue;
+		CHECK_STR(s[0].key, t[i].key);
+		CHECK_STR(s[0].title, t[i].title);
+		CHECK(strlen(s[0].key) <= strlen(s[0].kind) + 1 + 48);
+		/* only [a-z0-9._'-] and CJK ideographs after "kind:" */
+		for (k = strlen(s[0].kind) + 1; s[0].key[k]; k++) {
+			unsigned char c = (unsigned char)s[0].key[k];
+
+			CHECK_MSG((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+					  c == '-' || c == '.' || c == '_' ||
+					  c >= 0x80,
+				  "key '%s': byte 0x%02x", s[0].key, c);
+		}
+		CHECK_MSG(!strstr(s[0].key, "\xE2\x80"), "key '%s' keeps "
+			  "punctuation", s[0].key);
+	}
+	/* the same rule said with and without filler: one key */
+	reflect_text("Also, never touch PROD.", 1, CAPTURE_ALL, s, 4);
+	{
+		char k1[160];
+
+		snprintf(k1, sizeof(k1), "%s", s[0].key);
+		reflect_text("never touch prod", 1, CAPTURE_ALL, s, 4);
+		CHECK_STR(k1, s[0].key);
+	}
+}
+
 static void test_llm_parse(void)
 {
 	struct reflect_llm_cand c;
@@ -568,7 +631,7 @@ static void test_generic_and_reflect(void)
 	CHECK(find_key(&g, "capability:publish:docker:reg.io/api") >= 0);
 	CHECK(find_key(&g, "capability:ssh:web2") < 0);
 	CHECK(find_key(&g, "rule:never-deploy-fridays") >= 0);
-	CHECK(find_key(&g, "decision:decided-keep-mysql") >= 0);
+	CHECK(find_key(&g, "decision:keep-mysql") >= 0);
 	CHECK(find_key(&g, "rule:always-check-logs") < 0); /* the assistant's words */
 	CHECK_INT(g.n, 3);
 	/* what = events only */
@@ -661,6 +724,7 @@ void unit_capture(void)
 	RUN(test_output_failed);
 	RUN(test_reflect_rules);
 	RUN(test_reflect_keys);
+	RUN(test_reflect_titles);
 	RUN(test_llm_parse);
 	RUN(test_run_cmd);
 	RUN(test_transcript_store);

@@ -190,10 +190,28 @@ static void test_status_map(void)
 		{ "RFC", "unverified", NULL, NULL },
 		{ "Superseeded by ADR-3", "superseded", NULL, "ADR-3" },
 		{ "已废弃（见 ADR-3）", "historical", NULL, NULL },
+		/* statuses written as sentences (docs/SEED.md) */
+		{ "Gathering information. We are starting with Bulma.",
+		  "unverified", NULL, NULL },
+		{ "The board approved it in May.", "accepted", NULL, NULL },
+		{ "We rejected it after the pilot.", "accepted", "rejected",
+		  NULL },
+		{ "This one is now superseded by ADR 9.", "superseded", NULL,
+		  "ADR 9" },
+		{ "It is under discussion in the guild.", "unverified", NULL,
+		  NULL },
+		{ "我们已接受这个方案。", "accepted", NULL, NULL },
 	};
 	static const char *const bad[] = {
 		"Frobnicated", "", "Accepted or Maybe", "candidate", "or",
 		"Not sure", "Maybe later", "🤷", "Accepted | ???", "Acceptedish",
+		/* sentences no rule maps: a negation, words that disagree,
+		 * a clear word only after the first sentence */
+		"We have not accepted it.", "It was never approved.",
+		"We don't agree. Accepted later.",
+		"Such as proposed, accepted, rejected.",
+		"We are starting with Bulma. It was accepted.",
+		"我们还没有接受。",
 	};
 	const char *st, *oc, *tg;
 	size_t i, tl;
@@ -1202,6 +1220,16 @@ static void test_recognise(void)
 		{ "# My project\n\n## Install\n\nmake\n\n## Usage\n\nrun it\n", 0 },
 		{ "# 3. Notes\n\n```\n## Status\n## Context\n```\n", 0 },
 		{ "# Kafka\n\n## Context\n\nX.\n\n## Decision\n\nY.\n", 0 },
+		/* issue 33: a title that names a decision record, with one
+		 * of its sections */
+		{ "# Decision record for the queue\n\n## Decision Made\n\n"
+		  "Kafka.\n", 1 },
+		{ "# Architecture Decision Record: CSS framework\n\n"
+		  "## Considered Alternatives\n\nBulma.\n", 1 },
+		{ "# Decision Record for Teamwork\n\n## Alternatives "
+		  "Considered\n\nLow trust.\n", 1 },
+		{ "# Decision records\n\n## Decision\n\nAn index.\n", 0 },
+		{ "# Decision record for the queue\n\nNo sections.\n", 0 },
 	};
 	static const char *const placeholders[] = {
 		"[short title of solved problem and solution]",

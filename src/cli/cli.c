@@ -809,7 +809,8 @@ static const char candidates_help[] =
 	"memory_forget of a record it did not write). 'cairn approve ID'\n"
 	"retires the record, 'cairn reject ID' keeps it and drops the request\n"
 	"(--json: the same records with \"pending\": \"forget\" and\n"
-	"\"proposed\": {time, session, tool}).\n";
+	"\"proposed\": {time, session, tool, reason}). The reason is the\n"
+	"agent's own words (memory_forget's reason), shown as it gave it.\n";
 
 /* Is kind one of the comma-separated kinds (NULL or "": any)? */
 static int kind_in(const char *kind, const char *kinds)
@@ -864,6 +865,8 @@ static int print_candidates(cairn_db *db, const cairn_filter *f,
 			json_add_strz(&sb, fv[i].session);
 			sbuf_adds(&sb, ",\"tool\":");
 			json_add_strz(&sb, fv[i].tool);
+			sbuf_adds(&sb, ",\"reason\":");
+			json_add_strz(&sb, fv[i].reason);
 			sbuf_adds(&sb, "}}");
 		} else {
 			if (!shown)
@@ -875,6 +878,9 @@ static int print_candidates(cairn_db *db, const cairn_filter *f,
 			printf("%-16s  proposed %s by session %s\n", "",
 			       fv[i].time, *fv[i].session ? fv[i].session
 							  : "(unknown)");
+			if (*fv[i].reason)
+				printf("%-16s  reason: %s\n", "",
+				       fv[i].reason);
 		}
 		shown++;
 	}

@@ -42,7 +42,11 @@ static const char check_help[] =
 	"  --json      one JSON object: {\"drifted\": N, \"refs\": [...]}\n"
 	"  ID          only this record (id or unique prefix)\n"
 	"\n"
-	"`cairn verify ID` re-affirms a record against today's tree.\n"
+	"A seeded record (from a Markdown file) is flagged only when the lines\n"
+	"of its own chunk changed, not for an edit elsewhere in its file; it\n"
+	"comes back in step with `cairn seed`. `cairn verify ID` re-affirms any\n"
+	"other record against today's tree (--json: each drifted reference's\n"
+	"\"fix\").\n"
 	"exit status: 0 nothing drifted, 3 some reference drifted, 1 error.\n"
 	"\n"
 	"列出来源已变化的记录：记录引用的文件（种子文件、Makefile、脚本等）自记录以来\n"
@@ -57,6 +61,19 @@ static const char verify_help[] =
 	"tree at COMMIT on DATE\"; `cairn history` keeps the previous one).\n"
 	"\n"
 	"人工确认记录仍然符合当前代码：重新记录其引用文件，并保存为新修订。\n";
+
+/* Is record id file-backed (seeded from a Markdown file)? Re-seeding,
+ * not `cairn verify`, brings it in step with its file. */
+static int seeded(cairn_db *db, const char *id)
+{
+	cairn_record *r = NULL;
+	int file = 0;
+
+	if (cairn_record_get(db, id, &r) == CAIRN_OK)
+		file = r->origin && strcmp(r->origin, "file") == 0;
+	cairn_record_free(r);
+	return file;
+}
 
 static void print_ref(const cairn_drift *d)
 {
@@ -73,7 +90,7 @@ static void print_ref(const cairn_drift *d)
 	       d->how ? d->how : "?");
 }
 
-static void json_ref(struct sbuf *sb, const cairn_drift *d)
+static void json_ref(struct sbuf *sb, const cairn_drift *d, int file)
 {
 	sbuf_adds(sb, "{\"id\":");
 	json_add_strz(sb, d->record_id);
@@ -102,6 +119,17 @@ static void json_ref(struct sbuf *sb, const cairn_drift *d)
 	if (d->lines_added >= 0)
 		sbuf_addf(sb, ",\"lines_added\":%ld,\"lines_removed\":%ld",
 			  d->lines_added, d->lines_removed);
+	/* what brings it in step: re-seeding a seeded record, else a
+	 * human's verify */
+	if (strcmp(d->state, "same") != 0) {
+		char fix[160];
+
+		snprintf(fix, sizeof(fix), file ? "cairn seed"
+						: "cairn verify %.140s",
+			 d->record_id);
+		sbuf_adds(sb, ",\"fix\":");
+		json_add_strz(sb, fix);
+	}
 	sbuf_addc(sb, '}');
 }
 
@@ -116,7 +144,7 @@ int cmd_check(int argc, char **argv)
 	cairn_db *db = NULL;
 	cairn_record *rec = NULL;
 	const char *weight = NULL;
-	size_t n = 0, drifted = 0;
+	size_t n = 0, drifted = 0, nseeded = 0;
 	unsigned flags = CAIRN_DRIFT_HISTORY;
 	int c, rc, ret = EXIT_OK;
 
@@ -168,7 +196,10 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		drifted += strcmp(d[i].state, "same") != 0;
+		if (strcmp(d[i].state, "same") != 0) {
+			drifted++;
+			nseeded += seeded(db, d[i].record_id);
+		}
 	if (cli_state.json) {
 		struct sbuf sb = SBUF_INIT;
 
@@ -176,7 +207,8 @@ int cmd_check(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				sbuf_addc(&sb, ',');
-			json_ref(&sb, &d[i]);
+			json_ref(&sb, &d[i], strcmp(d[i].state, "same") != 0 &&
+						  seeded(db, d[i].record_id));
 		}
 		sbuf_adds(&sb, "]}\n");
 		fputs(sbuf_str(&sb), stdout);
@@ -186,10 +218,20 @@ int cmd_check(int argc, char **argv)
 			print_ref(&d[i]);
 		if (!drifted)
 			printf("no record's source changed since it was recorded\n");
-		else
+		else if (nseeded == 0)
 			printf("%zu reference%s drifted; `cairn verify ID` re-affirms "
 			       "a record that still holds\n",
 			       drifted, drifted == 1 ? "" : "s");
+		else if (nseeded == drifted)
+			printf("%zu reference%s drifted, of records seeded from "
+			       "Markdown: `cairn seed` re-reads their files\n",
+			       drifted, drifted == 1 ? "" : "s");
+		else
+			printf("%zu reference%s drifted; %zu of seeded records: "
+			       "`cairn seed` re-reads their files; `cairn "
+			       "verify ID` re-affirms another record that still "
+			       "holds\n",
+			       drifted, drifted == 1 ? "" : "s", nseeded);
 	}
 	if (drifted)
 		ret = EXIT_DRIFT;

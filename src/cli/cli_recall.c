@@ -412,7 +412,8 @@ static const char receipt_help[] =
 	"usage: cairn receipt [--json] ID\n"
 	"\n"
 	"Show a recall receipt: the SHA-256 of the normalised question, the\n"
-	"returned record ids in order with their per-signal figures, the\n"
+	"returned records in order (id, kind and title as they are now) with\n"
+	"their per-signal figures, the\n"
 	"provider and revision (engine, tokenizer and dictionary identity,\n"
 	"database state) and the time. A receipt says what was returned, not\n"
 	"what the agent read.\n";
@@ -460,11 +461,25 @@ int cmd_receipt(int argc, char **argv)
 			double rank = 0, rel = 0, sc = 0, drank = 0, cos = 0,
 			       rrank = 0;
 
+			const char *id = json_get_str(h, "id");
+			cairn_record *r = NULL;
+
 			json_get_num(h, "bm25_rank", &rank);
 			json_get_num(h, "relevance", &rel);
 			json_get_num(h, "score", &sc);
-			printf("  %d. %s  bm25 rank %.0f  ", ++n,
-			       json_get_str(h, "id"), rank);
+			/* what was returned, as a person reads it: the
+			 * record's kind and title (as it is now) */
+			if (id && cairn_record_get(db, id, &r) == CAIRN_OK) {
+				const char *t = *r->title ? r->title : r->body;
+
+				printf("  %d. %s  %s  %.*s\n", ++n, id, r->kind,
+				       (int)strcspn(t, "\n"), t);
+			} else {
+				printf("  %d. %s  (no longer in the store)\n",
+				       ++n, id ? id : "?");
+			}
+			cairn_record_free(r);
+			printf("     bm25 rank %.0f  ", rank);
 			if (json_get_num(h, "dense_rank", &drank)) {
 				json_get_num(h, "cosine", &cos);
 				printf("dense rank %.0f  cosine %.4f  ", drank, cos);

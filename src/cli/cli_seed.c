@@ -50,9 +50,15 @@ static const char seed_help[] =
 	"  Deprecated, Obsolete                 -> historical\n"
 	"  Superseded by X                      -> superseded, linked to X\n"
 	"  \"Accepted or Rejected\", \"[Draft/Final]\" -> unverified (a placeholder)\n"
+	"A status written as a sentence is read by the documented words of\n"
+	"its first sentence ('Gathering information. ...' -> unverified).\n"
 	"A status no rule maps is an error naming file:line; nothing is\n"
 	"coerced. Dates: YYYY-MM-DD, 05/02/2018 (a warning when day and month\n"
-	"could swap), December 1, 2021, in front matter or a 'Date:' line.\n"
+	"could swap, once: when the file is new or changed), December 1,\n"
+	"2021, in front matter or a 'Date:' line. Templates (a placeholder\n"
+	"title, date or status, or a status that is a question) and a\n"
+	"byte-identical twin in the same folder (index.md and its README.md)\n"
+	"are skipped with a note.\n"
 	"A facts file ('format: facts', or a name ending in .facts.md) makes\n"
 	"one record per list item: '- [false, key=K] text'.\n"
 	"\n"
@@ -394,6 +400,23 @@ int cmd_seed(int argc, char **argv)
 	       opts.dry_run ? "plan (dry run, nothing written): " : "seeded ",
 	       rep.files - rep.n_failed, rep.records, rep.n_new, rep.n_changed,
 	       rep.n_unchanged, rep.n_retired);
+	/* templates and twins are skipped, not errors: a note says so */
+	if (!opts.dry_run && !verbose) {
+		size_t nt = 0, ntw = 0;
+
+		for (i = 0; i < rep.n_sources; i++) {
+			const char *sk = rep.sources[i].skipped;
+
+			nt += sk && strncmp(sk, "a template", 10) == 0;
+			ntw += sk && strncmp(sk, "a byte-identical twin", 21) == 0;
+		}
+		if (nt + ntw > 0)
+			fprintf(stderr, "cairn: note: skipped %zu template%s and "
+				"%zu byte-identical twin%s (`cairn seed "
+				"--dry-run` lists them and why)\n",
+				nt, nt == 1 ? "" : "s", ntw,
+				ntw == 1 ? "" : "s");
+	}
 	if (rep.n_errors > 0)
 		ret = cli_fail("%zu file%s with errors %s skipped (%s records "
 			       "kept as they were): fix %s and seed again",

@@ -496,6 +496,8 @@ static enum MHD_Result api_candidates(struct serve *s,
 			json_add_strz(&sb, fv[i].session);
 			sbuf_adds(&sb, ",\"tool\":");
 			json_add_strz(&sb, fv[i].tool);
+			sbuf_adds(&sb, ",\"reason\":");
+			json_add_strz(&sb, fv[i].reason);
 			sbuf_addc(&sb, '}');
 		}
 		sbuf_adds(&sb, "]}");

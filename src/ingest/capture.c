@@ -614,15 +614,15 @@ static void on_text(struct walk *wk, const char *text_raw, int from_user,
 		const char *origin = !strcmp(sv[i].kind, "rule") &&
 				     !(what & CAPTURE_REFLECT) ? "capture" :
 				     !strcmp(sv[i].kind, "rule") && (what & CAPTURE_EVENTS) ? "capture" : "reflection";
-		size_t tl = strlen(sv[i].text);
+		size_t tl = strlen(sv[i].title);
 
 		if (tl > 140) {
 			tl = 140;
-			while (tl > 0 && ((unsigned char)sv[i].text[tl] & 0xC0) == 0x80)
+			while (tl > 0 && ((unsigned char)sv[i].title[tl] & 0xC0) == 0x80)
 				tl--;
 		}
-		snprintf(title, sizeof(title), "%.*s%s", (int)tl, sv[i].text,
-			 tl < strlen(sv[i].text) ? "…" : "");
+		snprintf(title, sizeof(title), "%.*s%s", (int)tl, sv[i].title,
+			 tl < strlen(sv[i].title) ? "…" : "");
 		sbuf_addf(&pf, "\"%s\" (%s) · ", sv[i].text, speaker);
 		add_where(&pf, wk, session, time, line);
 		if (pf.err)

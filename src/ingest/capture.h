@@ -156,7 +156,8 @@ int capture_output_failed(const char *out);
 /* A statement found by the rules in one text. */
 struct reflect_stmt {
 	char kind[16];   /* "rule", "decision", "fact" */
-	char key[160];   /* "rule:never-touch-prod", ... */
+	char key[160];   /* "rule:never-touch-prod", ...: a few significant words */
+	char title[600]; /* the sentence as a person would title it (no filler) */
 	char text[600];  /* the sentence as said (trimmed, cut at a code point) */
 };
 

@@ -43,7 +43,9 @@
 
 #define SENT_MIN 6    /* bytes: shorter sentences say nothing lasting */
 #define SENT_MAX 400  /* bytes: longer ones are paragraphs, not statements */
-#define SLUG_MAX 72   /* bytes of a key's slug */
+#define SLUG_MAX 48   /* bytes of a key's slug, cut between words */
+#define SLUG_WORDS 5  /* significant words in a key's slug */
+#define SLUG_CJK 12   /* CJK characters in a key's slug */
 
 /* ============================================================ helpers */
 
@@ -97,7 +99,12 @@ static const char *const stop[] = {
 	"and", "or", "so", "just", "also", "really", "i", "me", "my", "let",
 	"s", "re", "for", "in", "on", "at", "with", "as", "by", "from",
 	"ok", "okay", "remember", "important", "note", "then", "here", "there",
-	"lets", "were", "ill", "youre", "its", "thats", NULL
+	"lets", "were", "ill", "youre", "its", "thats", "decided", "decide",
+	"think", "guess", "believe", "now", "going", "forward", "future",
+	"agreed", "has", "have", "been", "was", "do", "does", "all", "time",
+	"every", "can", "would", "could", "need", "needs", "want", "them",
+	"they", "which", "when", "before", "after", "because", "since",
+	NULL
 };
 
 static int is_stop(const char *w, size_t n)
@@ -110,60 +117,109 @@ static int is_stop(const char *w, size_t n)
 	return 0;
 }
 
-/* kind ":" slug of a sentence into key (size bytes). */
+/* Is p (3 bytes) a CJK ideograph (U+3400..U+9FFF, U+F900..U+FAFF)? */
+static int cjk_ideograph(const unsigned char *p)
+{
+	unsigned c;
+
+	if (!(p[0] >= 0xE0 && p[0] < 0xF0) || (p[1] & 0xC0) != 0x80 ||
+	    (p[2] & 0xC0) != 0x80)
+		return 0;
+	c = ((unsigned)(p[0] & 0x0F) << 12) | ((unsigned)(p[1] & 0x3F) << 6) |
+	    (p[2] & 0x3F);
+	return (c >= 0x3400 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF);
+}
+
+/*
+ * kind ":" slug of a sentence into key (size bytes): its first SLUG_WORDS
+ * significant words (ASCII letters and digits, lower case, stop words
+ * dropped) and at most SLUG_CJK Chinese characters, joined by '-', at
+ * most SLUG_MAX bytes, cut between words. Anything else (dashes, quotes,
+ * emoji, other scripts) only separates words, so a key holds
+ * [a-z0-9._'-] and CJK ideographs: "rule:never-push-main-directly-always".
+ * A sentence with no such word gets 12 hex digits of its hash.
+ */
 static void make_key(const char *kind, const char *s, char *key, size_t size)
 {
-	size_t len, start;
+	size_t len, start, words = 0, cjk = 0;
 	const unsigned char *p = (const unsigned char *)s;
+	int in_run = 0; /* 1: the last character read was an ideograph */
 
 	snprintf(key, size, "%s:", kind);
 	len = start = strlen(key);
-	while (*p && len + 5 < size && len - start < SLUG_MAX) {
+	if (size > start + SLUG_MAX + 1)
+		size = start + SLUG_MAX + 1;
+	while (*p) {
 		if (isalnum(*p)) {
 			const unsigned char *q = p;
-			size_t n, i;
+			char wbuf[64];
+			size_t n, i, wl = 0;
 
+			in_run = 0;
 			while (isalnum(*q) || *q == '\'' || *q == '.' || *q == '_') {
 				if ((*q == '.' || *q == '\'') && !isalnum(q[1]))
 					break;
 				q++;
 			}
 			n = (size_t)(q - p);
-			{
-				/* the word lower-cased, apostrophes dropped */
-				char wbuf[64];
-				size_t wl = 0;
-
-				for (i = 0; i < n && wl + 1 < sizeof(wbuf); i++)
-					if (p[i] != '\'')
-						wbuf[wl++] = (char)tolower(p[i]);
-				wbuf[wl] = '\0';
-				if (!is_stop(wbuf, wl)) {
-					if (len > start && key[len - 1] != '-')
-						key[len++] = '-';
-					for (i = 0; i < wl && len + 2 < size; i++)
-						key[len++] = wbuf[i];
-				}
-			}
+			/* the word lower-cased, apostrophes dropped */
+			for (i = 0; i < n && wl + 1 < sizeof(wbuf); i++)
+				if (p[i] != '\'')
+					wbuf[wl++] = (char)tolower(p[i]);
+			wbuf[wl] = '\0';
 			p = q;
-		} else if (*p >= 0xE0 && *p < 0xF0 && p[1] && p[2]) {
-			/* a CJK (three-byte) character: kept as is */
-			if (len > start && key[len - 1] != '-' &&
-			    !((unsigned char)key[len - 1] & 0x80))
+			if (is_stop(wbuf, wl) || words >= SLUG_WORDS)
+				continue;
+			/* a whole word or none: the key is cut between words */
+			if (len + (len > start) + wl >= size)
+				break;
+			if (len > start && key[len - 1] != '-')
 				key[len++] = '-';
-			/* CJK punctuation (U+3000..U+303F, U+FF00..U+FF0F ...) is a break */
-			if ((p[0] == 0xE3 && p[1] == 0x80) ||
-			    (p[0] == 0xEF && p[1] == 0xBC)) {
-				if (len > start && key[len - 1] != '-')
+			memcpy(key + len, wbuf, wl);
+			len += wl;
+			words++;
+		} else if (cjk_ideograph(p)) {
+			/* a run of ideographs is one word: taken whole while
+			 * the key holds at most SLUG_CJK of them (a first run
+			 * that is longer: its first SLUG_CJK) */
+			if (!in_run) {
+				const unsigned char *q = p;
+				size_t run = 0;
+
+				while (cjk_ideograph(q)) {
+					q += 3;
+					run++;
+				}
+				if (cjk > 0 && cjk + run > SLUG_CJK)
+					cjk = SLUG_CJK; /* no more of them */
+			}
+			if (cjk < SLUG_CJK) {
+				int join = len > start &&
+					   ((unsigned char)key[len - 1] & 0x80);
+
+				if (len + 4 >= size)
+					break;
+				if (len > start && !join && key[len - 1] != '-')
 					key[len++] = '-';
-			} else {
 				memcpy(key + len, p, 3);
 				len += 3;
+				cjk++;
 			}
 			p += 3;
+			in_run = 1;
+			/* a run of ideographs is one word: a break after it */
+			if (!cjk_ideograph(p) && len > start &&
+			    key[len - 1] != '-' && len + 1 < size)
+				key[len++] = '-';
 		} else {
-			p += *p >= 0xC0 ? util_u8len(*p) : 1;
-			if (len > start && key[len - 1] != '-')
+			size_t want = *p >= 0xC0 ? util_u8len(*p) : 1, l = 1;
+
+			in_run = 0;
+			/* never past the end of a cut sequence */
+			while (l < want && (p[l] & 0xC0) == 0x80)
+				l++;
+			p += l;
+			if (len > start && key[len - 1] != '-' && len + 1 < size)
 				key[len++] = '-';
 		}
 	}
@@ -178,11 +234,118 @@ static void make_key(const char *kind, const char *s, char *key, size_t size)
 	}
 }
 
+/* ============================================================ titles */
+
+/*
+ * Filler a person leaves out of a title, at the start of a sentence (case
+ * ignored; a space, comma or colon after it): "Also, we decided to use
+ * Redis" is titled "Use Redis".
+ */
+static const char *const filler_en[] = {
+	"also", "so", "and", "but", "oh", "ok", "okay", "well", "btw", "fyi",
+	"by the way", "one more thing", "please", "just", "note that", "note",
+	"remember that", "remember to", "remember", "important", "i think that",
+	"i think", "i guess", "i believe", "in my opinion",
+	"we decided that", "we decided to", "we've decided to",
+	"we have decided to", "we decided", "we agreed that", "we agreed to",
+	"we're going to", "we are going to", "we will", "we'll", "we should",
+	"from now on", "going forward", "in the future", NULL
+};
+
+/* The same for Chinese (no separator needed). */
+static const char *const filler_zh[] = {
+	"另外", "還有", "还有", "我們決定了", "我们决定了", "我們決定", "我们决定",
+	"決定", "决定", "從現在開始", "从现在开始", "以後", "以后", "今後", "今后",
+	"記住", "记住", "記得", "记得", "請", "请", "我覺得", "我觉得", "我認為",
+	"我认为", "提醒一下", "注意", NULL
+};
+
+/* Trailing filler: "Run the tests first from now on". */
+static const char *const filler_tail[] = {
+	" from now on", " going forward", " in the future", NULL
+};
+
+/* Skip separators after a filler: spaces, ',', ':', '-', '，', '：', '、'. */
+static const char *skip_sep(const char *p)
+{
+	for (;;) {
+		if (*p == ' ' || *p == ',' || *p == ':' || *p == '-')
+			p++;
+		else if (!strncmp(p, "\xEF\xBC\x8C", 3) ||
+			 !strncmp(p, "\xEF\xBC\x9A", 3) ||
+			 !strncmp(p, "\xE3\x80\x81", 3))
+			p += 3;
+		else
+			return p;
+	}
+}
+
+/*
+ * The title of a statement s (the sentence as said): leading filler and
+ * lasting markers dropped, a final full stop dropped, the first letter
+ * upper case. s itself when that would leave less than three bytes.
+ */
+static void make_title(const char *s, char *out, size_t size)
+{
+	const char *p = s;
+	size_t n, i;
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		for (i = 0; filler_en[i]; i++) {
+			size_t l = strlen(filler_en[i]);
+
+			if (!strncasecmp(p, filler_en[i], l) &&
+			    (p[l] == ' ' || p[l] == ',' || p[l] == ':')) {
+				p = skip_sep(p + l);
+				again = 1;
+				break;
+			}
+		}
+		for (i = 0; !again && filler_zh[i]; i++) {
+			size_t l = strlen(filler_zh[i]);
+
+			if (!strncmp(p, filler_zh[i], l) && p[l]) {
+				p = skip_sep(p + l);
+				again = 1;
+			}
+		}
+	}
+	n = strlen(p);
+	while (n > 0 && (p[n - 1] == '.' || p[n - 1] == ' '))
+		n--;
+	if (n >= 3 && !memcmp(p + n - 3, "\xE3\x80\x82", 3)) /* 。 */
+		n -= 3;
+	for (i = 0; filler_tail[i]; i++) {
+		size_t l = strlen(filler_tail[i]);
+
+		if (n > l && !strncasecmp(p + n - l, filler_tail[i], l)) {
+			n -= l;
+			while (n > 0 && (p[n - 1] == ',' || p[n - 1] == ' '))
+				n--;
+			break;
+		}
+	}
+	if (n < 3) {
+		p = s;
+		n = strlen(s);
+	}
+	if (n >= size)
+		n = size - 1;
+	while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
+		n--;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	if (out[0] >= 'a' && out[0] <= 'z')
+		out[0] = (char)(out[0] - 'a' + 'A');
+}
+
 /* ============================================================ rules */
 
 /* English lead-ins stripped before matching. */
 static const char lead_en[] =
-	"please |pls |and |also |but |so |oh and |ok, |ok |okay, |okay |"
+	"please |pls |and |also, |also |but |so, |so |oh and |ok, |ok |okay, |okay |"
 	"remember: |remember, |remember that |remember to |important: |"
 	"important - |note: |rule: |fyi: |fyi |btw |just |one more thing: |";
 
@@ -486,7 +649,8 @@ static size_t one_sentence(const char *s, size_t n, char term, int from_user,
 	} else {
 		return 0;
 	}
-	make_key(out->kind, r, out->key, sizeof(out->key));
+	make_title(r, out->title, sizeof(out->title));
+	make_key(out->kind, out->title, out->key, sizeof(out->key));
 	snprintf(out->text, sizeof(out->text), "%s", raw);
 	/* the sentence as said, with its full stop back */
 	if (term && term != '\n' && strlen(out->text) + 1 < sizeof(out->text)) {

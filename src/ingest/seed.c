@@ -295,15 +295,34 @@ int seed_index_name(const char *name)
 	return 0;
 }
 
-static int name_has_template(const char *rel)
+static int has_template(const char *s, size_t n)
 {
-	const char *name = seed_base_name(rel);
-	size_t i, n = strlen(name);
+	size_t i;
 
 	for (i = 0; i + 8 <= n; i++)
-		if (seed_word_eq(name + i, 8, "template"))
+		if (seed_word_eq(s + i, 8, "template"))
 			return 1;
 	return 0;
+}
+
+/* Does f's name say "template": its file name, for "<slug>/index.md" or
+ * "<slug>/README.md" the slug, or its H1 ("Decision record template by
+ * Michael Nygard")? */
+static int name_has_template(const struct sfile *f)
+{
+	const char *name = seed_base_name(f->rel);
+
+	if (has_template(name, strlen(name)))
+		return 1;
+	if (seed_index_name(name) && name > f->rel) {
+		const char *slug = name - 1;
+
+		while (slug > f->rel && slug[-1] != '/')
+			slug--;
+		if (has_template(slug, (size_t)(name - 1 - slug)))
+			return 1;
+	}
+	return f->h1 && has_template(f->h1, strlen(f->h1));
 }
 
 /*
@@ -511,10 +530,17 @@ static int map_status(struct run *r, struct sfile *f, const char *text,
 		*rc = CAIRN_NOMEM;
 		return 0;
 	}
+	/* "What is the status, such as proposed, accepted, …?": the
+	 * template's prompt, never a status */
+	if (!f->named && seed_status_prompt(text, n)) {
+		f->skipped = "a template (its status is a question: the "
+			     "template's prompt left in)";
+		return 1;
+	}
 	if (seed_status_map(text, n, &ss) != CAIRN_OK) {
-		if (!f->named && name_has_template(f->rel)) {
-			f->skipped = "a template (its name says so and its "
-				     "status is no status)";
+		if (!f->named && name_has_template(f)) {
+			f->skipped = "a template (its name or title says so "
+				     "and its status is no status)";
 			return 1;
 		}
 		seed_msg(r, 1, CAIRN_INVALID, f->rel, line,
@@ -590,6 +616,7 @@ static int read_text(struct run *r, struct sfile *f, char **raw, char **text,
 				: err);
 		return READ_STOP;
 	}
+	util_sha256_hex(*raw, len, f->sha);
 	t = *text = cairn_malloc(len + 1);
 	if (!t)
 		return CAIRN_NOMEM;
@@ -855,6 +882,33 @@ static int read_file(struct run *r, size_t fi)
 	rc = read_text(r, f, &raw, &t, &x);
 	if (rc)
 		goto out;
+	/* one folder per ADR often holds index.md and a byte-identical
+	 * README.md: the twin read first is seeded, this one is not */
+	if (!f->named) {
+		size_t j, dl = seed_dir_len(f->rel);
+
+		for (j = 0; j < fi; j++) {
+			const struct sfile *g = &r->files[j];
+
+			if (g->skipped || g->failed || g->n == 0 ||
+			    strcmp(g->sha, f->sha) != 0 ||
+			    seed_dir_len(g->rel) != dl ||
+			    strncmp(g->rel, f->rel, dl) != 0)
+				continue;
+			struct sbuf sb = SBUF_INIT;
+
+			sbuf_addf(&sb, "a byte-identical twin of %s (seeded "
+				       "once)", seed_base_name(g->rel));
+			f->skip_note = sb.err ? NULL : sbuf_detach(&sb, NULL);
+			sbuf_release(&sb);
+			if (!f->skip_note) {
+				rc = CAIRN_NOMEM;
+				goto out;
+			}
+			f->skipped = f->skip_note;
+			goto out;
+		}
+	}
 	/* an index page (README.md, index.md) is read only when it is a
 	 * decision record itself (one folder per ADR) */
 	if (!f->named && seed_index_name(seed_base_name(f->rel)) &&
@@ -1326,6 +1380,7 @@ static void run_release(struct run *r)
 		cairn_free(f->time);
 		cairn_free(f->supersedes_href);
 		cairn_free(f->h1);
+		cairn_free(f->skip_note);
 		cairn_free(f->status_text);
 		cairn_free(f->why);
 	}
@@ -1360,6 +1415,31 @@ static int decide_dates(struct run *r)
 		f->time = util_strdup(f->date.iso);
 		if (!f->time)
 			return CAIRN_NOMEM;
+		f->date_warn = 1;
+	}
+	return CAIRN_OK;
+}
+
+/*
+ * Warn about each date whose order decide_dates guessed, once: only for a
+ * file with a new or changed record (a re-seed of an unchanged file is
+ * silent; the warning came when it was first seeded or last changed).
+ */
+static void warn_dates(struct run *r)
+{
+	size_t i, c;
+
+	for (i = 0; i < r->nfiles; i++) {
+		struct sfile *f = &r->files[i];
+		int changed = 0;
+
+		if (!f->date_warn)
+			continue;
+		for (c = f->first; c < f->first + f->n; c++)
+			changed |= r->chunks[c].action == CAIRN_SEED_NEW ||
+				   r->chunks[c].action == CAIRN_SEED_CHANGED;
+		if (!changed)
+			continue;
 		seed_msg(r, 0, CAIRN_OK, f->rel, f->date_line,
 			"date %02d/%02d/%04d is day/month or month/day: read "
 			"as %s (%s); write it as YYYY-MM-DD to be sure",
@@ -1368,7 +1448,6 @@ static int decide_dates(struct run *r)
 			: r->dayfirst < 0 ? "month first, as other dates here"
 					  : "day first, as adr-tools wrote it");
 	}
-	return CAIRN_OK;
 }
 
 static char *dupz(const char *s)
@@ -1635,6 +1714,7 @@ int cairn_seed(cairn_db *db, const char *const *paths, size_t n,
 	rc = plan(&r, o, no, &oldmap, out);
 	if (rc)
 		goto out;
+	warn_dates(&r);
 	/* the report's per-file part, before anything is written: a
 	 * failure after the commit must not be one of the seed */
 	if (r.nfiles > 0)

@@ -38,6 +38,9 @@ static const struct section {
 	{ "problem statement", 0 },
 	{ "alternatives", 0 },
 	{ "alternatives considered", 0 },
+	{ "considered alternatives", 0 },
+	{ "decision made", 0 },
+	{ "decision description", 0 },
 	{ "背景", 0 },
 	{ "决策", 0 },
 	{ "状态", 0 },
@@ -83,12 +86,35 @@ static int numbered(const char *s, const char *e)
 			 *p == '-' || *p == '_');
 }
 
+/*
+ * A title that names the document a decision record: "Decision record for
+ * X", "Architecture Decision Record: X", "ADR: X", "决策记录：X".
+ */
+static int decision_title(const char *s, const char *e)
+{
+	static const char *const names[] = {
+		"architecture decision record", "architectural decision record",
+		"any decision record", "decision record", "adr:", "adr -",
+		"决策记录", "架构决策记录",
+	};
+	size_t i, n = (size_t)(e - s);
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t l = strlen(names[i]);
+
+		if (n > l && seed_word_eq(s, l, names[i]) &&
+		    !seed_alnum((unsigned char)s[l]))
+			return 1;
+	}
+	return 0;
+}
+
 int seed_looks_like_adr(const char *t, size_t n)
 {
 	const char *p = t, *e = t + (n < FIND_PREFIX ? n : FIND_PREFIX);
 	unsigned seen = 0;
 	int fence = 0, kinds = 0, madr = 0, num_title = 0, status = 0;
-	int fm = 0, line = 0, first = 0;
+	int fm = 0, line = 0, first = 0, dec_title = 0;
 	size_t i;
 
 	while (p < e) {
@@ -148,6 +174,8 @@ int seed_looks_like_adr(const char *t, size_t n)
 			trim(&h, &he);
 			if (level == 1 && numbered(h, he))
 				num_title = 1;
+			if (level == 1 && decision_title(h, he))
+				dec_title = 1;
 			if (he - h > 7 && seed_word_eq(h, 7, "status:"))
 				status = 1;
 			for (i = 0; i < ARRAY_SIZE(sections); i++) {
@@ -162,12 +190,16 @@ int seed_looks_like_adr(const char *t, size_t n)
 				madr += sections[i].madr;
 				if (i == 0)
 					status = 1;
+
 			}
 		}
 	}
 	/* three plain sections alone must start near the top: a long
 	 * document that has a "Decision" section somewhere is no ADR */
+	/* "# Decision record for X" with one section of a decision record
+	 * (Decision, Decision Made, Considered Alternatives, …) is one */
 	return (kinds >= 2 && (num_title || status)) || madr >= 2 ||
+	       (dec_title && kinds >= 1) ||
 	       (kinds >= 3 && first > 0 && first <= FIND_TOP_LINES);
 }
 

@@ -64,6 +64,17 @@ struct seed_status {
 int seed_status_map(const char *text, size_t n, struct seed_status *st);
 
 /*
+ * The same without the sentence rules: for a "Status:" line in prose,
+ * which counts only when its first word maps ("Status: 404 when the
+ * request is rejected" is no status).
+ */
+int seed_status_map_word(const char *text, size_t n, struct seed_status *st);
+
+/* Is n bytes of status text a question ("What is the status, such as
+ * proposed, …?"): a template's prompt left in, not a status? */
+int seed_status_prompt(const char *text, size_t n);
+
+/*
  * Does a line start with "Superseded by X" / "Superseded: DATE by X" /
  * "Replaced by X" (*sup = 0, target X), or "Supersedes X" / "Replaces X"
  * (*sup = 1)? 1 with *x, *xl set into the line, else 0.

@@ -615,7 +615,7 @@ static int status_maps(const char *s, size_t n)
 {
 	struct seed_status st;
 
-	return n > 0 && seed_status_map(s, n, &st) == CAIRN_OK;
+	return n > 0 && seed_status_map_word(s, n, &st) == CAIRN_OK;
 }
 
 /* A link line's target must be a link or name a number ("ADR 14"). */

@@ -75,6 +75,9 @@ struct sfile {
 	const char *rule;     /* the status table's row that mapped it */
 	const char *skipped;  /* why it makes no record (a template...), or NULL */
 	char *why;            /* its first error, or NULL */
+	char *skip_note;      /* skipped's text when built (a twin), or NULL */
+	char sha[65];         /* SHA-256 of its bytes, "" before it is read */
+	int date_warn;        /* 1: its date's order was a guess (warn if it changed) */
 	struct seed_date date; /* the date found (ambiguous: decided later) */
 	long date_line;       /* its line */
 	long status_line;     /* line of the status text (for messages) */

@@ -152,6 +152,69 @@ static const struct status_rule {
 	{ "弃用", "historical", NULL, 0, "deprecated" },
 };
 
+/*
+ * A status written as a sentence ("Gathering information. We are starting
+ * with Bulma.", "The team approved it in May."): when no row of the table
+ * starts it, its first sentence is read by these two tables (docs/SEED.md,
+ * "Statuses written as sentences"). starts: phrases a sentence may begin
+ * with that say what stage the decision is in. words: clear status words
+ * looked for anywhere in the first sentence; every one found must give the
+ * same status, and a negation ("not", "no", "never", "n't", 未, 不, 没)
+ * refuses the sentence. Anything else stays unknown (SPEC 3).
+ */
+static const struct status_rule sentence_starts[] = {
+	{ "gathering information", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "gathering feedback", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "gathering requirements", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "collecting information", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "investigating", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "researching", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "evaluating", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "exploring", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "under evaluation", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "being evaluated", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "being discussed", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "to be decided", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "tbd", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "收集信息", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "调研中", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "评估中", "unverified", NULL, 0, "proposed (sentence)" },
+};
+
+static const struct status_rule sentence_words[] = {
+	{ "accepted", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "approved", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "adopted", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "agreed", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "decided", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "ratified", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "proposed", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "draft", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "under discussion", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "under review", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "under consideration", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "on hold", "unverified", NULL, 0, "on hold (sentence)" },
+	{ "postponed", "unverified", NULL, 0, "on hold (sentence)" },
+	{ "rejected", "accepted", "rejected", 0, "rejected (sentence)" },
+	{ "declined", "accepted", "rejected", 0, "rejected (sentence)" },
+	{ "abandoned", "accepted", "abandoned", 0, "abandoned (sentence)" },
+	{ "withdrawn", "accepted", "abandoned", 0, "abandoned (sentence)" },
+	{ "deprecated", "historical", NULL, 0, "deprecated (sentence)" },
+	{ "obsolete", "historical", NULL, 0, "deprecated (sentence)" },
+	{ "superseded", "superseded", NULL, 1, "superseded (sentence)" },
+	{ "superceded", "superseded", NULL, 1, "superseded (sentence)" },
+	{ "已接受", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "已采纳", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "已批准", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "已通过", "accepted", NULL, 0, "accepted (sentence)" },
+	{ "讨论中", "unverified", NULL, 0, "proposed (sentence)" },
+	{ "已拒绝", "accepted", "rejected", 0, "rejected (sentence)" },
+	{ "已否决", "accepted", "rejected", 0, "rejected (sentence)" },
+	{ "已废弃", "historical", NULL, 0, "deprecated (sentence)" },
+	{ "已弃用", "historical", NULL, 0, "deprecated (sentence)" },
+	{ "已被取代", "superseded", NULL, 1, "superseded (sentence)" },
+};
+
 /* The code point at s (< e) and its length; 0xFFFD for a broken one. */
 static unsigned cp_at(const char *s, const char *e, size_t *len)
 {
@@ -259,6 +322,94 @@ static const struct status_rule *find_rule(const char *s, const char *e,
 		}
 	}
 	return NULL;
+}
+
+/* The end of the first sentence of [s, e): its '.', '!', '?', ';', '。',
+ * '！', '？', '；' (a '.' between two digits is no end), or a line end. */
+static const char *sentence_end(const char *s, const char *e)
+{
+	const char *p;
+
+	for (p = s; p < e; p++) {
+		if (*p == '\n' || *p == '!' || *p == '?' || *p == ';')
+			return p;
+		if (*p == '.' && !(p > s && p + 1 < e &&
+				   seed_alnum((unsigned char)p[-1]) &&
+				   seed_alnum((unsigned char)p[1])))
+			return p;
+		if (e - p >= 3 && (memcmp(p, "\xE3\x80\x82", 3) == 0 ||
+				   memcmp(p, "\xEF\xBC\x81", 3) == 0 ||
+				   memcmp(p, "\xEF\xBC\x9F", 3) == 0 ||
+				   memcmp(p, "\xEF\xBC\x9B", 3) == 0))
+			return p;
+	}
+	return e;
+}
+
+/* Does [s, e) hold a negation: "not", "no", "never", "nor", "n't", or
+ * 未, 不, 没 (Chinese)? */
+static int has_negation(const char *s, const char *e)
+{
+	static const char *const neg[] = { "not", "no", "never", "nor",
+					   "neither", "cannot" };
+	const char *p;
+	size_t i;
+
+	for (p = s; p < e; p++) {
+		if (p > s && seed_alnum((unsigned char)p[-1]))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(neg); i++) {
+			size_t l = strlen(neg[i]);
+
+			if ((size_t)(e - p) >= l && seed_word_eq(p, l, neg[i]) &&
+			    ((size_t)(e - p) == l ||
+			     !seed_alnum((unsigned char)p[l])))
+				return 1;
+		}
+	}
+	for (p = s; p + 3 <= e; p++)
+		if ((p[0] == 'n' || p[0] == 'N') &&
+		    (p[1] == '\'' || (e - p >= 5 &&
+				      memcmp(p + 1, "\xE2\x80\x99", 3) == 0)) &&
+		    (p[1] == '\'' ? p[2] : p[4]) == 't')
+			return 1;
+	return memmem(s, (size_t)(e - s), "未", 3) ||
+	       memmem(s, (size_t)(e - s), "不", 3) ||
+	       memmem(s, (size_t)(e - s), "没", 3);
+}
+
+/*
+ * The sentence rules (see sentence_starts): the rule of the first sentence
+ * of [s, e), or NULL when none maps it or its words disagree.
+ */
+static const struct status_rule *sentence_rule(const char *s, const char *e)
+{
+	const struct status_rule *found = NULL;
+	const char *se = sentence_end(s, e), *p, *m;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sentence_starts); i++)
+		if (match(s, se, sentence_starts[i].phrase))
+			return &sentence_starts[i];
+	if (has_negation(s, se))
+		return NULL;
+	for (p = s; p < se; p++) {
+		if (p > s && seed_alnum((unsigned char)p[-1]))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(sentence_words); i++) {
+			const struct status_rule *w = &sentence_words[i];
+
+			m = match(p, se, w->phrase);
+			if (!m)
+				continue;
+			if (found && (strcmp(found->status, w->status) != 0 ||
+				      found->outcome != w->outcome))
+				return NULL; /* "proposed, accepted, …" */
+			found = w;
+			break;
+		}
+	}
+	return found;
 }
 
 /* Skip spaces; return the new start. */
@@ -402,7 +553,8 @@ int seed_link_line(const char *s, size_t n, int *sup, const char **x,
 	return 0;
 }
 
-int seed_status_map(const char *text, size_t n, struct seed_status *st)
+static int status_map(const char *text, size_t n, struct seed_status *st,
+		      int sentences)
 {
 	const struct status_rule *r;
 	const char *s, *e, *m, *p;
@@ -434,6 +586,18 @@ int seed_status_map(const char *text, size_t n, struct seed_status *st)
 	}
 	r = find_rule(s, e, &m);
 	if (!r) {
+		/* a status written as a sentence: its first sentence's
+		 * documented phrases, else nothing */
+		r = sentences ? sentence_rule(s, e) : NULL;
+		if (r) {
+			st->status = r->status;
+			st->outcome = r->outcome;
+			st->rule = r->rule;
+			if (r->sup)
+				after_by(s, sentence_end(s, e), &st->target,
+					 &st->target_len);
+			return CAIRN_OK;
+		}
 #ifndef CAIRN_MUTATE_SEED_GUESS
 		return CAIRN_INVALID; /* never a guess (SPEC 3) */
 #else
@@ -481,6 +645,26 @@ int seed_status_map(const char *text, size_t n, struct seed_status *st)
 		}
 	}
 	return CAIRN_OK;
+}
+
+int seed_status_map(const char *text, size_t n, struct seed_status *st)
+{
+	return status_map(text, n, st, 1);
+}
+
+int seed_status_prompt(const char *text, size_t n)
+{
+	while (n > 0 && (seed_space((unsigned char)text[n - 1]) ||
+			 text[n - 1] == '*' || text[n - 1] == '_' ||
+			 text[n - 1] == '>'))
+		n--;
+	return (n >= 1 && text[n - 1] == '?') ||
+	       (n >= 3 && memcmp(text + n - 3, "\xEF\xBC\x9F", 3) == 0);
+}
+
+int seed_status_map_word(const char *text, size_t n, struct seed_status *st)
+{
+	return status_map(text, n, st, 0);
 }
 
 int cairn_seed_map_status(const char *text, const char **status,

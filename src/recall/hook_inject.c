@@ -81,6 +81,54 @@ static void add_text(struct sbuf *e, const char *s, size_t n)
 	util_add_escaped(e, s, n, UTIL_ESC_LINESEP);
 }
 
+/* s[0..n) folded for comparing texts: ASCII letters lower case, ASCII
+ * punctuation and blanks dropped, other bytes kept; into out (size). */
+static size_t fold(const char *s, size_t n, char *out, size_t size)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n && k + 1 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'))
+			out[k++] = (char)c;
+		else if (c >= 'A' && c <= 'Z')
+			out[k++] = (char)(c - 'A' + 'a');
+	}
+	out[k] = '\0';
+	return i < n ? (size_t)-1 : k; /* -1: too long to compare */
+}
+
+/*
+ * Does the body's first shown line say all the title says, and little
+ * more (the same text, or the sentence the title was cut from: "Never
+ * touch PROD" in "Also, never touch PROD.")? Then the entry shows that
+ * line only, not both.
+ */
+static int title_in_body(const char *title, const char *b)
+{
+	char ft[512], fl[1024];
+	size_t len, tl, ll;
+
+	/* the first line the entry would show */
+	for (;;) {
+		len = strcspn(b, "\n");
+		if (len > 0 && strspn(b, " \t\r") < len && !md_heading(b, len))
+			break;
+		if (!b[len])
+			return 0;
+		b += len + 1;
+	}
+	if (u8prefix(b, HOOK_LINE_CHARS) < len)
+		return 0; /* cut on screen: the title may say what is cut */
+	tl = fold(title, strlen(title), ft, sizeof(ft));
+	ll = fold(b, len, fl, sizeof(fl));
+	/* and most of it: a short title ("Deploy") that one word of a
+	 * longer line repeats still names the record */
+	return tl != (size_t)-1 && ll != (size_t)-1 && tl > 0 &&
+	       tl * 2 >= ll && strstr(fl, ft) != NULL;
+}
+
 /*
  * One entry: header line and the first lines of the body (not headings).
  * An event is what someone said in a past session, whatever it says:
@@ -133,7 +181,7 @@ static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 		if (r->time && strlen(r->time) >= 16)
 			sbuf_addf(e, ", %.10s %.5s", r->time, r->time + 11);
 		sbuf_adds(e, " said:\n");
-	} else if (*r->title) {
+	} else if (*r->title && !title_in_body(r->title, b)) {
 		sbuf_adds(e, "    ");
 		add_text(e, r->title, u8prefix(r->title, HOOK_LINE_CHARS));
 		sbuf_addc(e, '\n');

@@ -191,7 +191,10 @@ static const char forget_in[] =
 	"prefix)\"},"
 	"\"key\":{\"type\":\"string\",\"minLength\":1,\"description\":"
 	"\"exact key\"},\"scope\":{\"enum\":" SCOPE_ENUM ","
-	"\"description\":\"with key: only this scope\"}},"
+	"\"description\":\"with key: only this scope\"},"
+	"\"reason\":{\"type\":\"string\",\"description\":\"why the "
+	"record is wrong or obsolete, shown to the human who decides (one "
+	"line; the first 500 bytes are kept)\"}},"
 	"\"additionalProperties\":false}";
 
 static const char forget_out[] =
@@ -303,7 +306,8 @@ static const char forget_desc[] =
 	"leaves memory_recall and find_precedents by default; its text and "
 	"revisions stay in the store and a human can restore it ('cairn "
 	"revise ID --status accepted'). Use it once you have established "
-	"that a record is obsolete, and tell the user why; when a fact "
+	"that a record is obsolete, give the reason in reason (the human "
+	"who confirms sees it) and tell the user why; when a fact "
 	"changed rather than ended, prefer memory_write with the same key. A "
 	"file-backed record (seeded from Markdown in the repository) is not "
 	"changed: the answer is an error naming the file and line to edit, "
@@ -416,6 +420,7 @@ static const struct arg_spec forget_args[] = {
 	{ "id", ARG_STR, 0, 1, 0 },
 	{ "key", ARG_STR, 0, 1, 0 },
 	{ "scope", ARG_SCOPE, 0, 0, 0 },
+	{ "reason", ARG_STR, 0, 0, 0 },
 	{ NULL, ARG_STR, 0, 0, 0 },
 };
 static const struct arg_spec candidates_args[] = {
@@ -1046,8 +1051,9 @@ static int tool_forget(struct mcp_server *s, const struct tool *t,
 		now = r->status;
 		pending = 2;
 	} else {
-		rc = cairn_forget_propose(s->db, r->id, s->session,
-					  tool.err ? NULL : tool.buf);
+		rc = cairn_forget_propose_v2(s->db, r->id, s->session,
+					     tool.err ? NULL : tool.buf,
+					     arg_str(args, "reason"));
 		now = r->status;
 		pending = 1;
 	}

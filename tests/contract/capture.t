@@ -25,7 +25,7 @@ $ cairn capture --dry-run --json ops.jsonl | jq -r '.candidates[0].proof'
 $ cairn init >/dev/null
 $ printf '%s\n' '{"type":"user","sessionId":"s-7","uuid":"u1","timestamp":"2025-06-01T10:00:00Z","message":{"role":"user","content":"Ship it to staging. Never touch PROD. 不要動 PROD 資料庫。"}}' '{"type":"assistant","sessionId":"s-7","uuid":"a1","timestamp":"2025-06-01T10:00:05Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make deploy-staging"}}]}}' '{"type":"user","sessionId":"s-7","uuid":"r1","timestamp":"2025-06-01T10:00:09Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2\nmake: *** [deploy-staging] Error 1","is_error":true}]}}' '{"type":"assistant","sessionId":"s-7","uuid":"a2","timestamp":"2025-06-01T10:01:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"AWS_ACCESS_KEY_ID=AKIAQ3EXAMPLE7KZT2WX make deploy-staging"}}]}}' '{"type":"user","sessionId":"s-7","uuid":"r2","timestamp":"2025-06-01T10:01:40Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"deployed with token ghp_R7xK2mQ9vL4tN8wP1sZ6yB3cD5fG0hJ2kA4e","is_error":false}]}}' '{bad json' > s-7.jsonl
 $ cairn capture s-7.jsonl
-> new       rule       rule:never-touch-prod  Never touch PROD.
+> new       rule       rule:never-touch-prod  Never touch PROD
 > new       rule       rule:不要動-prod-資料庫  不要動 PROD 資料庫
 > new       capability capability:deploy:staging  Deploying (staging) works from this machine
 > s-7.jsonl: 3 proposed (3 new, 0 updated, 0 duplicate, 0 known), 2 commands (1 failed), 1 malformed line skipped, 2 secrets masked
@@ -57,8 +57,8 @@ $ cairn list --status all --json | jq -r '.[] | select(.key == "rule:never-touch
 > 2
 # reflect: decisions and facts as well (origin reflection), questions never
 $ printf '%s\n' '{"speaker":"user","text":"Let'"'"'s go with Postgres because we need JSONB. Should we always squash?","session":"plan"}' '{"speaker":"assistant","text":"The staging DB is at db.staging.internal:5432.","session":"plan"}' > plan.jsonl; cairn reflect plan.jsonl
-> new       decision   decision:go-postgres-because-need-jsonb  Let's go with Postgres because we need JSONB.
-> new       fact       fact:staging-db-db.staging.internal-5432  The staging DB is at db.staging.internal:5432.
+> new       decision   decision:go-postgres-jsonb  Let's go with Postgres because we need JSONB
+> new       fact       fact:staging-db-db.staging.internal-5432  The staging DB is at db.staging.internal:5432
 > plan.jsonl: 2 proposed (2 new, 0 updated, 0 duplicate, 0 known)
 $ cairn list --status all --origin reflection --json | jq -r '.[].status' | sort -u
 > candidate
