@@ -486,8 +486,9 @@ typedef struct cairn_result {
 	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
 	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
-	int embed_down;         /* 1: the embedding provider did not answer in time
-				   (opts.embed_budget_ms): lexical only, see notice */
+	int embed_down;         /* 1: the embedding model failed (no answer within
+				   opts.embed_budget_ms, an error, NaN): lexical
+				   only, see notice */
 	/* answerability: the best hit's, before the floor */
 	double answer;          /* 0..1; 0 when nothing matched */
 	double answer_unseen;   /* share of the question's mass the workspace store never says */
