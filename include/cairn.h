@@ -828,6 +828,8 @@ typedef struct cairn_pull_opts {
 	   whole file's size (0 while unknown) */
 	void (*progress)(void *user, long long have, long long total);
 	void *user;
+	long long max_size;   /* most bytes the file may have; 0: the catalogue's
+				 size + 25 %, or MODEL_MAX_URL_BYTES for a URL */
 } cairn_pull_opts;
 
 typedef struct cairn_pull_result {
@@ -848,8 +850,14 @@ typedef struct cairn_pull_result {
  * (fetched from $HF_ENDPOINT, default https://huggingface.co, REPO/resolve/
  * main/FILE) or an http(s) URL of a .gguf file. The bytes go to
  * DIR/NAME.gguf.part; a part left by an interrupted pull is resumed with an
- * HTTP Range request (a server that ignores it starts the file again), and
- * a transfer cut in the middle is resumed up to MODEL_TRIES times. The
+ * HTTP Range request made conditional with If-Range on the ETag or
+ * Last-Modified the part was started with (NAME.gguf.part.if-range): a file
+ * changed on the server since, or a server that ignores Range, starts the
+ * file again, and a part without a recorded validator is started again. A
+ * transfer cut in the middle, or slower than MODEL_LOW_SPEED_BPS over
+ * MODEL_STALL_S seconds, is resumed up to MODEL_TRIES times. An answer
+ * longer than the bound (opts->max_size) is cut there and removed
+ * (CAIRN_TOOBIG), as is one whose Content-Length passes it. The
  * finished file is hashed, checked against opts->sha256 when given, checked
  * to be a GGUF file, then renamed to DIR/NAME.gguf, and DIR/NAME.json
  * records its name, source, size and SHA-256. A model already there is
@@ -861,7 +869,8 @@ typedef struct cairn_pull_result {
  * network, another HTTP error, a full disk: the partial file is kept to
  * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_BUSY (another
  * pull of the same model holds its partial file), CAIRN_ERROR (libcurl
- * could not be loaded). out must not be NULL.
+ * could not be loaded), CAIRN_TOOBIG (the answer passed the size bound:
+ * removed). out must not be NULL.
  */
 CAIRN_API int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 			       cairn_pull_result *out);
