@@ -142,6 +142,18 @@ typedef struct cairn_open_opts {
 CAIRN_API int cairn_workspace_find(const char *start, char **out);
 
 /*
+ * May this user's cairn use the store directory dir (".../.cairn")? A
+ * symbolic link in its place that another user owns, or that leads to a
+ * directory another user owns, is refused: the store would be another
+ * user's, and the hook's log written into their directory (issue 31).
+ * cairn_db_open and the hook's log check it. CAIRN_OK (also when dir is
+ * no link, or is missing: the open says so then), or CAIRN_IO with a
+ * one-line reason in why (may be NULL).
+ */
+CAIRN_API int cairn_workspace_check(const char *dir, char *why,
+				    size_t whysize);
+
+/*
  * Open the store in directory `dir` (the ".cairn" directory; its file is
  * cairn.db). opts may be NULL for defaults. Creates the directory (0700)
  * and database (0600) when opts->create is set; migrates the schema
