@@ -227,8 +227,10 @@ mkdir -p "$ws"
 )
 check "reindex: exit 0" [ "$(cat "$tmp/ri.rc")" = 0 ]
 check "reindex: 70 embedded" sh -c "jq -e '.embedded == 70 and .with_vector == 70' '$tmp/ri.json' >/dev/null"
-check "reindex: batches of 32 records, one request each after the probe" \
-	[ "$(cat "$tmp/ri.log")" = "1 32 32 6 " ]
+# after the dimension probe, the model is tried (issue 31) on 2 fixed texts
+# and the first 16 records, as passages and as questions: 2 x 18
+check "reindex: the model tried on 18 texts twice, then batches of 32 records, one request each" \
+	[ "$(cat "$tmp/ri.log")" = "1 18 18 32 32 6 " ]
 check "reindex: status counts" sh -c "jq -e '.records == 70 and .without_vector == 0 and .provider == \"http\"' '$tmp/st.json' >/dev/null"
 check "recall: hybrid, exit 0" sh -c "[ \"\$(cat '$tmp/rc.rc')\" = 0 ] && jq -e '.hybrid == true' '$tmp/rc.json' >/dev/null"
 check "recall: one request (the question), no dimension probe" [ "$(cat "$tmp/rc.log")" = "1 " ]
