@@ -142,6 +142,18 @@ typedef struct cairn_open_opts {
 CAIRN_API int cairn_workspace_find(const char *start, char **out);
 
 /*
+ * May this user's cairn use the store directory dir (".../.cairn")? A
+ * symbolic link in its place that another user owns, or that leads to a
+ * directory another user owns, is refused: the store would be another
+ * user's, and the hook's log written into their directory (issue 31).
+ * cairn_db_open and the hook's log check it. CAIRN_OK (also when dir is
+ * no link, or is missing: the open says so then), or CAIRN_IO with a
+ * one-line reason in why (may be NULL).
+ */
+CAIRN_API int cairn_workspace_check(const char *dir, char *why,
+				    size_t whysize);
+
+/*
  * Open the store in directory `dir` (the ".cairn" directory; its file is
  * cairn.db). opts may be NULL for defaults. Creates the directory (0700)
  * and database (0600) when opts->create is set; migrates the schema
@@ -497,8 +509,9 @@ typedef struct cairn_result {
 	double rerank_ms;       /* milliseconds to score them (tokenise + run) */
 	double rerank_load_ms;  /* milliseconds to load the model (0: cached) */
 	char rerank_model[256]; /* the model's file name ("" when not reranked) */
-	int embed_down;         /* 1: the embedding provider did not answer in time
-				   (opts.embed_budget_ms): lexical only, see notice */
+	int embed_down;         /* 1: the embedding model failed (no answer within
+				   opts.embed_budget_ms, an error, NaN): lexical
+				   only, see notice */
 	/* answerability: the best hit's, before the floor */
 	double answer;          /* 0..1; 0 when nothing matched */
 	double answer_unseen;   /* share of the question's mass the workspace store never says */
@@ -840,6 +853,8 @@ typedef struct cairn_pull_opts {
 	   whole file's size (0 while unknown) */
 	void (*progress)(void *user, long long have, long long total);
 	void *user;
+	long long max_size;   /* most bytes the file may have; 0: the catalogue's
+				 size + 25 %, or MODEL_MAX_URL_BYTES for a URL */
 } cairn_pull_opts;
 
 typedef struct cairn_pull_result {
@@ -860,8 +875,14 @@ typedef struct cairn_pull_result {
  * (fetched from $HF_ENDPOINT, default https://huggingface.co, REPO/resolve/
  * main/FILE) or an http(s) URL of a .gguf file. The bytes go to
  * DIR/NAME.gguf.part; a part left by an interrupted pull is resumed with an
- * HTTP Range request (a server that ignores it starts the file again), and
- * a transfer cut in the middle is resumed up to MODEL_TRIES times. The
+ * HTTP Range request made conditional with If-Range on the ETag or
+ * Last-Modified the part was started with (NAME.gguf.part.if-range): a file
+ * changed on the server since, or a server that ignores Range, starts the
+ * file again, and a part without a recorded validator is started again. A
+ * transfer cut in the middle, or slower than MODEL_LOW_SPEED_BPS over
+ * MODEL_STALL_S seconds, is resumed up to MODEL_TRIES times. An answer
+ * longer than the bound (opts->max_size) is cut there and removed
+ * (CAIRN_TOOBIG), as is one whose Content-Length passes it. The
  * finished file is hashed, checked against opts->sha256 when given, checked
  * to be a GGUF file, then renamed to DIR/NAME.gguf, and DIR/NAME.json
  * records its name, source, size and SHA-256. A model already there is
@@ -873,7 +894,8 @@ typedef struct cairn_pull_result {
  * network, another HTTP error, a full disk: the partial file is kept to
  * resume), CAIRN_CORRUPT (not a GGUF file: removed), CAIRN_BUSY (another
  * pull of the same model holds its partial file), CAIRN_ERROR (libcurl
- * could not be loaded). out must not be NULL.
+ * could not be loaded), CAIRN_TOOBIG (the answer passed the size bound:
+ * removed). out must not be NULL.
  */
 CAIRN_API int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 			       cairn_pull_result *out);

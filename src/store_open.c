@@ -151,6 +151,33 @@ int cairn_workspace_find(const char *start, char **out)
 	}
 }
 
+int cairn_workspace_check(const char *dir, char *why, size_t whysize)
+{
+	struct stat lst, st;
+	uid_t me = geteuid();
+
+	if (why && whysize)
+		why[0] = '\0';
+	if (lstat(dir, &lst) != 0 || !S_ISLNK(lst.st_mode))
+		return CAIRN_OK;
+	if (lst.st_uid != me) {
+		if (why)
+			snprintf(why, whysize, "'%s' is a symbolic link owned "
+				 "by another user (uid %u): refused",
+				 dir, (unsigned)lst.st_uid);
+		return CAIRN_IO;
+	}
+	if (stat(dir, &st) == 0 && st.st_uid != me) {
+		if (why)
+			snprintf(why, whysize, "'%s' is a symbolic link to a "
+				 "directory owned by another user (uid %u): "
+				 "refused",
+				 dir, (unsigned)st.st_uid);
+		return CAIRN_IO;
+	}
+	return CAIRN_OK;
+}
+
 static int connection_setup(struct cairn_db *db, int busy_ms,
 			    const char *jieba)
 {
@@ -288,6 +315,15 @@ int cairn_db_open(const char *dir, const cairn_open_opts *opts,
 	if (path.err) {
 		rc = store_error(db, CAIRN_NOMEM, "out of memory");
 		goto out;
+	}
+	{
+		char why[600];
+
+		rc = cairn_workspace_check(dir, why, sizeof(why));
+		if (rc) {
+			rc = store_error(db, rc, "%s", why);
+			goto out;
+		}
 	}
 	if (stat(path.buf, &st) != 0) {
 		if (!opts->create) {

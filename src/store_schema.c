@@ -278,6 +278,144 @@ static int widen_scope(struct cairn_db *db, const char *schema)
 	return rc;
 }
 
+/* ------------------------------------------------------------ own objects */
+
+/* The tables FTS5 makes for records_fts (content='records': no _content). */
+static const char *const fts_shadow[] = {
+	"records_fts_data", "records_fts_idx", "records_fts_docsize",
+	"records_fts_config",
+};
+
+/* The tables SQLite itself makes (ANALYZE, AUTOINCREMENT): data only. */
+static const char *const sqlite_own[] = {
+	"sqlite_stat1", "sqlite_stat4", "sqlite_sequence",
+};
+
+static int in_list(const char *const *list, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * 1 when sql is one whole statement of a migration: SQLite keeps the text
+ * of a CREATE as written (less a schema qualifier and IF NOT EXISTS, which
+ * the migrations use nowhere now), so a statement cairn ran is found
+ * verbatim, starting a migration or after a ';', and ending one or before
+ * a ';'. The records table's scope CHECK is compared as migration 1 wrote
+ * it (widen_scope rewrote it in place).
+ */
+static int migration_statement(const char *sql, int is_records)
+{
+	char buf[2048];
+	const char *want = sql;
+	size_t i, n;
+
+	if (is_records) {
+		const char *at = strstr(sql, SCOPE_CHECK_NEW);
+
+		if (at && strlen(sql) - strlen(SCOPE_CHECK_NEW) +
+				  strlen(SCOPE_CHECK_OLD) < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - sql),
+				 sql, SCOPE_CHECK_OLD,
+				 at + strlen(SCOPE_CHECK_NEW));
+			want = buf;
+		}
+	}
+	n = strlen(want);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(migrations); i++) {
+		const char *m = migrations[i], *p = m;
+
+		while ((p = strstr(p, want)) != NULL) {
+			const char *b = p;
+
+			while (b > m && (b[-1] == ' ' || b[-1] == '\n'))
+				b--;
+			if ((b == m || b[-1] == ';') &&
+			    (p[n] == '\0' || p[n] == ';'))
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Issue 31: a store is only opened when every object in its schema is one
+ * cairn made. A .cairn/cairn.db committed to a repository travels with
+ * every clone, and a trigger planted in it (AFTER INSERT ON records ...
+ * SET status='accepted', origin='human') would run inside every write of
+ * every agent. Tables, indexes, views and triggers are compared with the
+ * statements of the migrations above; FTS5's shadow tables of
+ * records_fts, SQLite's own statistics tables and the automatic indexes
+ * of UNIQUE and PRIMARY KEY constraints are accepted by name, as they hold
+ * no code. Runs before any migration step, so nothing planted fires.
+ */
+static int own_objects(struct cairn_db *db, const char *schema)
+{
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	int src, rc = CAIRN_OK;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT type, name, tbl_name, sql FROM %s.sqlite_master "
+		 "ORDER BY rowid",
+		 schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading the store's schema");
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *tbl = (const char *)sqlite3_column_text(st, 2);
+		const char *text = (const char *)sqlite3_column_text(st, 3);
+		int ok;
+
+		if (!type || !name)
+			continue; /* SQLite refuses such a schema itself */
+		if (text)
+			ok = migration_statement(text,
+						 strcmp(type, "table") == 0 &&
+							 strcmp(name,
+								"records") == 0);
+		else /* an automatic index: a constraint of one of ours */
+			ok = strcmp(type, "index") == 0 && tbl &&
+			     strncmp(name, "sqlite_autoindex_", 17) == 0;
+		if (!ok && strcmp(type, "table") == 0 &&
+		    (in_list(fts_shadow, ARRAY_SIZE(fts_shadow), name) ||
+		     in_list(sqlite_own, ARRAY_SIZE(sqlite_own), name)))
+			ok = 1;
+#ifdef CAIRN_MUTATE_TRUST_SCHEMA
+		ok = 1; /* negative control: whatever the store holds */
+#endif
+		if (!ok) {
+			int main_db = strcmp(schema, "main") == 0;
+
+			rc = store_error(db, CAIRN_CORRUPT,
+					 "store '%s/%s' holds %s '%.100s' that "
+					 "cairn did not create: refused (a "
+					 "store copied from elsewhere, e.g. "
+					 "committed to a repository, can run "
+					 "planted code; move the file away and "
+					 "run 'cairn init')",
+					 main_db ? db->dir : db->global_dir,
+					 main_db ? "cairn.db" : "global.db",
+					 type, name);
+			break;
+		}
+	}
+	if (rc == CAIRN_OK && src != SQLITE_DONE)
+		rc = store_sql_error(db, src, "reading the store's schema");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /*
  * Bring one schema ("main" or "global") to STORE_SCHEMA_VERSION. The
  * migration SQL is written unqualified; for "global" it runs with the
@@ -297,6 +435,9 @@ int store_migrate(struct cairn_db *db, const char *schema)
 				   "store '%s' has schema version %d, newer "
 				   "than this cairn (%d): upgrade cairn",
 				   schema, version, STORE_SCHEMA_VERSION);
+	rc = own_objects(db, schema);
+	if (rc)
+		return rc;
 	if (version == STORE_SCHEMA_VERSION)
 		return CAIRN_OK;
 	/*

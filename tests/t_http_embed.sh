@@ -12,7 +12,8 @@
 # first request of a batch, then success), /down/v1 (always 503), /slow/v1
 # (answers after 3 s), /garbage/v1, /short/v1 (one vector too few),
 # /wide/v1 (width changes after the first request), /auth/v1 (401 unless
-# "Bearer sesame"), /bad/v1 (400 with a message).
+# "Bearer sesame"), /bad/v1 (400 with a message), /huge/v1 (a value past
+# float's range: not finite).
 set -u
 bin=$(readlink -f "$1")
 cd "$(dirname "$0")/.."
@@ -103,6 +104,10 @@ class H(BaseHTTPRequestHandler):
             return self.reply(400, '{"error":"input too long for model"}')
         data = [{"object": "embedding", "index": i,
                  "embedding": vec(t, dim)} for i, t in enumerate(inputs)]
+        if mode == "huge":
+            # a value past float's range: infinity once read as a float
+            for d in data:
+                d["embedding"][0] = 1e39
         # answer out of order: the client must place by index
         data.reverse()
         self.reply(200, json.dumps({"object": "list", "data": data,
@@ -227,8 +232,10 @@ mkdir -p "$ws"
 )
 check "reindex: exit 0" [ "$(cat "$tmp/ri.rc")" = 0 ]
 check "reindex: 70 embedded" sh -c "jq -e '.embedded == 70 and .with_vector == 70' '$tmp/ri.json' >/dev/null"
-check "reindex: batches of 32 records, one request each after the probe" \
-	[ "$(cat "$tmp/ri.log")" = "1 32 32 6 " ]
+# after the dimension probe, the model is tried (issue 31) on 2 fixed texts
+# and the first 16 records, as passages and as questions: 2 x 18
+check "reindex: the model tried on 18 texts twice, then batches of 32 records, one request each" \
+	[ "$(cat "$tmp/ri.log")" = "1 18 18 32 32 6 " ]
 check "reindex: status counts" sh -c "jq -e '.records == 70 and .without_vector == 0 and .provider == \"http\"' '$tmp/st.json' >/dev/null"
 check "recall: hybrid, exit 0" sh -c "[ \"\$(cat '$tmp/rc.rc')\" = 0 ] && jq -e '.hybrid == true' '$tmp/rc.json' >/dev/null"
 check "recall: one request (the question), no dimension probe" [ "$(cat "$tmp/rc.log")" = "1 " ]
@@ -252,6 +259,11 @@ mkdir -p "$ws2"
 		echo "$? $((($(date +%s%N) - t0) / 1000000))" > "$tmp/dn-$mode.rc"
 	done
 	CAIRN_EMBED_URL=$(url down) "$bin" recall "where are the apples" > "$tmp/dn-plain.out" 2> "$tmp/dn-plain.err"
+	CAIRN_EMBED_URL=$(url huge) "$bin" recall --json "where are the apples" > "$tmp/dn-huge.json" 2> "$tmp/dn-huge.err"
+	echo $? > "$tmp/dn-huge.rc"
+	"$bin" reindex --provider http --url "$(url huge)" --model m2 --yes > /dev/null 2> "$tmp/ri-huge.err"
+	echo $? > "$tmp/ri-huge.rc"
+	"$bin" reindex --status --json > "$tmp/ri-huge.json"
 	t0=$(date +%s%N)
 	printf '{"hook_event_name":"UserPromptSubmit","prompt":"where are the apples","session_id":"s1"}' |
 		CAIRN_EMBED_URL=$(url slow) "$bin" hook > "$tmp/dn-hook.out" 2>&1
@@ -264,6 +276,11 @@ for mode in down slow; do
 	check "$mode at recall: within the 2 s budget and a margin ($ms ms)" [ "$ms" -lt 2800 ]
 done
 check "down at recall: the notice on stderr, the hit on stdout" sh -c "grep -q '^cairn: note: lexical recall only: .*(after [0-9] tr' '$tmp/dn-plain.err' && grep -q cellar '$tmp/dn-plain.out'"
+# EVIDENCE-OF: issue 31 -- a model answering a value that is not finite:
+# recall falls back to lexical (exit 0, a notice), reindex refuses it and
+# keeps the model that worked
+check "not finite at recall: exit 0, lexical hits, notice" sh -c "[ \"\$(cat '$tmp/dn-huge.rc')\" = 0 ] && jq -e '.hybrid == false and (.hits | length) > 0 and (.notice | test(\"lexical recall only: .*non-finite\"))' '$tmp/dn-huge.json' >/dev/null"
+check "not finite at reindex: refused, the settings kept" sh -c "[ \"\$(cat '$tmp/ri-huge.rc')\" = 1 ] && grep -q 'this model is refused' '$tmp/ri-huge.err' && jq -e '.model == \"m\" and .with_vector == 2' '$tmp/ri-huge.json' >/dev/null"
 read -r rc ms < "$tmp/dn-hook.rc"
 check "slow at the hook: injected lexically before its deadline ($ms ms)" sh -c "[ $rc = 0 ] && [ $ms -lt 1500 ] && grep -q 'cellar' '$tmp/dn-hook.out'"
 check "slow at the hook: hook.log says so" grep -q "injected.*embed=down(lexical)" "$tmp/dn-hook.log"

@@ -131,5 +131,50 @@ out=$(cd "$tmp/b" && "$cairn" list --scope global --status all --json 2>&1)
 check "list --scope global in b: $out" \
 	'[ "$(jq "length" <<< "$out")" = 1 ] && [ "$(jq -r ".[0].scope" <<< "$out")" = global ]'
 
+# ------------------------------------------- a .cairn link to another user
+# EVIDENCE-OF: issue 31 -- a .cairn that is a symbolic link owned by
+# another user, or leading to another user's directory, is refused: the
+# hook writes no log line through it (and answers nothing), the CLI says
+# why. Needs root (chown) and the nobody user; said skipped otherwise.
+other=$(id -u nobody 2>/dev/null)
+if [ "$(id -u)" = 0 ] && [ -n "$other" ]; then
+	mkdir -p "$tmp/theirs" "$tmp/c" "$tmp/d" "$tmp/mine"
+	(cd "$tmp/theirs" && "$cairn" init >/dev/null &&
+	 "$cairn" write -k fact "The charlieword service deploys on Mondays." >/dev/null)
+	(cd "$tmp/mine" && "$cairn" init >/dev/null &&
+	 "$cairn" write -k fact "The deltaword service deploys on Tuesdays." >/dev/null)
+	chown -R "$other" "$tmp/theirs/.cairn"
+	# a link of mine into their directory
+	ln -s "$tmp/theirs/.cairn" "$tmp/c/.cairn"
+	before=$(stat -c %s "$tmp/theirs/.cairn/hook.log" 2>/dev/null || echo none)
+	out=$(printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","session_id":"s","prompt":"when does charlieword deploy"}' "$tmp/c" |
+		(cd / && "$cairn" hook 2> "$tmp/hook.err"))
+	rc=$?
+	after=$(stat -c %s "$tmp/theirs/.cairn/hook.log" 2>/dev/null || echo none)
+	check "hook through a link into another user's directory: no log line there ($before -> $after)" \
+		'[ "$before" = "$after" ]'
+	check "... and nothing injected, exit 0 ($rc): $out" '[ $rc = 0 ] && ! grep -q charlieword <<< "$out"'
+	check "... said on stderr" 'grep -q "not logging: .*owned by another user" "$tmp/hook.err"'
+	out=$(cd "$tmp/c" && "$cairn" list 2>&1)
+	check "list through it is refused: $out" \
+		'! grep -q charlieword <<< "$out" && grep -q "symbolic link to a directory owned by another user" <<< "$out"'
+	# a link another user owns, into my own directory
+	ln -s "$tmp/mine/.cairn" "$tmp/d/.cairn"
+	chown -h "$other" "$tmp/d/.cairn"
+	out=$(cd "$tmp/d" && "$cairn" list 2>&1)
+	check "a link owned by another user is refused: $out" \
+		'! grep -q deltaword <<< "$out" && grep -q "symbolic link owned by another user" <<< "$out"'
+	# negative control: my own link to my own directory is not refused
+	# for its owner (the hook logs through it; SQLite's NOFOLLOW still
+	# keeps the store itself from opening through any link)
+	chown -h root "$tmp/d/.cairn"
+	printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","session_id":"s","prompt":"when does deltaword deploy"}' "$tmp/d" |
+		(cd / && "$cairn" hook > /dev/null 2> "$tmp/hook.err")
+	check "my own link to my own directory: the hook logs there" \
+		'[ -s "$tmp/mine/.cairn/hook.log" ] && ! grep -q "owned by another user" "$tmp/hook.err"'
+else
+	echo "t_isolation: skipped the .cairn link checks (need root and the nobody user)" >&2
+fi
+
 echo "isolation: $passed passed, $failed failed"
 [ $failed -eq 0 ]

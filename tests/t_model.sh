@@ -3,7 +3,9 @@
 # --model NAME`: catalogue names fetched from $HF_ENDPOINT (here a local
 # server), a transfer cut in the middle resumed with a Range request in the
 # same pull, a partial file left by a failed pull resumed by the next one,
-# a server that ignores Range restarted cleanly, 404, a wrong pinned hash,
+# a server that ignores Range restarted cleanly, a file changed between
+# transfers fetched whole (If-Range), an endless or too large answer cut at
+# the size bound, a trickling server cut, 404, a wrong pinned hash,
 # a page that is not GGUF, no network and a full disk each a clear error
 # that leaves no NAME.gguf behind, the SHA-256 recorded and checked again,
 # the progress bar only on a terminal, the recommendation, and the pulled
@@ -162,6 +164,51 @@ out=$("$cairn" model pull "$u/redirect/custom.gguf" --name custom2 --json)
 check "a redirect is followed; --name names it" '.name == "custom2" and .already == false' "$out"
 out=$("$cairn" model list --json)
 check "list shows what is pulled, URL models too" '(map(select(.name == "bge-small-en-v1.5"))[0].installed == true) and (map(select(.name == "bge-m3"))[0].installed == false) and (map(.name) | index("custom"))' "$out"
+
+# EVIDENCE-OF: issue 31 -- a pull is bounded in size, never splices two
+# files, and cuts a trickling server.
+# an endless answer: cut at --max-size, nothing left behind
+err=$(HF_ENDPOINT= "$cairn" model pull "$u/endless/custom.gguf" --name endless --max-size 1M 2>&1)
+rc=$?
+has "an endless answer is cut at --max-size" "sent more than 1048576 bytes" "$err"
+[ $rc -eq 1 ] && [ -z "$(ls "$models" | grep '^endless')" ] && ok || bad "endless answer: exit $rc, left $(ls "$models" | grep '^endless')"
+# ... and at a catalogue model's listed size + 25 % without it
+err=$(pull endless bge-small-zh-v1.5 2>&1)
+rc=$?
+has "an endless catalogue answer is cut at its size + 25 %" "sent more than 33125000 bytes" "$err"
+[ $rc -eq 1 ] && [ ! -e "$models/bge-small-zh-v1.5.gguf.part" ] && [ ! -e "$models/bge-small-zh-v1.5.gguf" ] && ok || bad "endless catalogue answer: exit $rc"
+# a Content-Length past the bound: refused before anything is written
+err=$(HF_ENDPOINT= "$cairn" model pull "$u/huge/custom.gguf" --name huge --max-size 2M 2>&1)
+rc=$?
+has "an announced size past the bound is refused" "announced 10000000000 bytes, more than the bound of 2097152" "$err"
+[ $rc -eq 1 ] && [ -z "$(ls "$models" | grep '^huge')" ] && ok || bad "announced size: exit $rc"
+"$cairn" model pull --max-size 12X "$u/ok/custom.gguf" > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "a bad --max-size is not a usage error"
+# the file changes on the server between two transfers: the resume asks
+# If-Range with the first answer's ETag, gets the new file whole, and
+# the result is the new file, never the first's head and the second's tail
+cp "$tmp/srv/custom.gguf" "$tmp/srv/chg.gguf"
+cp "$tmp/srv/bge-base-en-v1.5-q8_0.gguf" "$tmp/srv/chg.gguf.v2"
+: > "$tmp/log"
+out=$(HF_ENDPOINT= "$cairn" model pull "$u/changing/chg.gguf" --json 2>&1)
+check "a file changed between transfers is fetched whole, not spliced" ".sha256 == \"$sha_base\" and .transfers == 2 and .resumed_from == 0" "$out"
+[ "$(grep -c '^changing chg.gguf if-range "' "$tmp/log")" = 1 ] && ok || bad "the resume sent no If-Range: $(cat "$tmp/log")"
+# a part with no recorded validator is never resumed
+"$cairn" model rm chg > /dev/null
+head -c 1000 "$tmp/srv/custom.gguf" > "$models/chg2.gguf.part"
+: > "$tmp/log"
+out=$(HF_ENDPOINT= "$cairn" model pull "$u/ok/custom.gguf" --name chg2 --json 2>&1)
+check "a part without a validator starts again" ".resumed_from == 0 and .sha256 == \"$sha_small\"" "$out"
+[ "$(grep -c ' bytes=' "$tmp/log")" = 0 ] && ok || bad "a part without a validator was resumed: $(cat "$tmp/log")"
+[ ! -e "$models/chg2.gguf.part.if-range" ] && ok || bad "the validator outlived the pull"
+# a server sending 1 byte a second: each transfer cut after the window
+# (CAIRN_PULL_STALL_S=1 here), the pull gives up, bounded
+t0=$(date +%s)
+err=$(CAIRN_PULL_STALL_S=1 HF_ENDPOINT= timeout 40 "$cairn" model pull "$u/trickle/custom.gguf" --name trickle 2>&1)
+rc=$?
+dt=$(($(date +%s) - t0))
+has "a trickling server is cut" "was cut after .*gave up after 4 transfers" "$err"
+[ $rc -eq 1 ] && [ $dt -lt 20 ] && ok || bad "trickle: exit $rc after $dt s"
 
 # the progress bar on a terminal
 if command -v script > /dev/null; then

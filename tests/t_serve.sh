@@ -9,8 +9,8 @@
 # oversized header and unknown calls get clear JSON errors and the server
 # keeps answering; search carries the --explain figures; hook calls with
 # their receipts; eval runs (one appended by `cairn eval --record`);
-# Accept-Language; SIGTERM ends it with 0 and
-# removes serve.url.
+# Accept-Language; 40 connections trickling headers do not lock the owner
+# out; SIGTERM ends it with 0 and removes serve.url.
 #
 #   tests/t_serve.sh CAIRN
 #
@@ -328,6 +328,46 @@ printf '%s\n' '{"dataset":"a","recall@1":0.5,"recall@5":0.8}' 'not json' \
 get /api/quality
 check "quality: the runs in order, the unreadable line counted" \
 	jq -e '(.runs | map(.["recall@1"]) | .[1:]) == [0.5, 0.6] and (.runs | length) == 3 and .unreadable == 1' "$tmp/body"
+
+# ------------------------------------------------ a slow-connection flood
+# EVIDENCE-OF: issue 31 -- 40 connections trickling their headers (a byte a
+# second, each under the idle timeout) do not lock the owner out: the page
+# still loads within a few seconds. The flood is /usr/bin/python3 on
+# 127.0.0.1, at most 12 s, and killed by its pid.
+cat > "$tmp/flood.py" <<'PY'
+import socket, sys, time
+port, ready, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+socks = []
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", port), timeout=2)
+    s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % port)
+    socks.append(s)
+open(ready, "w").close()
+end = time.time() + 12
+while time.time() < end:
+    for s in socks:
+        try:
+            s.sendall(b"a")
+        except OSError:
+            pass
+    time.sleep(1)
+PY
+/usr/bin/python3 "$tmp/flood.py" "$port" "$tmp/flood.ready" 40 2> "$tmp/flood.err" &
+flood=$!
+for _ in $(seq 1 100); do
+	[ -e "$tmp/flood.ready" ] && break
+	sleep 0.1
+done
+check "the flood of 40 trickling connections is up" [ -e "$tmp/flood.ready" ]
+sleep 1
+t0=$(date +%s%N)
+st=$(curl -s -o "$tmp/body" -w '%{http_code}' --max-time 5 "$base/")
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "under the flood the page still loads ($st in $ms ms)" [ "$st" = 200 ]
+get /api/candidates
+check "under the flood the API still answers ($st)" [ "$st" = 200 ]
+kill "$flood" 2>/dev/null
+wait "$flood" 2>/dev/null
 
 # ------------------------------------------------------------------ stop
 kill -TERM "$srv"

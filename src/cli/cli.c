@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cairn.h"
@@ -384,6 +386,44 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
+/* ---------------------------------------------------- a store under Git */
+
+/*
+ * Issue 31: a store committed to a repository reaches every clone, with
+ * whatever anyone who can push put in it (records, or SQL triggers, which
+ * cairn_db_open refuses). Warn when Git tracks dir/cairn.db: `git -C dir
+ * ls-files --error-unmatch -- cairn.db` exits 0 for a tracked file only.
+ * Without git, or outside a repository, nothing is said.
+ */
+static void warn_tracked_store(const char *dir)
+{
+	const char *argv[] = { "git", "-C", dir, "ls-files", "--error-unmatch",
+			       "--", "cairn.db", NULL };
+	posix_spawn_file_actions_t fa;
+	int status = 0, spawned;
+	pid_t pid;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return;
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	spawned = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv,
+			       environ) == 0;
+	posix_spawn_file_actions_destroy(&fa);
+	if (!spawned)
+		return;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		fprintf(stderr,
+			"cairn: warning: '%s/cairn.db' is tracked by Git: a "
+			"committed store reaches every clone with whatever was "
+			"put in it; untrack it with 'git rm --cached "
+			"%s/cairn.db' (.cairn/.gitignore lists it)\n",
+			dir, dir);
+}
+
 /* ------------------------------------------------------------------- init */
 
 static const char init_help[] =
@@ -393,7 +433,9 @@ static const char init_help[] =
 	"$CAIRN_DIR when set. Safe to run again: an existing store is kept and\n"
 	"migrated to the current schema. Inside another workspace it says so:\n"
 	"the new store then takes the place of the outer one for this directory\n"
-	"and below.\n";
+	"and below. It warns when Git tracks .cairn/cairn.db (a committed store\n"
+	"reaches every clone), and a store holding tables, indexes, views or\n"
+	"triggers that cairn did not create is refused, here and everywhere.\n";
 
 static int cmd_init(int argc, char **argv)
 {
@@ -442,6 +484,8 @@ static int cmd_init(int argc, char **argv)
 				cwd, outer);
 		cairn_free(outer);
 	}
+	if (existed)
+		warn_tracked_store(dir);
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
 	rc = cairn_db_open(dir, &o, &db);
@@ -1201,7 +1245,8 @@ static const char stats_help[] =
 	"Plain --json also counts the receipts still in the spool\n"
 	"(receipts_spooled: hook prompts, moved into the store by a later\n"
 	"write). With team remotes (cairn remote), a last line counts the\n"
-	"local changes each has not got yet (--json: \"unsynced\").\n";
+	"local changes each has not got yet (--json: \"unsynced\").\n"
+	"It warns on stderr when Git tracks .cairn/cairn.db.\n";
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -1235,6 +1280,7 @@ static int cmd_stats(int argc, char **argv)
 		return cli_usage("stats", "unexpected argument");
 	if (cli_open(&db, 0))
 		return EXIT_ERR;
+	warn_tracked_store(cairn_db_dir(db));
 	if (integrity) {
 		rc = cairn_check_integrity(db);
 		if (rc == CAIRN_OK)

@@ -67,7 +67,8 @@ int cli_model_sub(int argc, char **argv);
  * path into path when not NULL. 0, or 1 after printing the error.
  */
 int cli_model_pull_run(const char *what, const char *sha, const char *name,
-		       int quiet_ok, char *path, size_t pathsize);
+		       long long max_size, int quiet_ok, char *path,
+		       size_t pathsize);
 /*
  * --model M of reindex and setup: 1 when M names a pulled model (its file
  * into path, its catalogue entry or NULL into *entry), 0 when M is to be

@@ -54,6 +54,9 @@ static const char reindex_help[] =
 	"file SHA-256 or model id, dimensions, pooling, instructions) are\n"
 	"dropped first: never mixed. That needs --yes, or a 'y' at the prompt\n"
 	"on a terminal. --provider none removes the settings and all vectors.\n"
+	"A new model is first tried on a few texts (fixed ones and the first\n"
+	"records): one that fails, or yields NaN or infinity, is refused and\n"
+	"nothing changes.\n"
 	"\n"
 	"--model NAME, a model pulled with 'cairn model pull NAME', needs no\n"
 	"--provider: it is the gguf provider with the catalogue's query and\n"
@@ -517,6 +520,17 @@ int cmd_reindex(int argc, char **argv)
 		goto out;
 	}
 	ret = reindex_embedder(db, &o, &s, &model_abs, &e);
+	if (ret == EXIT_OK && o.setting) {
+		/* a model that cannot embed is refused before its settings
+		 * are saved or any vector dropped (issue 31: NaN) */
+		rc = vector_probe(db, e);
+		if (rc) {
+			cli_db_fail(db, rc);
+			ret = cli_fail("this model is refused: nothing was "
+				       "changed (settings and vectors as "
+				       "they were)");
+		}
+	}
 	if (ret == EXIT_OK)
 		ret = reindex_confirm(db, e, o.yes, want, sizeof(want));
 	if (ret != EXIT_OK)
@@ -534,10 +548,18 @@ int cmd_reindex(int argc, char **argv)
 	rc = vector_reindex(db, e, (size_t)o.batch, on_progress, &pr, &res);
 	if (rc) {
 		ret = cli_db_fail(db, rc);
-		fprintf(stderr, "cairn: %lld of %lld records embedded before "
-				"the error; run 'cairn reindex' again to "
-				"resume\n",
-			res.embedded, res.total);
+		if (rc == CAIRN_CORRUPT) /* NaN or infinity: never resumable */
+			fprintf(stderr, "cairn: this model cannot be used: "
+					"%lld of %lld records embedded before "
+					"it failed; recall stays lexical "
+					"until 'cairn reindex' with another "
+					"model (or --provider none)\n",
+				res.embedded, res.total);
+		else
+			fprintf(stderr, "cairn: %lld of %lld records embedded "
+					"before the error; run 'cairn reindex' "
+					"again to resume\n",
+				res.embedded, res.total);
 		goto out;
 	}
 	if (pr.printed != res.embedded) /* the last line, if not yet shown */

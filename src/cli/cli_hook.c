@@ -76,9 +76,14 @@ static void on_deadline(int sig)
 
 static void open_log(const char *dir)
 {
-	char path[4096], old[4200];
+	char path[4096], old[4200], why[600];
 	struct stat st;
 
+	/* never through a .cairn link into another user's directory */
+	if (cairn_workspace_check(dir, why, sizeof(why)) != CAIRN_OK) {
+		fprintf(stderr, "cairn: not logging: %s\n", why);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/hook.log", dir);
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size > HOOK_LOG_MAX) {

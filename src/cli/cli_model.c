@@ -12,6 +12,7 @@
  * Must never: download anything but what the command names.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,21 @@
 #define BAR_WIDTH 30
 
 static const char pull_help[] =
-	"usage: cairn model pull NAME|URL [--sha256 HEX] [--name NAME] [--json]\n"
+	"usage: cairn model pull NAME|URL [--sha256 HEX] [--name NAME]\n"
+	"                        [--max-size SIZE] [--json]\n"
 	"\n"
 	"Download a GGUF model: NAME from the catalogue (cairn model list) or\n"
 	"an http(s) URL of a .gguf file, into $XDG_CACHE_HOME/cairn/models\n"
 	"(~/.cache/cairn/models; $CAIRN_MODEL_DIR overrides). Catalogue names\n"
 	"come from Hugging Face ($HF_ENDPOINT sets a mirror). An interrupted\n"
 	"pull resumes where it stopped; the file is written as NAME.gguf.part\n"
-	"and renamed when complete. Its SHA-256 is checked against --sha256,\n"
+	"and renamed when complete; it resumes only when the server confirms\n"
+	"the file is unchanged (If-Range with the ETag or Last-Modified kept\n"
+	"in NAME.gguf.part.if-range), else it starts again. An answer longer\n"
+	"than the bound (a catalogue model's listed size + 25 %, 4 GiB for a\n"
+	"URL, or --max-size) is cut and removed, and a transfer slower than\n"
+	"4 kB/s over 60 s ($CAIRN_PULL_STALL_S) is cut and resumed.\n"
+	"Its SHA-256 is checked against --sha256,\n"
 	"or recorded at the first download (NAME.json) and checked on every\n"
 	"later pull; it is part of every vector's identity. A bar shows the\n"
 	"progress on a terminal. Nothing else in cairn downloads anything.\n"
@@ -43,10 +51,12 @@ static const char pull_help[] =
 	"      --sha256 HEX  the file must hash to this (64 hex digits)\n"
 	"      --name NAME   a URL's model: keep it as NAME (default: the file\n"
 	"                    name less .gguf)\n"
+	"      --max-size SIZE  the most bytes the file may have (K, M, G:\n"
+	"                    KiB, MiB, GiB)\n"
 	"      --json        one JSON object on stdout\n"
 	"\n"
 	"exit status: 0 done, 1 error (404, wrong hash, no network, disk\n"
-	"full), 2 usage\n";
+	"full, too big), 2 usage\n";
 
 static const char list_help[] =
 	"usage: cairn model list [--recommend] [--json]\n"
@@ -117,7 +127,8 @@ static void on_bar(void *user, long long have, long long total)
 /* ----------------------------------------------------------------- pull */
 
 int cli_model_pull_run(const char *what, const char *sha, const char *name,
-		       int quiet_ok, char *path, size_t pathsize)
+		       long long max_size, int quiet_ok, char *path,
+		       size_t pathsize)
 {
 	cairn_pull_opts o;
 	cairn_pull_result r;
@@ -129,6 +140,7 @@ int cli_model_pull_run(const char *what, const char *sha, const char *name,
 	memset(&b, 0, sizeof(b));
 	o.sha256 = sha;
 	o.name = name;
+	o.max_size = max_size;
 	b.name = strrchr(what, '/') ? strrchr(what, '/') + 1 : what;
 	b.t0 = util_now_ms();
 	if (isatty(2)) {
@@ -171,15 +183,45 @@ int cli_model_pull_run(const char *what, const char *sha, const char *name,
 	return EXIT_OK;
 }
 
+/* SIZE of --max-size: bytes, or with K, M, G (KiB, MiB, GiB); 0 or -1. */
+static int parse_max_size(const char *s, long long *out)
+{
+	char *end = NULL;
+	long long v, mul = 1;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || v <= 0)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		mul = 1LL << 10;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1LL << 20;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1LL << 30;
+	else if (*end)
+		return -1;
+	if (*end && end[1])
+		return -1;
+	if (v > (1LL << 50) / mul)
+		return -1; /* a petabyte is no model */
+	*out = v * mul;
+	return 0;
+}
+
 static int model_pull(int argc, char **argv)
 {
-	enum { O_SHA = 256, O_NAME, O_JSON };
+	enum { O_SHA = 256, O_NAME, O_JSON, O_MAX };
 	static const struct option lo[] = { { "sha256", 1, 0, O_SHA },
 					    { "name", 1, 0, O_NAME },
+					    { "max-size", 1, 0, O_MAX },
 					    { "json", 0, 0, O_JSON },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	const char *sha = NULL, *name = NULL;
+	long long max_size = 0;
 	int c;
 
 	optind = 0;
@@ -187,6 +229,12 @@ static int model_pull(int argc, char **argv)
 		switch (c) {
 		case O_SHA: sha = optarg; break;
 		case O_NAME: name = optarg; break;
+		case O_MAX:
+			if (parse_max_size(optarg, &max_size))
+				return cli_usage("model pull", "--max-size takes "
+						 "a size in bytes, or with K, "
+						 "M or G (KiB, MiB, GiB)");
+			break;
 		case O_JSON: cli_state.json = 1; break;
 		case 'h': return cli_help(pull_help);
 		default: return cli_usage("model pull", "unknown option");
@@ -194,7 +242,8 @@ static int model_pull(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage("model pull", "give one NAME or URL");
-	return cli_model_pull_run(argv[optind], sha, name, 0, NULL, 0);
+	return cli_model_pull_run(argv[optind], sha, name, max_size, 0, NULL,
+				  0);
 }
 
 /* ----------------------------------------------------------------- list */
@@ -546,7 +595,7 @@ int cli_model_setup(const char *dir, const char *model, const char *probes)
 
 	printf("model 1/3: pull %s\n", model);
 	fflush(stdout);
-	ret = cli_model_pull_run(model, NULL, NULL, 0, path, sizeof(path));
+	ret = cli_model_pull_run(model, NULL, NULL, 0, 0, path, sizeof(path));
 	if (ret)
 		return ret;
 	if (!cairn_model_lookup(model)) {

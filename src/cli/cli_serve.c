@@ -29,7 +29,13 @@
  *     server only, no inline script), nosniff, no framing, no referrer;
  *     the page writes stored text with textContent only;
  *   - request bodies, headers and connections are bounded; errors are
- *     JSON {"error":{"code","message"}} with the matching status.
+ *     JSON {"error":{"code","message"}} with the matching status;
+ *   - a connection that has not sent a whole request holds its place
+ *     only while no one needs it: past SERVE_CONN_LIMIT live connections
+ *     the one waiting longest for its request is cut, and one waiting
+ *     SERVE_REQUEST_DEADLINE is cut when the next arrives (issue 31: 32
+ *     connections trickling headers, each under the idle timeout, locked
+ *     the owner out).
  *
  * Threads: libmicrohttpd runs every request on its one internal polling
  * thread, so the store handle is never used by two requests at once; the
@@ -66,8 +72,12 @@
 #define SERVE_MAX_BODY ((size_t)1 << 20)       /* 1 MiB of JSON per POST */
 #define SERVE_MAX_IDS 500                      /* ids in one batch approve */
 #define SERVE_CONN_MEMORY ((size_t)64 << 10)   /* per connection: headers, URL */
-#define SERVE_CONN_LIMIT 32                    /* connections at once */
+#define SERVE_CONN_LIMIT 32                    /* live connections kept */
+/* libmicrohttpd's own limit: room above SERVE_CONN_LIMIT for the newcomer
+ * whose arrival cuts a waiting one (conn_started) */
+#define SERVE_CONN_HARD 64
 #define SERVE_CONN_TIMEOUT 30                  /* seconds idle */
+#define SERVE_REQUEST_DEADLINE 10.0            /* seconds to send a request */
 #define SERVE_LIST_LIMIT 500                   /* records per list */
 #define SERVE_HOOK_CALLS 100                   /* recent hook calls shown */
 #define SERVE_HOOK_RECEIPTS 50                 /* of which with their receipt */
@@ -96,6 +106,8 @@ static struct {
 	const char *(*lookup_connection_value)(struct MHD_Connection *,
 					       enum MHD_ValueKind,
 					       const char *);
+	const union MHD_ConnectionInfo *(*get_connection_info)(
+		struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
 } mhd;
 
 static int mhd_load(char *why, size_t whysize)
@@ -104,7 +116,7 @@ static int mhd_load(char *why, size_t whysize)
 		"MHD_start_daemon",		   "MHD_stop_daemon",
 		"MHD_create_response_from_buffer", "MHD_add_response_header",
 		"MHD_queue_response",		   "MHD_destroy_response",
-		"MHD_lookup_connection_value",
+		"MHD_lookup_connection_value",	   "MHD_get_connection_info",
 	};
 	void **const slots[] = {
 		(void **)&mhd.start_daemon,
@@ -114,6 +126,7 @@ static int mhd_load(char *why, size_t whysize)
 		(void **)&mhd.queue_response,
 		(void **)&mhd.destroy_response,
 		(void **)&mhd.lookup_connection_value,
+		(void **)&mhd.get_connection_info,
 	};
 
 	return util_dl_syms(SERVE_LIBMHD, "Debian's libmicrohttpd12", names,
@@ -122,7 +135,17 @@ static int mhd_load(char *why, size_t whysize)
 
 /* ------------------------------------------------------------- state */
 
+/* A live connection (conn_started to conn_closed). */
+struct conn {
+	struct MHD_Connection *c; /* libmicrohttpd's handle */
+	int fd;                   /* its socket; -1 once cut */
+	double since;             /* when it began waiting for a request (ms) */
+	int busy;                 /* 1: a whole request came; answering it */
+};
+
 struct serve {
+	struct conn conns[SERVE_CONN_HARD]; /* the live connections */
+	size_t nconns;           /* of conns[] in use */
 	cairn_db *db;            /* the workspace store */
 	char *dir;               /* its .cairn directory */
 	char token[33];          /* 128 bits as 32 hex digits */
@@ -1080,6 +1103,82 @@ static enum MHD_Result route_post(struct serve *s, struct MHD_Connection *c,
 	return ret;
 }
 
+/* ------------------------------------------------------ connections */
+
+/* All on libmicrohttpd's one polling thread: no lock. */
+static struct conn *conn_find(struct serve *s, struct MHD_Connection *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->nconns; i++)
+		if (s->conns[i].c == c)
+			return &s->conns[i];
+	return NULL;
+}
+
+/* Cut a connection that waits for its request: libmicrohttpd sees the
+ * socket end and closes it (conn_closed). The socket stays open until
+ * then, so its number is never another's. */
+static void conn_cut(struct conn *k)
+{
+	if (k->fd >= 0)
+		shutdown(k->fd, SHUT_RDWR);
+	k->fd = -1;
+}
+
+/*
+ * A new connection: every one waiting SERVE_REQUEST_DEADLINE for its
+ * request is cut, and past SERVE_CONN_LIMIT live ones the one waiting
+ * longest too. A client that sends its request at once (the owner's
+ * browser) is busy within milliseconds and never cut; connections that
+ * trickle headers can only take each other's places.
+ */
+static void conn_started(struct serve *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	double now = util_now_ms();
+	size_t i, live = 0;
+	struct conn *old = NULL;
+
+	if (s->nconns == SERVE_CONN_HARD)
+		return; /* cannot happen: libmicrohttpd's limit is ours */
+	s->conns[s->nconns].c = c;
+	s->conns[s->nconns].fd = ci ? ci->connect_fd : -1;
+	s->conns[s->nconns].since = now;
+	s->conns[s->nconns].busy = 0;
+	s->nconns++;
+	for (i = 0; i + 1 < s->nconns; i++) {
+		struct conn *k = &s->conns[i];
+
+		if (k->fd < 0)
+			continue;
+		if (!k->busy && now - k->since > SERVE_REQUEST_DEADLINE * 1e3)
+			conn_cut(k);
+		else if (!k->busy && (!old || k->since < old->since))
+			old = k;
+	}
+	for (i = 0; i < s->nconns; i++)
+		live += s->conns[i].fd >= 0;
+	if (live > SERVE_CONN_LIMIT && old)
+		conn_cut(old);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct serve *s = cls;
+	struct conn *k;
+
+	(void)socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		conn_started(s, c);
+	} else if ((k = conn_find(s, c)) != NULL) {
+		*k = s->conns[--s->nconns]; /* closed: its place freed */
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -1095,7 +1194,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!rq) {
 		/* the first call: headers only; refuse early */
 		const char *len = hdr(c, "Content-Length");
+		struct conn *k = conn_find(s, c);
 
+		if (k)
+			k->busy = 1; /* a whole request came: never cut */
 		rq = cairn_malloc(sizeof(*rq));
 		if (!rq)
 			return MHD_NO;
@@ -1152,10 +1254,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct req *rq = *con_cls;
+	struct conn *k = conn_find(cls, c);
 
-	(void)cls;
-	(void)c;
 	(void)toe;
+	if (k) { /* kept alive: waiting for the next request from now */
+		k->busy = 0;
+		k->since = util_now_ms();
+	}
 	if (rq) {
 		sbuf_release(&rq->body);
 		cairn_free(rq);
@@ -1392,12 +1497,13 @@ int cmd_serve(int argc, char **argv)
 			     on_request, &s,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_CONNECTION_LIMIT,
-			     (unsigned int)SERVE_CONN_LIMIT,
+			     (unsigned int)SERVE_CONN_HARD,
 			     MHD_OPTION_CONNECTION_TIMEOUT,
 			     (unsigned int)SERVE_CONN_TIMEOUT,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			     SERVE_CONN_MEMORY,
-			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
 			     MHD_OPTION_END);
 	if (!d) {
 		cli_fail("cannot start the HTTP server on %s", s.host);

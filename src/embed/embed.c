@@ -254,8 +254,10 @@ int embed_texts(struct embedder *e, int is_query, const char *const *texts,
 		for (j = 0; j < dim; j++) {
 			if (!isfinite(v[j])) {
 				snprintf(err, errsize, "the model returned a "
-						       "non-finite value for "
-						       "text %zu", i);
+						       "non-finite value (NaN "
+						       "or infinity) for text "
+						       "%zu",
+					 i);
 				rc = CAIRN_CORRUPT;
 				goto out;
 			}

@@ -1389,6 +1389,69 @@ out:
 	return rc;
 }
 
+/* Texts every probe embeds besides the records: English, Chinese, a query. */
+static const char *const probe_fixed[] = {
+	"The deploy pipeline runs the database migrations before the release.",
+	"\xe8\xae\xa2\xe5\x8d\x95\xe6\x95\xb0\xe6\x8d\xae\xe5\xad\x98\xe5\x9c\xa8 PostgreSQL \xe9\x87\x8c",
+};
+
+int vector_probe(struct cairn_db *db, struct embedder *e)
+{
+	const struct embed_identity *id = embed_identity(e);
+	const char *texts[VECTOR_PROBE_RECORDS + ARRAY_SIZE(probe_fixed)];
+	char *owned[VECTOR_PROBE_RECORDS];
+	char err[512];
+	sqlite3_stmt *st = NULL;
+	float *out = NULL;
+	size_t n = 0, k = 0, i;
+	int rc = CAIRN_OK, src, q;
+
+	for (i = 0; i < ARRAY_SIZE(probe_fixed); i++)
+		texts[n++] = probe_fixed[i];
+	src = sqlite3_prepare_v2(db->sql,
+				 "SELECT title, body FROM main.records "
+				 "ORDER BY rid LIMIT ?1",
+				 -1, &st, NULL);
+	if (src == SQLITE_OK)
+		sqlite3_bind_int(st, 1, VECTOR_PROBE_RECORDS);
+	while (src == SQLITE_OK || src == SQLITE_ROW) {
+		src = sqlite3_step(st);
+		if (src != SQLITE_ROW)
+			break;
+		owned[k] = record_text((const char *)sqlite3_column_text(st, 0),
+				       (const char *)sqlite3_column_text(st, 1));
+		if (!owned[k]) {
+			src = SQLITE_NOMEM;
+			break;
+		}
+		texts[n++] = owned[k++];
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE) {
+		rc = store_sql_error(db, src, "reading records");
+		goto out;
+	}
+	out = util_calloc(n * (size_t)id->dim, sizeof(*out));
+	if (!out) {
+		rc = store_error(db, CAIRN_NOMEM, "out of memory");
+		goto out;
+	}
+	/* as passages and as queries: a model may fail either way */
+	for (q = 0; q < 2 && rc == CAIRN_OK; q++) {
+		rc = embed_texts(e, q, texts, n, out, err, sizeof(err));
+		if (rc)
+			store_error(db, rc, "the model was tried on %zu texts "
+					    "before anything changed, and "
+					    "failed: %s",
+				    n, err);
+	}
+out:
+	while (k > 0)
+		cairn_free(owned[--k]);
+	cairn_free(out);
+	return rc;
+}
+
 int vector_reindex(struct cairn_db *db, struct embedder *e, size_t batch,
 		   void (*progress)(void *ctx, long long done,
 				    long long total),

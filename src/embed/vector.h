@@ -151,6 +151,17 @@ int vector_stats(struct cairn_db *db, struct vector_stats *st);
 int vector_drop_all(struct cairn_db *db, long long *dropped);
 
 /*
+ * Issue 31: try model e, before `cairn reindex` changes anything, on two
+ * fixed texts and the first VECTOR_PROBE_RECORDS records of the workspace,
+ * as passages and as queries. A model yielding NaN or infinity fails here
+ * (CAIRN_CORRUPT, from embed_texts) instead of leaving a configured model
+ * that no question can use; any other embed error too. The message names
+ * what failed.
+ */
+#define VECTOR_PROBE_RECORDS 16 /* one small batch: under a second on a CPU */
+int vector_probe(struct cairn_db *db, struct embedder *e);
+
+/*
  * `cairn reindex`: embed (as passages) every record of main and global
  * lacking a vector, in batches of `batch` records (0: 32), each committed on
  * its own so an interrupted run resumes where it stopped. Sets the identity

@@ -10,6 +10,10 @@
  *   NAME.gguf        the model, only ever put there by rename()
  *   NAME.gguf.part   the bytes of an unfinished download (resumed with a
  *                    Range request by the next pull)
+ *   NAME.gguf.part.if-range  the strong ETag, or else the Last-Modified, of
+ *                    the answer the part was started from: sent as If-Range
+ *                    with every resume, so bytes of a file changed since are
+ *                    never spliced onto it (no validator: no resume)
  *   NAME.json        {"name", "source", "sha256", "size", "pinned",
  *                    "pulled"}: what the file is and where it came from
  *
@@ -21,13 +25,15 @@
  *
  * Must never: download without being asked (no call from recall, reindex
  * or the hook), leave a half-written NAME.gguf, follow a redirect from
- * https to http, or loop without bound (MODEL_TRIES transfers at most).
+ * https to http, or loop without bound (MODEL_TRIES transfers at most),
+ * write more than the size bound, or wait on a trickling server for ever.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -288,7 +294,8 @@ int cairn_model_installed(const char *name, const char *dir, char *path,
 int cairn_model_remove(const char *name, const char *dir, char *err,
 		       size_t errsize)
 {
-	static const char *const suffixes[] = { ".gguf", ".json", ".gguf.part" };
+	static const char *const suffixes[] = { ".gguf", ".json", ".gguf.part",
+						".gguf.part.if-range" };
 	char d[4096], p[4200];
 	size_t i;
 	int rc, found = 0;
@@ -332,6 +339,8 @@ static struct {
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
 	CURLcode (*easy_perform)(CURL *);
 	const char *(*easy_strerror)(CURLcode);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
 	char why[256]; /* "" when loaded */
 } mc;
 static pthread_once_t mc_once = PTHREAD_ONCE_INIT;
@@ -341,11 +350,13 @@ static void mc_load(void)
 	static const char *const names[] = {
 		"curl_easy_init",    "curl_easy_cleanup", "curl_easy_setopt",
 		"curl_easy_getinfo", "curl_easy_perform", "curl_easy_strerror",
+		"curl_slist_append", "curl_slist_free_all",
 	};
 	void **const slots[] = {
 		(void **)&mc.easy_init,    (void **)&mc.easy_cleanup,
 		(void **)&mc.easy_setopt,  (void **)&mc.easy_getinfo,
 		(void **)&mc.easy_perform, (void **)&mc.easy_strerror,
+		(void **)&mc.slist_append, (void **)&mc.slist_free_all,
 	};
 
 	(void)util_dl_syms(MODEL_LIBCURL, "Debian's libcurl4", names, slots,
@@ -363,9 +374,125 @@ struct xfer {
 	int restart;             /* 1: a 200 answered our Range: part truncated */
 	int werr;                /* errno of a failed write, 0 */
 	long long total;         /* whole file's size, 0 while unknown */
+	long long bound;         /* most bytes the file may have */
+	int toobig;              /* 1: the answer passed bound: stopped */
+	int bad_range;           /* 1: a 206 from another offset: stopped */
+	const char *vpath;       /* NAME.gguf.part.if-range */
+	char etag[MODEL_VALIDATOR_MAX];    /* the answer's strong ETag, "" */
+	char lastmod[MODEL_VALIDATOR_MAX]; /* its Last-Modified, "" */
+	long long crange;        /* its Content-Range's first byte, -1 */
 	const cairn_pull_opts *o;
 	double last_ms;          /* when progress was last reported */
 };
+
+/* ------------------------------------------------------- the validator */
+
+/* A header value that may go back into a header: printable ASCII only. */
+static int header_safe(const char *v, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= MODEL_VALIDATOR_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* The If-Range value recorded beside the part into buf ("" when none). */
+static void validator_read(const char *vpath, char *buf, size_t size)
+{
+	int fd = open(vpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (!header_safe(buf, strlen(buf)))
+		buf[0] = '\0';
+}
+
+/* Record the answer's validator beside a part started from byte 0 (or
+ * remove the old one: without a validator the part is never resumed). */
+static void validator_write(const struct xfer *x)
+{
+	const char *v = x->etag[0] ? x->etag : x->lastmod;
+	int fd;
+
+	unlink(x->vpath);
+	if (!v[0])
+		return;
+	fd = open(x->vpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+				    O_NOFOLLOW,
+		  0644);
+	if (fd < 0)
+		return;
+	if (util_write_all(fd, v, strlen(v)) != 0 ||
+	    util_write_all(fd, "\n", 1) != 0) {
+		close(fd);
+		unlink(x->vpath);
+		return;
+	}
+	close(fd);
+}
+
+/* Is line (n bytes, CRLF included) the header name (with its ':')? Its
+ * value, trimmed, into *v and *vn. */
+static int header_is(const char *line, size_t n, const char *name,
+		     const char **v, size_t *vn)
+{
+	size_t k = strlen(name);
+
+	if (n < k || strncasecmp(line, name, k) != 0)
+		return 0;
+	line += k;
+	n -= k;
+	while (n > 0 && (*line == ' ' || *line == '\t')) {
+		line++;
+		n--;
+	}
+	while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == '\n' ||
+			 line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	*v = line;
+	*vn = n;
+	return 1;
+}
+
+/* Each header line of each answer (a redirect's too: a status line starts
+ * the next answer afresh). */
+static size_t on_header(char *p, size_t size, size_t nitems, void *user)
+{
+	struct xfer *x = user;
+	size_t n = size * nitems, vn;
+	const char *v;
+
+	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
+		x->etag[0] = x->lastmod[0] = '\0';
+		x->crange = -1;
+	} else if (header_is(p, n, "etag:", &v, &vn)) {
+		/* a weak ETag cannot make a Range conditional (RFC 9110
+		   13.1.5): Last-Modified then */
+		if (!(vn >= 2 && v[0] == 'W' && v[1] == '/') &&
+		    header_safe(v, vn))
+			snprintf(x->etag, sizeof(x->etag), "%.*s", (int)vn, v);
+	} else if (header_is(p, n, "last-modified:", &v, &vn)) {
+		if (header_safe(v, vn))
+			snprintf(x->lastmod, sizeof(x->lastmod), "%.*s",
+				 (int)vn, v);
+	} else if (header_is(p, n, "content-range:", &v, &vn)) {
+		if (vn > 6 && strncmp(v, "bytes ", 6) == 0 && v[6] >= '0' &&
+		    v[6] <= '9')
+			x->crange = strtoll(v + 6, NULL, 10);
+	}
+	return n;
+}
 
 static size_t on_body(char *p, size_t size, size_t nmemb, void *user)
 {
@@ -379,7 +506,8 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *user)
 		mc.easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &x->status);
 		mc.easy_getinfo(x->c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
 		if (x->status == 200 && x->base > 0) {
-			/* the server ignored Range: the whole file again */
+			/* the server ignored Range, or If-Range found the
+			   file changed: the whole file again */
 			if (ftruncate(x->fd, 0) != 0) {
 				x->werr = errno;
 				return 0;
@@ -387,11 +515,25 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *user)
 			x->base = 0;
 			x->restart = 1;
 		}
+		if (x->status == 206 && x->crange != x->base) {
+			x->bad_range = 1; /* bytes for another offset */
+			return 0;
+		}
 		if ((x->status == 200 || x->status == 206) && len >= 0)
 			x->total = x->base + (long long)len;
+		if (x->total > x->bound) {
+			x->toobig = 1; /* announced too big: nothing written */
+			return 0;
+		}
+		if (x->status == 200)
+			validator_write(x); /* a part starting at byte 0 */
 	}
 	if (x->status != 200 && x->status != 206)
 		return n; /* an error page: read and dropped */
+	if (x->base + x->wrote + (long long)n > x->bound) {
+		x->toobig = 1; /* an endless answer: stopped at the bound */
+		return 0;
+	}
 	if (util_write_all(x->fd, p, n) != 0) {
 		x->werr = errno ? errno : EIO;
 		return 0; /* curl stops with CURLE_WRITE_ERROR */
@@ -435,19 +577,26 @@ enum xfer_outcome { X_DONE, X_RETRY, X_FAIL };
  * X_DONE: the file is complete; X_RETRY: cut in the middle (resume);
  * X_FAIL: *rc and out->error say why.
  */
-static enum xfer_outcome transfer(const char *url, int fd,
-				  const cairn_pull_opts *o,
+static enum xfer_outcome transfer(const char *url, int fd, const char *vpath,
+				  long long bound, const cairn_pull_opts *o,
 				  cairn_pull_result *out, int *rc)
 {
 	struct xfer x;
 	struct stat st;
-	char range[48], host[256];
+	struct curl_slist *hdrs = NULL;
+	char range[48], host[256], ifr[MODEL_VALIDATOR_MAX + 16];
+	char v[MODEL_VALIDATOR_MAX];
+	const char *stall = getenv("CAIRN_PULL_STALL_S");
+	long stall_s = stall && atol(stall) > 0 ? atol(stall) : MODEL_STALL_S;
 	CURLcode cc;
 	int https = strncmp(url, "https://", 8) == 0;
 
 	memset(&x, 0, sizeof(x));
 	x.fd = fd;
 	x.o = o;
+	x.vpath = vpath;
+	x.bound = bound;
+	x.crange = -1;
 	if (fstat(fd, &st) != 0) {
 		*rc = CAIRN_IO;
 		snprintf(out->error, sizeof(out->error), "cannot stat the "
@@ -455,6 +604,22 @@ static enum xfer_outcome transfer(const char *url, int fd,
 		return X_FAIL;
 	}
 	x.base = (long long)st.st_size;
+	v[0] = '\0';
+	if (x.base > 0) {
+		validator_read(vpath, v, sizeof(v));
+		if (!v[0]) {
+			/* nothing tells whether the server's file is still the
+			   one the part began: never splice, start again */
+			if (ftruncate(fd, 0) != 0) {
+				*rc = CAIRN_IO;
+				snprintf(out->error, sizeof(out->error),
+					 "cannot truncate the partial file: "
+					 "%s", strerror(errno));
+				return X_FAIL;
+			}
+			x.base = 0;
+		}
+	}
 	x.c = mc.easy_init();
 	if (!x.c) {
 		*rc = CAIRN_NOMEM;
@@ -471,8 +636,10 @@ static enum xfer_outcome transfer(const char *url, int fd,
 	mc.easy_setopt(x.c, CURLOPT_MAXREDIRS, 10L);
 	mc.easy_setopt(x.c, CURLOPT_NOSIGNAL, 1L);
 	mc.easy_setopt(x.c, CURLOPT_CONNECTTIMEOUT_MS, (long)MODEL_CONNECT_MS);
-	mc.easy_setopt(x.c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	mc.easy_setopt(x.c, CURLOPT_LOW_SPEED_TIME, (long)MODEL_STALL_S);
+	mc.easy_setopt(x.c, CURLOPT_LOW_SPEED_LIMIT, (long)MODEL_LOW_SPEED_BPS);
+	mc.easy_setopt(x.c, CURLOPT_LOW_SPEED_TIME, stall_s);
+	mc.easy_setopt(x.c, CURLOPT_HEADERFUNCTION, on_header);
+	mc.easy_setopt(x.c, CURLOPT_HEADERDATA, &x);
 	mc.easy_setopt(x.c, CURLOPT_USERAGENT, "cairn/" CAIRN_VERSION);
 	mc.easy_setopt(x.c, CURLOPT_WRITEFUNCTION, on_body);
 	mc.easy_setopt(x.c, CURLOPT_WRITEDATA, &x);
@@ -484,6 +651,18 @@ static enum xfer_outcome transfer(const char *url, int fd,
 		   is then ours to handle, by starting again */
 		snprintf(range, sizeof(range), "%lld-", x.base);
 		mc.easy_setopt(x.c, CURLOPT_RANGE, range);
+		/* only if the file is still the one the part began (RFC 9110
+		   13.1.5): else the server sends it whole (200) */
+		snprintf(ifr, sizeof(ifr), "If-Range: %s", v);
+		hdrs = mc.slist_append(NULL, ifr);
+		if (!hdrs) {
+			mc.easy_cleanup(x.c);
+			*rc = CAIRN_NOMEM;
+			snprintf(out->error, sizeof(out->error),
+				 "out of memory");
+			return X_FAIL;
+		}
+		mc.easy_setopt(x.c, CURLOPT_HTTPHEADER, hdrs);
 		if (!out->resumed_from)
 			out->resumed_from = x.base;
 	}
@@ -491,6 +670,8 @@ static enum xfer_outcome transfer(const char *url, int fd,
 	if (!x.checked)
 		mc.easy_getinfo(x.c, CURLINFO_RESPONSE_CODE, &x.status);
 	mc.easy_cleanup(x.c);
+	if (hdrs)
+		mc.slist_free_all(hdrs);
 	out->transfers++;
 	if (x.restart)
 		out->resumed_from = 0;
@@ -505,7 +686,23 @@ static enum xfer_outcome transfer(const char *url, int fd,
 			 out->path, x.base + x.wrote);
 		return X_FAIL;
 	}
-	if (x.status == 416 && x.base > 0) {
+	if (x.toobig) {
+		*rc = CAIRN_TOOBIG;
+		if (x.total > bound)
+			snprintf(out->error, sizeof(out->error),
+				 "%s announced %lld bytes, more than the "
+				 "bound of %lld for this model: nothing kept "
+				 "(--max-size BYTES allows more)",
+				 host, x.total, bound);
+		else
+			snprintf(out->error, sizeof(out->error),
+				 "%s sent more than %lld bytes, the bound for "
+				 "this model: the download is removed "
+				 "(--max-size BYTES allows more)",
+				 host, bound);
+		return X_FAIL;
+	}
+	if (x.bad_range || (x.status == 416 && x.base > 0)) {
 		/* the part is not a prefix of this file: start again */
 		if (ftruncate(fd, 0) != 0) {
 			*rc = CAIRN_IO;
@@ -514,6 +711,7 @@ static enum xfer_outcome transfer(const char *url, int fd,
 				 strerror(errno));
 			return X_FAIL;
 		}
+		unlink(vpath);
 		out->resumed_from = 0;
 		return X_RETRY;
 	}
@@ -764,6 +962,7 @@ static int pull_existing(const char *dir, const char *want,
 /* Download out->url onto the part file (appending: a cut transfer
  * resumes), up to MODEL_TRIES transfers with a doubling back-off. */
 static int pull_download(const char *dir, const char *part,
+			 const char *vpath, long long bound,
 			 const cairn_pull_opts *opts, cairn_pull_result *out)
 {
 	long wait = MODEL_BACKOFF_MS;
@@ -806,7 +1005,7 @@ static int pull_download(const char *dir, const char *part,
 				;
 			wait *= 2;
 		}
-		x = transfer(out->url, fd, opts, out, &rc);
+		x = transfer(out->url, fd, vpath, bound, opts, out, &rc);
 		if (x == X_DONE) {
 			rc = CAIRN_OK;
 			break;
@@ -825,16 +1024,21 @@ static int pull_download(const char *dir, const char *part,
 		snprintf(out->error, sizeof(out->error), "%s writing '%s'",
 			 errno == ENOSPC ? "disk full" : strerror(errno), part);
 	}
-	if (rc && fstat(fd, &st) == 0 && st.st_size == 0)
-		unlink(part); /* nothing came: leave nothing behind */
+	if (rc == CAIRN_TOOBIG || (rc && fstat(fd, &st) == 0 &&
+				   st.st_size == 0)) {
+		/* nothing came, or what came is no model: leave nothing */
+		unlink(part);
+		unlink(vpath);
+	}
 	close(fd);
 	return rc;
 }
 
 /* The part file is complete: check its hash and magic, rename it into
  * place and write its manifest. */
-static int pull_finish(const char *dir, const char *part, const char *want,
-		       const cairn_model_entry *e, cairn_pull_result *out)
+static int pull_finish(const char *dir, const char *part, const char *vpath,
+		       const char *want, const cairn_model_entry *e,
+		       cairn_pull_result *out)
 {
 	out->error[0] = '\0';
 	if (model_sha256_file(part, out->sha256) != 0) {
@@ -861,6 +1065,7 @@ static int pull_finish(const char *dir, const char *part, const char *want,
 			 part, strerror(errno));
 		return CAIRN_IO;
 	}
+	unlink(vpath);
 	out->pinned = want[0] != 0;
 	if (write_manifest(dir, out, out->pinned, e ? e->name : NULL)) {
 		snprintf(out->error, sizeof(out->error), "cannot record the "
@@ -876,7 +1081,8 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 {
 	const cairn_model_entry *e;
 	const char *pin = opts ? opts->sha256 : NULL;
-	char dir[4096], part[4300], want[65] = "";
+	char dir[4096], part[4300], vpath[4320], want[65] = "";
+	long long bound;
 	int rc;
 	struct stat st;
 
@@ -905,7 +1111,9 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 		return rc;
 	}
 	if (model_file(out->path, sizeof(out->path), dir, out->name, ".gguf") ||
-	    model_file(part, sizeof(part), dir, out->name, ".gguf.part")) {
+	    model_file(part, sizeof(part), dir, out->name, ".gguf.part") ||
+	    model_file(vpath, sizeof(vpath), dir, out->name,
+		       ".gguf.part.if-range")) {
 		snprintf(out->error, sizeof(out->error), "the model "
 			 "directory's path is too long");
 		return CAIRN_TOOBIG;
@@ -913,7 +1121,13 @@ int cairn_model_pull(const char *what, const cairn_pull_opts *opts,
 	/* there already: check it, fetch nothing */
 	if (stat(out->path, &st) == 0 && S_ISREG(st.st_mode))
 		return pull_existing(dir, want, e, &st, out);
-	if ((rc = pull_download(dir, part, opts, out)))
+	if (opts && opts->max_size > 0)
+		bound = opts->max_size;
+	else if (e)
+		bound = e->size + (long long)(e->size * MODEL_SIZE_MARGIN);
+	else
+		bound = MODEL_MAX_URL_BYTES;
+	if ((rc = pull_download(dir, part, vpath, bound, opts, out)))
 		return rc;
-	return pull_finish(dir, part, want, e, out);
+	return pull_finish(dir, part, vpath, want, e, out);
 }

@@ -1230,13 +1230,14 @@ static int lexical_pool(struct recall *r)
 
 /*
  * With vectors of the configured model: the dense side (recall_hybrid.c).
- * A provider that is down leaves recall lexical only, and says so.
+ * A model that fails (down, slow, unopenable, or yielding NaN) leaves
+ * recall lexical only, and says so.
  */
 static int dense_side(struct recall *r)
 {
 	int rc = recall_dense_pool(r->db, r->query, r->o, &r->dn);
 
-	if (rc == CAIRN_IO && r->dn.down) {
+	if (rc && r->dn.down) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "lexical recall only: %s",

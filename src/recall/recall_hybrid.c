@@ -58,7 +58,9 @@ int recall_dense_pool(struct cairn_db *db, const char *query,
 
 	memset(d, 0, sizeof(*d));
 	rc = vector_embedder(db, &d->e);
-	d->down = rc == CAIRN_IO; /* e.g. an http server down at open */
+	/* a model that cannot be opened (an http server down, a file gone
+	 * or damaged) leaves recall lexical, as one that fails below */
+	d->down = rc != CAIRN_OK && rc != CAIRN_NOMEM;
 	if (rc || !d->e)
 		return rc;
 	id = embed_identity(d->e);
@@ -81,7 +83,14 @@ int recall_dense_pool(struct cairn_db *db, const char *query,
 	rc = embed_texts(d->e, 1, &query, 1, d->q, err, sizeof(err));
 	embed_set_budget(d->e, 0);
 	if (rc) {
+		/* any failure of the model: down, slow, or NaN (issue 31: a
+		 * NaN-yielding model made every recall fail and the hook
+		 * inject nothing) */
+#ifndef CAIRN_MUTATE_MODEL_FAIL_FATAL
+		d->down = rc != CAIRN_NOMEM;
+#else
 		d->down = rc == CAIRN_IO;
+#endif
 		return store_error(db, rc, "embedding the question: %s", err);
 	}
 	f.kinds = o->kinds && *o->kinds ? o->kinds : NULL;

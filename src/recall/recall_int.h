@@ -32,8 +32,9 @@ struct dense {
 	char label[400];                   /* provider/model@revision, for receipts */
 	struct vector_hit *hits;           /* RANK_POOL best, best first */
 	size_t n;
-	int down;                          /* 1: the provider failed (CAIRN_IO):
-					      recall may go on lexical only */
+	int down;                          /* 1: the model failed (any error
+					      but out of memory): recall may
+					      go on lexical only */
 };
 
 /* One candidate record of a recall, from the BM25 pool, the dense pool or the key. */

@@ -11,7 +11,10 @@ plain URL (/MODE/FILE) and Hugging Face's layout (/MODE/REPO/resolve/main/
 FILE, what HF_ENDPOINT=http://127.0.0.1:PORT/MODE makes cairn ask for)
 work. The first path part picks the behaviour:
 
-    ok        200, or 206 for a Range request ("bytes=N-")
+    ok        200, or 206 for a Range request ("bytes=N-"); every file
+              answer carries a strong ETag (of its bytes) and a
+              Last-Modified, and a Range request whose If-Range names
+              neither is answered 200 with the whole file (RFC 9110)
     cut       the first request for each file sends half its bytes, then
               closes the connection (Content-Length says the whole); later
               requests are served as ok
@@ -21,12 +24,21 @@ work. The first path part picks the behaviour:
     slow      as ok, in 20 pieces 0.1 s apart
     html      200 with an HTML page
     missing   404
+    endless   200 with no length, GGUF magic then zeros until the client
+              stops reading (at most 256 MiB)
+    huge      200 announcing 10 GB, then 1 MiB, then closes
+    changing  the first request for FILE sends half of FILE and closes;
+              later ones serve FILE.v2 (another file, another ETag),
+              honouring Range, and If-Range as ok does
+    trickle   announces the whole file, sends 1 byte a second (at most
+              40), then closes
 
 Each request is logged as "MODE FILE RANGE" (RANGE "-" when none). It
 listens on a port the OS picks (written to PORTFILE) and exits by itself
 after 120 s.
 """
 
+import hashlib
 import os
 import sys
 import threading
@@ -76,12 +88,53 @@ class H(BaseHTTPRequestHandler):
         if mode == "html":
             return self.send_bytes(200, b"<html><body>sign in</body></html>",
                                    [("Content-Type", "text/html")])
+        if mode == "endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            chunk = b"\0" * 65536
+            try:
+                self.wfile.write(b"GGUF")
+                for _ in range(4096):  # 256 MiB at most
+                    self.wfile.write(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if mode == "huge":
+            self.send_response(200)
+            self.send_header("Content-Length", str(10 ** 10))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                self.wfile.write(b"GGUF" + b"\0" * (1 << 20))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         path = os.path.join(DIR, os.path.basename(name))
+        first_change = False
+        if mode == "changing":
+            with lock:
+                first_change = name not in cut_done
+                cut_done.add(name)
+            if not first_change:
+                path += ".v2"
         if not os.path.isfile(path):
             return self.send_bytes(404, b"Entry not found")
         with open(path, "rb") as f:
             data = f.read()
+        etag = '"%s"' % hashlib.sha256(data).hexdigest()[:24]
+        lastmod = time.strftime("%a, %d %b %Y %H:%M:%S GMT",
+                                time.gmtime(os.stat(path).st_mtime))
+        ifr = self.headers.get("If-Range")
+        with lock:
+            with open(LOG, "a") as f:
+                f.write("%s %s if-range %s\n" % (mode, name, ifr or "-"))
         start = 0
+        if ifr is not None and ifr != etag and ifr != lastmod:
+            rng = "-"  # the file changed: the whole of it (RFC 9110 13.1.5)
         if rng.startswith("bytes=") and mode != "norange":
             start = int(rng[6:].split("-")[0])
             if start >= len(data):
@@ -90,7 +143,8 @@ class H(BaseHTTPRequestHandler):
         body = data[start:]
         code = 206 if start else 200
         hdr = [("Content-Type", "application/octet-stream"),
-               ("Accept-Ranges", "bytes")]
+               ("Accept-Ranges", "bytes"), ("ETag", etag),
+               ("Last-Modified", lastmod)]
         if start:
             hdr.append(("Content-Range", "bytes %d-%d/%d" %
                         (start, len(data) - 1, len(data))))
@@ -102,9 +156,25 @@ class H(BaseHTTPRequestHandler):
                 if name not in cut_done:
                     cut_done.add(name)
                     cut = True
-        if cut:
+        if cut or first_change:
             return self.send_bytes(code, body, hdr, promise=len(body),
                                    send=len(body) // 2)
+        if mode == "trickle":
+            self.send_response(code)
+            for k, v in hdr:
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                for i in range(min(40, len(body))):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         if mode == "slow":
             self.send_response(code)
             for k, v in hdr:
