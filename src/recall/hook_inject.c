@@ -9,7 +9,12 @@
  * only recalls and renders text: the process side (stdin, deadline, log,
  * exit codes) is cli_hook.c, Claude Code's output object hook.c.
  *
- * Holds: the block's header (past project records, not the conversation);
+ * Holds: reading a prompt as a prompt (recall for the whole prompt and for
+ * each sentence that asks, outside fenced code: asking_spans,
+ * hook_prompt_recall); the hook's own evidence test, stricter than
+ * recall's floor (hook_evidence: answerability, words in common); the
+ * block's header (past project records, not the conversation);
+ * entries by answerability, a later one within HOOK_NEAR of the first;
  * per entry date · kind · source · relevance and the first lines of the
  * real body (never keywords), an event's as a quotation of past
  * conversation, stored control characters made visible; one entry per
