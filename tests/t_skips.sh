@@ -51,5 +51,19 @@ else
 fi
 if [ "$(grep -c '^    .*reason\|^    three cases' "$tmp/all.err")" = 3 ]; then ok; else
 	bad "the skip summary does not list each reason once: $(grep -A8 '^skipped (' "$tmp/all.err")"; fi
+
+# make eval on a clone without the evaluation sets: skipped (not passed,
+# not failed), saying where the sets come from; a failure under
+# CAIRN_FAIL_ON_SKIP=1
+CAIRN_FAIL_ON_SKIP=0 tests/run-eval "$1" "$tmp/no-eval" "$tmp/eval-out" > "$tmp/ev.out" 2> "$tmp/ev.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -qx 'eval: 0 passed, 0 failed, 1 skipped' "$tmp/ev.out" &&
+	grep -q "^skipped: make eval: no evaluation data at '$tmp/no-eval'.*public benchmarks.*EVAL_DIR=" "$tmp/ev.out"; then
+	ok
+else
+	bad "make eval without data: exit $rc: $(cat "$tmp/ev.out" "$tmp/ev.err" | head -3)"
+fi
+CAIRN_FAIL_ON_SKIP=1 tests/run-eval "$1" "$tmp/no-eval" "$tmp/eval-out" > /dev/null 2>&1
+if [ $? -eq 1 ]; then ok; else bad "make eval without data passed under CAIRN_FAIL_ON_SKIP=1"; fi
 echo "skips: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
