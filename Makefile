@@ -287,6 +287,14 @@ soak: deps-test
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude $(addprefix -I,$(SRC_DIRS) src/cli) src
 
+# A program built with `pkg-config cairn` must find libcairn.so.0 at run
+# time: installed for this machine (DESTDIR empty) as root, ldconfig
+# refreshes the linker's cache (Debian searches /usr/local/lib, but only
+# through that cache); and cairn.pc carries -Wl,-rpath to PREFIX/lib
+# for any PREFIX but /usr, which no ldconfig configuration may name.
+COMMA    := ,
+PC_RPATH  = $(if $(filter /usr /usr/,$(PREFIX)),,-Wl$(COMMA)-rpath$(COMMA)$${libdir} )
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -297,8 +305,16 @@ install: all
 	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
 	install -m 0644 include/cairn.h $(DESTDIR)$(PREFIX)/include/cairn.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CAIRN_VERSION "\(.*\)"/\1/p' include/cairn.h)|g' \
-		-e 's|@PRIVATE@|$(LINK_PKGS)|g' cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
+		-e 's|@PRIVATE@|$(LINK_PKGS)|g' -e 's|@RPATH@|$(PC_RPATH)|g' \
+		cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
 	install -m 0644 docs/cairn.1 $(DESTDIR)$(PREFIX)/share/man/man1/cairn.1
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
+		echo ldconfig; ldconfig || echo "cairn: note: ldconfig failed: run it before" \
+		"using libcairn.so.0" >&2; \
+	elif [ -z "$(DESTDIR)" ]; then \
+		echo "cairn: note: not root, so ldconfig did not run: a program linked with" \
+		"libcairn.so.0 finds it through cairn.pc's rpath, or after 'ldconfig' as root" >&2; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cairn $(DESTDIR)$(PREFIX)/lib/libcairn.* \
