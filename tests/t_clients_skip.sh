@@ -33,5 +33,45 @@ if [ "$(cat "$tmp/rc")" = 0 ]; then ok; else bad "exit $(cat "$tmp/rc") without 
 run 1 "$1"
 if [ "$(cat "$tmp/rc")" = 1 ]; then ok; else bad "exit $(cat "$tmp/rc") with CAIRN_FAIL_ON_SKIP=1, expected 1"; fi
 if [ ! -e "$tmp/claude-code/node_modules" ]; then ok; else bad "something was installed"; fi
-echo "clients_skip: $passed passed, $failed failed"
+
+# which Claude Code build tests/tools/claude-code-setup takes: npm 9
+# (Debian's) installs the glibc and the musl platform packages side by
+# side; the one for this machine's C library is taken, by name and by its
+# package.json's "libc" (a folder laid out as that npm leaves it; the
+# failing npm above makes sure nothing is fetched)
+ver=$(sed -n 's/^VER=//p' tests/tools/claude-code-setup)
+case $(uname -m) in x86_64 | amd64) cpu=x64 ;; aarch64 | arm64) cpu=arm64 ;; *) cpu=$(uname -m) ;; esac
+cc=$tmp/cc/node_modules/@anthropic-ai
+mkdir -p "$cc/claude-code" "$cc/claude-code-linux-$cpu" "$cc/claude-code-linux-$cpu-musl"
+printf '{"name":"@anthropic-ai/claude-code","version":"%s"}\n' "$ver" > "$cc/claude-code/package.json"
+for l in glibc musl; do
+	d=$cc/claude-code-linux-$cpu; [ $l = musl ] && d=$d-musl
+	printf '{"os":["linux"],"cpu":["%s"],"libc":["%s"]}\n' "$cpu" "$l" > "$d/package.json"
+	printf '#!/bin/sh\necho %s\n' "$l" > "$d/claude"
+	chmod +x "$d/claude"
+done
+pick() { PATH="$tmp/bin:$PATH" "$@" tests/tools/claude-code-setup "$tmp/cc" 2> "$tmp/pick.err"; }
+if [ "$(uname -s)" = Linux ] && command -v node > /dev/null; then
+	got=$(pick env CAIRN_CLAUDE_LIBC=glibc)
+	if [ "$got" = "$cc/claude-code-linux-$cpu/claude" ]; then ok; else
+		bad "on glibc claude-code-setup took '$got' $(cat "$tmp/pick.err")"; fi
+	got=$(pick env -u CAIRN_CLAUDE_LIBC)
+	if ldd --version 2>&1 | grep -qi musl; then want=$cc/claude-code-linux-$cpu-musl/claude; else
+		want=$cc/claude-code-linux-$cpu/claude; fi
+	if [ "$got" = "$want" ]; then ok; else bad "this machine's C library: took '$got', want '$want'"; fi
+	got=$(pick env CAIRN_CLAUDE_LIBC=musl)
+	if [ "$got" = "$cc/claude-code-linux-$cpu-musl/claude" ]; then ok; else
+		bad "on musl claude-code-setup took '$got'"; fi
+	# a package whose "libc" is not this machine's is not taken
+	printf '{"os":["linux"],"cpu":["%s"],"libc":["musl"]}\n' "$cpu" > "$cc/claude-code-linux-$cpu/package.json"
+	if got=$(pick env CAIRN_CLAUDE_LIBC=glibc); then
+		bad "a build for musl was taken on glibc: '$got'"
+	else
+		ok
+	fi
+else
+	echo "  skipped: claude-code-setup's choice of build: not Linux, or no node"
+	skipped=1
+fi
+echo "clients_skip: $passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ "$failed" -eq 0 ]

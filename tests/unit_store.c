@@ -79,6 +79,59 @@ static void test_gate(void)
 	cairn_db_close(db);
 }
 
+/*
+ * EVIDENCE-OF: a {0}-initialised cairn_record is a complete input: its
+ * confidence 0 means the default (1.0 human, 0.5 agent), not 0.00; a
+ * rewrite of a key and a revise with confidence 0 keep the record's
+ * (issue 33, item 5; include/cairn.h)
+ */
+static void test_zero_confidence_default(void)
+{
+	cairn_db *db = test_store("zeroconf", NULL, 0);
+	cairn_record r = { 0 }, ch = { 0 }, *got = NULL;
+	char *id = NULL, *aid = NULL;
+
+	r.kind = (char *)"fact";
+	r.key = (char *)"zero:conf";
+	r.body = (char *)"the cache holds 10 GB";
+	CHECK_INT(cairn_record_write(db, &r, 0, &id), CAIRN_OK);
+	CHECK(cairn_record_get(db, id, &got) == CAIRN_OK);
+	if (got)
+		CHECK(got->confidence == 1.0);
+	cairn_record_free(got);
+	got = NULL;
+	/* an agent's {0} write: the agent default */
+	r.key = NULL;
+	r.origin = (char *)"agent";
+	r.body = (char *)"the cache may hold 20 GB";
+	CHECK_INT(cairn_record_write(db, &r, 0, &aid), CAIRN_OK);
+	CHECK(cairn_record_get(db, aid, &got) == CAIRN_OK);
+	if (got)
+		CHECK(got->confidence == 0.5);
+	cairn_record_free(got);
+	got = NULL;
+	/* a set confidence, then a rewrite and a revise that leave it 0 */
+	r.origin = NULL;
+	r.key = (char *)"zero:conf";
+	r.confidence = 0.7;
+	r.body = (char *)"the cache holds 12 GB";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_OK);
+	r.confidence = 0;
+	r.body = (char *)"the cache holds 14 GB";
+	CHECK_INT(cairn_record_write(db, &r, 0, NULL), CAIRN_OK);
+	ch.body = (char *)"the cache holds 16 GB";
+	CHECK_INT(cairn_record_revise(db, id, &ch, 0), CAIRN_OK);
+	CHECK(cairn_record_get(db, id, &got) == CAIRN_OK);
+	if (got) {
+		CHECK(got->confidence == 0.7);
+		CHECK_STR(got->body, "the cache holds 16 GB");
+	}
+	cairn_record_free(got);
+	cairn_free(id);
+	cairn_free(aid);
+	cairn_db_close(db);
+}
+
 /* EVIDENCE-OF: SPEC 3 -- unknown statuses are errors, never coerced */
 static void test_unknown_values(void)
 {
@@ -829,6 +882,7 @@ void unit_store(void)
 	RUN(test_file_modes);
 	RUN(test_gate);
 	RUN(test_unknown_values);
+	RUN(test_zero_confidence_default);
 	RUN(test_default_filter);
 	RUN(test_key_revisions);
 	RUN(test_secret_refused);

@@ -36,40 +36,95 @@ struct cli cli_state;
 
 /* ----------------------------------------------------------------- helpers */
 
-/* "cairn: " and the message on stderr, controls in it made visible (a
- * message may quote stored text or an argument). */
-static void fail_message(const char *fmt, va_list ap)
+/*
+ * What getopt found wrong with the last option (cli_getopt; getopt's own
+ * message is off), said by the next cli_usage in place of its generic
+ * "unknown option": one message, naming the option.
+ */
+static char getopt_msg[160];
+
+/*
+ * The message: "cairn: " and the text on stderr, controls in it made
+ * visible (a message may quote stored text or an argument), and help (a
+ * pointer to --help) on a line of its own. Under --json one JSON object
+ * on stdout instead, {"error": TEXT, "code": EXIT STATUS}, where a
+ * program reading the command's JSON looks.
+ */
+static int fail_message(int code, const char *help, const char *fmt,
+			va_list ap)
 {
 	struct sbuf msg = SBUF_INIT, out = SBUF_INIT;
 
 	sbuf_vaddf(&msg, fmt, ap);
-	util_add_escaped(&out, sbuf_str(&msg), msg.len, UTIL_ESC_KEEP_NL);
-	fputs("cairn: ", stderr);
-	fputs(sbuf_str(&out), stderr);
+	if (cli_state.json) {
+		sbuf_adds(&out, "{\"error\":");
+		json_add_str(&out, sbuf_str(&msg), msg.len);
+		sbuf_addf(&out, ",\"code\":%d}", code);
+		fflush(stdout);
+		if (!out.err)
+			printf("%s\n", sbuf_str(&out));
+		fflush(stdout);
+	} else {
+		util_add_escaped(&out, sbuf_str(&msg), msg.len,
+				 UTIL_ESC_KEEP_NL);
+		fputs("cairn: ", stderr);
+		fputs(sbuf_str(&out), stderr);
+		fputc('\n', stderr);
+		if (help)
+			fprintf(stderr, "%s\n", help);
+	}
 	sbuf_release(&msg);
 	sbuf_release(&out);
+	return code;
 }
 
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	fail_message(fmt, ap);
+	rc = fail_message(EXIT_ERR, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_ERR;
+	return rc;
+}
+
+static int usage_message(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage_message(const char *cmd, const char *fmt, ...)
+{
+	char help[96];
+	va_list ap;
+	int rc;
+
+	snprintf(help, sizeof(help), "see 'cairn %s%s--help'", cmd ? cmd : "",
+		 cmd ? " " : "");
+	va_start(ap, fmt);
+	rc = fail_message(EXIT_USAGE, help, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char help[96];
 	va_list ap;
+	int rc;
 
+	/* getopt's finding names the option ("unknown option '--bogus'",
+	 * "option '--kind' needs a value") */
+	if (getopt_msg[0] && strcmp(fmt, "unknown option") == 0) {
+		rc = usage_message(cmd, "%s", getopt_msg);
+		getopt_msg[0] = '\0';
+		return rc;
+	}
+	snprintf(help, sizeof(help), "see 'cairn %s%s--help'", cmd ? cmd : "",
+		 cmd ? " " : "");
 	va_start(ap, fmt);
-	fail_message(fmt, ap);
+	rc = fail_message(EXIT_USAGE, help, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'cairn %s --help'\n", cmd ? cmd : "");
-	return EXIT_USAGE;
+	return rc;
 }
 
 /* ------------------------------------------------------- terminal output */
@@ -383,7 +438,47 @@ static int print_one(const cairn_record *r, int json)
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts)
 {
-	return getopt_long(argc, argv, shortopts, longopts, NULL);
+	const struct option *o;
+	const char *arg;
+	size_t len;
+	int c;
+
+	opterr = 0; /* one message: cli_usage's, naming the option */
+	getopt_msg[0] = '\0';
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?')
+		return c;
+	arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (strncmp(arg, "--", 2) != 0) {
+		const char *s = optopt > 0 && optopt < 128
+					? strchr(shortopts, optopt)
+					: NULL;
+
+		if (s)
+			snprintf(getopt_msg, sizeof(getopt_msg),
+				 "option '-%c' needs a value", optopt);
+		else
+			snprintf(getopt_msg, sizeof(getopt_msg),
+				 "unknown option '-%c'",
+				 optopt > 32 && optopt < 127 ? optopt : '?');
+		return c;
+	}
+	len = strcspn(arg, "=");
+	for (o = longopts; o && o->name; o++)
+		if (len > 2 && strlen(o->name) == len - 2 &&
+		    strncmp(o->name, arg + 2, len - 2) == 0)
+			break;
+	if (o && o->name && o->has_arg == required_argument)
+		snprintf(getopt_msg, sizeof(getopt_msg),
+			 "option '--%s' needs a value", o->name);
+	else if (o && o->name && o->has_arg == no_argument)
+		snprintf(getopt_msg, sizeof(getopt_msg),
+			 "option '--%s' takes no value", o->name);
+	else
+		snprintf(getopt_msg, sizeof(getopt_msg),
+			 "unknown option '%.*s'", (int)(len < 100 ? len : 100),
+			 arg);
+	return c;
 }
 
 /* ---------------------------------------------------- a store under Git */
@@ -444,11 +539,8 @@ static int cmd_init(int argc, char **argv)
 					    { 0, 0, 0, 0 } };
 	const char *env = getenv("CAIRN_DIR");
 	char cwd[PATH_MAX], dir[PATH_MAX + 16], gi[PATH_MAX + 32];
-	cairn_open_opts o;
-	cairn_db *db = NULL;
 	struct stat st;
-	int c, rc, existed;
-	FILE *f;
+	int c, existed;
 
 	while ((c = cli_getopt(argc, argv, "h", lo)) != -1) {
 		if (c == 'h')
@@ -486,6 +578,27 @@ static int cmd_init(int argc, char **argv)
 	}
 	if (existed)
 		warn_tracked_store(dir);
+	if (cli_store_create(dir))
+		return EXIT_ERR;
+	if (cli_state.json)
+		printf("{\"store\":\"%s/cairn.db\",\"created\":%s}\n", dir,
+		       existed ? "false" : "true");
+	else
+		printf("%s cairn store in %s\n",
+		       existed ? "reinitialized existing" : "initialized empty",
+		       dir);
+	return EXIT_OK;
+}
+
+int cli_store_create(const char *dir)
+{
+	char gi[PATH_MAX + 32];
+	cairn_open_opts o;
+	cairn_db *db = NULL;
+	struct stat st;
+	int rc;
+	FILE *f;
+
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
 	rc = cairn_db_open(dir, &o, &db);
@@ -513,13 +626,6 @@ static int cmd_init(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	if (cli_state.json)
-		printf("{\"store\":\"%s/cairn.db\",\"created\":%s}\n", dir,
-		       existed ? "false" : "true");
-	else
-		printf("%s cairn store in %s\n",
-		       existed ? "reinitialized existing" : "initialized empty",
-		       dir);
 	return EXIT_OK;
 }
 
@@ -625,7 +731,7 @@ static const char write_help[] =
 	"                         asked, cairn sync --include-machine)\n"
 	"      --origin ORIGIN    human (default), agent, capture, reflection\n"
 	"      --proof TEXT       what verified it\n"
-	"      --confidence X     0..1\n"
+	"      --confidence X     above 0, at most 1 (default: 1, agents 0.5)\n"
 	"      --time ISO         event time (YYYY-MM-DD[THH:MM[:SS]][Z])\n"
 	"      --session ID       provenance: agent session\n"
 	"      --tool NAME        provenance: tool or work item\n"
@@ -675,9 +781,10 @@ static int cmd_write(int argc, char **argv)
 			errno = 0;
 			r.confidence = strtod(optarg, &end);
 			if (errno || *end || end == optarg ||
-			    !(r.confidence >= 0 && r.confidence <= 1))
+			    !(r.confidence > 0 && r.confidence <= 1))
 				return cli_usage("write", "--confidence must "
-						 "be a number in 0..1");
+						 "be a number above 0, at "
+						 "most 1");
 			break;
 		case O_TIME: r.time = optarg; break;
 		case O_SESSION: r.src_session = optarg; break;
@@ -707,6 +814,19 @@ static int cmd_write(int argc, char **argv)
 			return EXIT_ERR; /* cli_read_stdin said why */
 		r.body = in;
 	}
+	/* a word outside the spec's lists is a usage error, said before
+	 * the store is opened */
+	if (r.kind && !cairn_kind_valid(r.kind))
+		return cli_usage("write", "unknown kind '%s' (decision adr "
+				 "fact rule procedure capability finding "
+				 "history event note)", r.kind);
+	if (r.status && !cairn_status_valid(r.status))
+		return cli_usage("write", "unknown status '%s' (candidate "
+				 "accepted unverified stale superseded "
+				 "historical false retired rejected)", r.status);
+	if (r.scope && !cairn_scope_valid(r.scope))
+		return cli_usage("write", "unknown scope '%s' (workspace, "
+				 "global, machine)", r.scope);
 	if (r.origin && !cairn_origin_valid(r.origin))
 		return cli_usage("write", "unknown origin '%s'", r.origin);
 	if (r.origin && strcmp(r.origin, "file") == 0)
@@ -1181,9 +1301,10 @@ static int cmd_revise(int argc, char **argv)
 		case O_CONF:
 			ch.confidence = strtod(optarg, &end);
 			if (*end || end == optarg ||
-			    !(ch.confidence >= 0 && ch.confidence <= 1))
+			    !(ch.confidence > 0 && ch.confidence <= 1))
 				return cli_usage("revise", "--confidence must "
-						 "be a number in 0..1");
+						 "be a number above 0, at "
+						 "most 1");
 			break;
 		case O_REDACT: flags |= CAIRN_WRITE_REDACT; break;
 		case O_JSON: cli_state.json = 1; break;
@@ -1642,6 +1763,48 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/*
+ * The command a mistyped word most likely meant: the fewest edits (an
+ * insertion, deletion, substitution or swap of neighbours), at most 2 and
+ * less than half the word; NULL when none is that close.
+ */
+static const struct cli_command *nearest_command(const char *w)
+{
+	const struct cli_command *best = NULL;
+	size_t n = strlen(w), i, bestd = 3;
+
+	if (n == 0 || n > 32)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		const char *c = commands[i].name;
+		size_t m = strlen(c), a, b, d[34][34];
+
+		if (m > 32)
+			continue;
+		for (a = 0; a <= n; a++)
+			d[a][0] = a;
+		for (b = 0; b <= m; b++)
+			d[0][b] = b;
+		for (a = 1; a <= n; a++)
+			for (b = 1; b <= m; b++) {
+				size_t x = d[a - 1][b] + 1, y = d[a][b - 1] + 1,
+				       z = d[a - 1][b - 1] + (w[a - 1] != c[b - 1]);
+
+				x = x < y ? x : y;
+				x = x < z ? x : z;
+				if (a > 1 && b > 1 && w[a - 1] == c[b - 2] &&
+				    w[a - 2] == c[b - 1] && d[a - 2][b - 2] + 1 < x)
+					x = d[a - 2][b - 2] + 1;
+				d[a][b] = x;
+			}
+		if (d[n][m] < bestd && 2 * d[n][m] < (n > m ? n : m)) {
+			bestd = d[n][m];
+			best = &commands[i];
+		}
+	}
+	return best;
+}
+
 static void main_help(FILE *f)
 {
 	size_t i;
@@ -1661,7 +1824,8 @@ static void main_help(FILE *f)
 		"\n"
 		"options:\n"
 		"  -C DIR      run as if started in DIR\n"
-		"  --json      machine-readable output (every command)\n"
+		"  --json      machine-readable output (every command); an error\n"
+		"              is {\"error\": TEXT, \"code\": EXIT STATUS} on stdout\n"
 		"  --version   print the version\n"
 		"\n"
 		"environment:\n"
@@ -1670,7 +1834,8 @@ static void main_help(FILE *f)
 		"                    $XDG_DATA_HOME/cairn or ~/.local/share/cairn)\n"
 		"  CAIRN_JIEBA_DICT  jieba dictionary (default: python3-jieba's)\n"
 		"\n"
-		"exit status: 0 ok, 1 error, 2 usage\n"
+		"exit status: 0 ok, 1 error, 2 usage, 3 drift (cairn check: a\n"
+		"reference changed)\n"
 		"'cairn COMMAND --help' explains each command.\n");
 }
 
@@ -1679,6 +1844,12 @@ int main(int argc, char **argv)
 	const struct cli_command *cmd;
 	int i = 1;
 
+	/* --json anywhere before "--" (every command takes it): errors found
+	 * before the command reads its options are JSON too */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			cli_state.json = 1;
+	i = 1;
 	while (i < argc && argv[i][0] == '-') {
 		if (strcmp(argv[i], "-C") == 0) {
 			if (i + 1 >= argc)
@@ -1700,7 +1871,8 @@ int main(int argc, char **argv)
 			printf("cairn %s\n", CAIRN_VERSION);
 			return EXIT_OK;
 		} else {
-			return cli_usage(NULL, "unknown option '%s'", argv[i]);
+			return usage_message(NULL, "unknown option '%s'",
+					     argv[i]);
 		}
 	}
 	if (i >= argc) {
@@ -1719,9 +1891,14 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[i]);
 	if (!cmd) {
-		fprintf(stderr, "cairn: '%s' is not a cairn command; see "
-			"'cairn --help'\n", argv[i]);
-		return EXIT_USAGE;
+		const struct cli_command *near = nearest_command(argv[i]);
+
+		if (near)
+			return usage_message(NULL, "'%s' is not a cairn "
+					     "command; did you mean '%s'?",
+					     argv[i], near->name);
+		return usage_message(NULL, "'%s' is not a cairn command",
+				     argv[i]);
 	}
 	optind = 0;
 	if (strcmp(cmd->name, "mcp") != 0 && strcmp(cmd->name, "hook") != 0)

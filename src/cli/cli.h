@@ -26,6 +26,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_db_fail(cairn_db *db, int rc);
 /* Print help text to stdout; return 0. */
 int cli_help(const char *text);
+/*
+ * Create (or migrate) the store in directory dir (a ".cairn" folder) with
+ * its .gitignore, as `cairn init` does; 0, or 1 after printing why.
+ */
+int cli_store_create(const char *dir);
 /* Open the workspace store; on failure prints why and returns 1. */
 int cli_open(cairn_db **db, int create);
 /* All of stdin as a record's text (16 MiB limit); caller frees with
@@ -79,8 +84,9 @@ int cli_model_resolve(const char *model, char *path, size_t size,
 		      const cairn_model_entry **entry);
 /*
  * `cairn setup claude-code --model M`: cli_model_setup_check before any
- * file is written (M is a catalogue embedding model or a URL, DIR has a
- * store; 0, else 1 or 2 after printing why), cli_model_setup after: pull,
+ * file is written (M is a catalogue embedding model or a URL; 0, else 2
+ * after printing why), cli_model_setup after setup made sure of a store:
+ * pull,
  * reindex every record (--yes), calibrate (probes, or the cosine floor
  * from built-in off-topic questions). Exit status.
  */

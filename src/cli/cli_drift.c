@@ -47,10 +47,8 @@ static const char check_help[] =
 	"comes back in step with `cairn seed`. `cairn verify ID` re-affirms any\n"
 	"other record against today's tree (--json: each drifted reference's\n"
 	"\"fix\").\n"
-	"exit status: 0 nothing drifted, 3 some reference drifted, 1 error.\n"
-	"\n"
-	"列出来源已变化的记录：记录引用的文件（种子文件、Makefile、脚本等）自记录以来\n"
-	"被修改、删除或改名。确认后用 cairn verify ID 重新核实。\n";
+	"exit status: 0 nothing drifted, 3 some reference drifted, 1 error,\n"
+	"2 usage.\n";
 
 static const char verify_help[] =
 	"usage: cairn verify [--json] ID\n"
@@ -58,9 +56,7 @@ static const char verify_help[] =
 	"Re-affirm record ID against today's tree, as a human act: the files it\n"
 	"refers to are recorded anew (`cairn check` and recall stop marking it)\n"
 	"and the act is a new revision (proof \"verified by a human against the\n"
-	"tree at COMMIT on DATE\"; `cairn history` keeps the previous one).\n"
-	"\n"
-	"人工确认记录仍然符合当前代码：重新记录其引用文件，并保存为新修订。\n";
+	"tree at COMMIT on DATE\"; `cairn history` keeps the previous one).\n";
 
 /* Is record id file-backed (seeded from a Markdown file)? Re-seeding,
  * not `cairn verify`, brings it in step with its file. */

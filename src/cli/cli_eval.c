@@ -305,7 +305,8 @@ static void print_table(const struct eval_report *r, const char *dataset)
 		       r->stores);
 	if (r->floor_known)
 		printf("         a question is answered when its best hit's "
-		       "answerability is above it; each hit above %.2f\n",
+		       "answerability is above it; then each hit above %.2f "
+		       "(the lower of the floor and the default) is shown\n",
 		       r->floor < CAIRN_DEFAULT_FLOOR ? r->floor
 						      : CAIRN_DEFAULT_FLOOR);
 	if (eval_auroc(r, NULL) >= 0)

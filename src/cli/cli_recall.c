@@ -244,6 +244,7 @@ int cmd_recall(int argc, char **argv)
 	cairn_result *res = NULL;
 	cairn_db *db = NULL;
 	char *end;
+	double hit_floor;
 	int c, i, rc, ret = EXIT_OK;
 	size_t h;
 
@@ -334,31 +335,44 @@ int cmd_recall(int argc, char **argv)
 			printf("\n");
 		print_hit_human(h, &res->hits[h], o.explain);
 	}
+	/* the question is answered above the floor; each hit must then be
+	 * above the lower of the floor and the default (docs/RANKING.md) */
+	hit_floor = res->floor < CAIRN_DEFAULT_FLOOR ? res->floor
+						     : CAIRN_DEFAULT_FLOOR;
 	if (o.explain && res->hybrid)
 		printf("\nterms searched: %s\nmode: hybrid (BM25 + dense, "
-		       "docs/RANKING.md)\ncosine floor: %.2f (%s); lexical "
-		       "floor: %.2f (%s); %zu hit%s dropped by the floors, %zu "
+		       "docs/RANKING.md)\n%scosine floor: %.2f (%s); lexical "
+		       "floor: %.2f (%s) for the question, each hit's answer "
+		       "above %.2f; %zu hit%s dropped by the floors, %zu "
 		       "by the per-source limit\n",
-		       res->terms, res->cos_floor,
+		       res->terms, o.no_floor ? "floors off (--no-floor), "
+						"in force they would be: " : "",
+		       res->cos_floor,
 		       res->cos_floor_calibrated ? "calibrated"
 						 : "not calibrated",
 		       res->floor,
 		       res->floor_calibrated ? "calibrated"
 					     : "default, not calibrated",
-		       res->dropped, res->dropped == 1 ? "" : "s",
+		       hit_floor, res->dropped, res->dropped == 1 ? "" : "s",
 		       res->dropped_dup);
 	else if (o.explain)
-		printf("\nterms searched: %s\nfloor: %.2f (%s); %zu hit%s "
-		       "dropped by it\n",
-		       res->terms, res->floor,
+		printf("\nterms searched: %s\n%sfloor: %.2f (%s) for the "
+		       "question, each hit above %.2f; %zu hit%s dropped by "
+		       "it\n",
+		       res->terms, o.no_floor ? "floors off (--no-floor), "
+						"in force they would be: " : "",
+		       res->floor,
 		       res->floor_calibrated ? "calibrated"
 					     : "default, not calibrated",
-		       res->dropped, res->dropped == 1 ? "" : "s");
+		       hit_floor, res->dropped, res->dropped == 1 ? "" : "s");
 	if (o.explain)
 		printf("answerability: %.4f, the best hit's share of the "
 		       "question's informative IDF mass (%.4f of it never said "
-		       "in the store); answered when above the floor\n",
-		       res->answer, res->answer_unseen);
+		       "in the store); %s\n",
+		       res->answer, res->answer_unseen,
+		       o.no_floor ? "--no-floor: the hits are shown whatever "
+				    "it is"
+				  : "answered when above the floor");
 	if (o.explain && res->chance_words > 1) {
 		printf("chance: %zu specific words (in under max(1/sqrt(N), "
 		       "%g%%) of the records); chance would put their pairs in "

@@ -34,10 +34,7 @@ static const char remote_help[] =
 	"machine: true only here) only with `cairn sync --include-machine`.\n"
 	"Each remote keeps its own sync state (its name and the server's id),\n"
 	"so two remotes on one server, two spaces or two roles, each get\n"
-	"every change.\n"
-	"\n"
-	"团队记忆：remote 是团队共享的 PostgreSQL；连接串里不能有密码（用\n"
-	"~/.pgpass）。\n";
+	"every change.\n";
 
 static const char sync_help[] =
 	"usage: cairn sync [NAME] [--include-machine] [--watch [--for SECONDS]]\n"
@@ -67,9 +64,7 @@ static const char sync_help[] =
 	"                 refused, unsynced, error, log (one string per event)\n"
 	"\n"
 	"exit status: 0 synced, 1 the server could not be reached or refused\n"
-	"(the message says why; local work is unaffected).\n"
-	"\n"
-	"同步：推送本机改动，拉取他人改动；冲突时本机文本成为候选，不会丢失。\n";
+	"(the message says why; local work is unaffected).\n";
 
 /* host/owner/repo from a Git remote URL; "" when there is none. */
 static void git_space(const char *root, char *out, size_t size)

@@ -365,10 +365,13 @@ int cmd_seed(int argc, char **argv)
 		}
 	}
 	if (cli_state.json) {
+		/* one JSON object: the error alone, or the report */
+		if (rc != CAIRN_OK && rep.n_errors == 0) {
+			ret = cli_db_fail(db, rc);
+			goto out;
+		}
 		report_json(&rep, rc == CAIRN_OK && rep.n_errors == 0);
 		if (rc != CAIRN_OK) {
-			if (rep.n_errors == 0)
-				cli_db_fail(db, rc);
 			ret = EXIT_ERR;
 		} else if (rep.n_errors > 0 || rep.searched) {
 			ret = EXIT_ERR;

@@ -153,7 +153,10 @@ static const char setup_help[] =
 	"a temporary file and a rename) only when something is added; the\n"
 	"Skill is replaced when its text differs from this version's. A file\n"
 	"that is not valid JSON stops the run before anything is written.\n"
-	"The store itself is made by 'cairn init'. Claude Code asks the user\n"
+	"Without a store for DIR (none there or above it, as the hook finds\n"
+	"it), setup creates DIR/.cairn and seeds it from the decision records\n"
+	"the project holds (as 'cairn init' then 'cairn seed'), saying what it\n"
+	"did; an existing store is left as it is. Claude Code asks the user\n"
 	"to approve the new MCP server (`claude mcp list` shows it \"Pending\n"
 	"approval\" until then); setup says how.\n"
 	"\n"
@@ -167,12 +170,13 @@ static const char setup_help[] =
 	"  --model NAME  semantic recall in the same step: pull NAME (cairn\n"
 	"                model list; or a URL), reindex every record with it\n"
 	"                (vectors of another model are dropped), calibrate\n"
-	"                its cosine floor; needs a store ('cairn init')\n"
+	"                its cosine floor\n"
 	"  --probes FILE with --model: calibrate with these questions the\n"
 	"                store cannot answer (as cairn calibrate); default:\n"
 	"                the cosine floor from built-in off-topic questions\n"
 	"  --json        print {dry_run, files: [{file, changed, existed,\n"
-	"                added}], warning}\n"
+	"                added}], store, store_created, seeded: {files,\n"
+	"                records, files_with_errors} or null, warning}\n"
 	"\n"
 	"A symlinked file stays a link: its target is rewritten.\n"
 	"\n"
@@ -670,6 +674,85 @@ static int setup_write(struct setup_file *files, int dry, struct sbuf *js,
 	return CAIRN_OK;
 }
 
+/*
+ * The store the hook and the MCP server will read: the one found from DIR
+ * as they find it (walking up, or $CAIRN_DIR), else a new DIR/.cairn,
+ * seeded from the decision records the project holds (what `cairn init`
+ * then `cairn seed` do), so that one command leaves a working memory
+ * rather than a hook that is silently empty. Says what it did on stdout
+ * (members "store", "store_created", "seeded" of the --json object into
+ * js). 0, or 1 after printing why.
+ */
+static int setup_store(const char *dir, int dry, struct sbuf *js)
+{
+	char *found = NULL, path[SETUP_PATH + 16];
+	cairn_seed_report rep;
+	cairn_open_opts o;
+	cairn_db *db = NULL;
+	int rc;
+
+	if (cairn_workspace_find(dir, &found) == CAIRN_OK) {
+		sbuf_adds(js, ",\"store\":");
+		json_add_strz(js, found);
+		sbuf_adds(js, ",\"store_created\":false,\"seeded\":null");
+		cairn_free(found);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/.cairn", dir);
+	sbuf_adds(js, ",\"store\":");
+	json_add_strz(js, path);
+	if (dry) {
+		sbuf_adds(js, ",\"store_created\":false,\"seeded\":null");
+		if (!cli_state.json)
+			printf("%s: would be created (no store here yet), then "
+			       "seeded from the decision records found\n",
+			       path);
+		return 0;
+	}
+	if (cli_store_create(path))
+		return 1;
+	sbuf_adds(js, ",\"store_created\":true,\"seeded\":");
+	if (!cli_state.json)
+		printf("%s: created (there was no store; the hook and the MCP "
+		       "server read this one)\n", path);
+	memset(&o, 0, sizeof(o));
+	memset(&rep, 0, sizeof(rep));
+	rc = cairn_db_open(path, &o, &db);
+	if (rc == CAIRN_OK)
+		rc = cairn_seed(db, NULL, 0, NULL, &rep);
+	if (rc != CAIRN_OK) {
+		/* the store is there: a seed that failed is said, not fatal */
+		if (!cli_state.json)
+			fprintf(stderr, "cairn: note: seeding failed (%s): run "
+				"'cairn seed' in '%s' to see why\n",
+				cairn_errmsg(db), dir);
+		sbuf_adds(js, "{\"files\":0,\"records\":0,\"error\":");
+		json_add_strz(js, cairn_errmsg(db));
+		sbuf_addc(js, '}');
+	} else {
+		sbuf_addf(js, "{\"files\":%zu,\"records\":%zu,"
+			      "\"files_with_errors\":%zu}",
+			  rep.files - rep.n_failed, rep.records, rep.n_failed);
+		if (!cli_state.json && rep.n_items == 0)
+			printf("seed: no decision records found in the usual "
+			       "folders (docs/decisions, docs/adr, ...); 'cairn "
+			       "seed PATH' names theirs\n");
+		else if (!cli_state.json)
+			printf("seeded %zu files, %zu records from the "
+			       "project's decision records (cairn seed; re-run "
+			       "it after they change)\n",
+			       rep.files - rep.n_failed, rep.records);
+		if (!cli_state.json && rep.n_failed)
+			fprintf(stderr, "cairn: note: %zu file%s with errors "
+				"skipped: 'cairn seed' in '%s' lists them\n",
+				rep.n_failed, rep.n_failed == 1 ? "" : "s",
+				dir);
+	}
+	cairn_seed_report_release(&rep);
+	cairn_db_close(db);
+	return 0;
+}
+
 int cmd_setup(int argc, char **argv)
 {
 	enum { O_DIR = 256, O_CAIRN, O_MODEL, O_PROBES, O_JSON };
@@ -737,8 +820,13 @@ int cmd_setup(int argc, char **argv)
 		ret = cli_fail("setup: %s", err);
 		goto out;
 	}
+	sbuf_addc(&js, ']');
+	if (setup_store(dir, dry, &js)) {
+		ret = EXIT_FAILURE;
+		goto out;
+	}
 	if (cli_state.json) {
-		sbuf_adds(&js, "],\"warning\":");
+		sbuf_adds(&js, ",\"warning\":");
 		if (warn[0])
 			json_add_strz(&js, warn);
 		else
@@ -746,8 +834,7 @@ int cmd_setup(int argc, char **argv)
 		sbuf_addc(&js, '}');
 		cli_print_json(&js);
 	} else if (!dry && (files[0].write || files[1].write || files[2].write))
-		printf("Restart Claude Code in '%s' to load them; 'cairn init' "
-		       "there if the project has no store yet.\n", dir);
+		printf("Restart Claude Code in '%s' to load them.\n", dir);
 	/* what Claude Code does with a new .mcp.json server (
 	 * checked by tests/clients/claude-code.sh) */
 	if (!dry && files[1].write && !cli_state.json)

@@ -1341,6 +1341,10 @@ static int explain_hit(cairn_hit *h, const struct cand *c,
 		       const struct rank_cand *x, const struct recall *r)
 {
 	struct sbuf sb = SBUF_INIT;
+	/* the comparisons as they are: under --no-floor a hit below either
+	 * floor is shown too, and the text says so (never a false '>') */
+	int answered = !(r->res->answer <= r->floor);
+	int above = !(c->answer <= r->hit_floor);
 
 	sbuf_addf(&sb,
 		  "bm25: rank %d, raw %.4f (title x%g)\n"
@@ -1348,16 +1352,20 @@ static int explain_hit(cairn_hit *h, const struct cand *c,
 		  "lexical: %.4f = bm25 / most the question could score\n"
 		  "answer: %.4f = matched %.3f / question %.3f of IDF mass "
 		  "(never said in the store: %.3f)\n"
-		  "floor: question %.4f > %.2f (%s), hit %.4f > %.2f -> kept, "
+		  "floor: question %.4f %s %.2f (%s): %s; hit %.4f %s %.2f "
+		  "(each hit: the lower of the floor and %.2f) -> %s, "
 		  "relevance %.4f\n"
 		  "weight: %.2f (%s, %s)\n"
 		  "score: %.4f = weight^%g x bm25/best (%.4f)\n",
 		  c->rank, c->bm25, RECALL_W_TITLE, h->matched, c->signal,
 		  c->answer, c->covered, c->mass, c->unseen, r->res->answer,
-		  r->floor,
+		  answered ? ">" : "<=", r->floor,
 		  r->calibrated ? "calibrated" : "default, not calibrated",
-		  c->answer, r->hit_floor, x->relevance, x->weight,
-		  c->rec->kind, c->rec->status, x->score, RANK_WEIGHT_EXP,
+		  answered ? "answered" : "not answered", c->answer,
+		  above ? ">" : "<=", r->hit_floor, RECALL_DEFAULT_FLOOR,
+		  answered && above ? "kept" : "kept by --no-floor",
+		  x->relevance, x->weight, c->rec->kind, c->rec->status,
+		  x->score, RANK_WEIGHT_EXP,
 		  x->bm25_best > 0 ? x->bm25 / x->bm25_best : 0);
 	if (c->lone)
 		sbuf_adds(&sb, LONE_EXPLAIN);

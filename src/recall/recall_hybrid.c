@@ -371,22 +371,35 @@ int recall_explain_hybrid(cairn_hit *h, const struct cand *c,
 		sbuf_adds(&sb, "pin: no\n");
 	if (c->lone)
 		sbuf_adds(&sb, LONE_EXPLAIN);
+	/* the comparisons as they are: under --no-floor a hit below its
+	 * floor is shown too, and the text says so (never a false '>') */
 	if (r->basis == RANK_BASIS_COSINE)
-		sbuf_addf(&sb, "floor: cosine %.4f > %.2f (%s) -> kept, "
+		sbuf_addf(&sb, "floor: cosine %.4f %s %.2f (%s) -> %s, "
 			       "relevance %.4f\n",
-			  r->cosine, cfg->cos_floor,
-			  res->cos_floor_calibrated ? "calibrated"
-						    : "not calibrated",
+			  r->cosine, r->cosine > cfg->cos_floor ? ">" : "<=",
+			  cfg->cos_floor,
+			  res->cos_floor_calibrated
+				  ? "calibrated"
+				  : "not calibrated: it orders, keeps nothing",
+			  (cfg->cos_calibrated && r->cosine > cfg->cos_floor) ||
+					  r->lexical > cfg->lex_floor
+				  ? "kept"
+				  : "kept by --no-floor",
 			  r->relevance);
 	else if (r->basis == RANK_BASIS_LEXICAL)
 		sbuf_addf(&sb, "answer: %.4f = matched %.3f / question %.3f "
 			       "of IDF mass (never said in the store: %.3f)\n"
-			       "floor: answer %.4f > %.2f (%s) -> kept, "
+			       "floor: answer %.4f %s %.2f (each hit: the lower "
+			       "of the lexical floor %.2f, %s, and %.2f) -> %s, "
 			       "relevance %.4f\n",
 			  c->answer, c->covered, c->mass, c->unseen,
-			  r->lexical, cfg->lex_floor,
+			  r->lexical, r->lexical > cfg->lex_floor ? ">" : "<=",
+			  cfg->lex_floor, res->floor,
 			  res->floor_calibrated ? "calibrated"
 						: "default, not calibrated",
+			  CAIRN_DEFAULT_FLOOR,
+			  r->lexical > cfg->lex_floor ? "kept"
+						      : "kept by --no-floor",
 			  r->relevance);
 	else
 		sbuf_adds(&sb, "floor: exact key, relevance 1\n");

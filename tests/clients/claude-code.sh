@@ -79,7 +79,7 @@ skip_all() {
 	finish
 }
 
-command -v jq > /dev/null || skip_all "jq is not installed (scripts/packages)"
+command -v jq > /dev/null || skip_all "jq is not installed (scripts/packages-test)"
 command -v node > /dev/null || skip_all "node is not installed (the fake API runs on it)"
 claude=$(timeout 600 tests/tools/claude-code-setup "${CAIRN_CLIENTS_DIR:-$root/build/tools/claude-code}" \
 	2> "$tmp/install.err")

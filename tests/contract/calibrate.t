@@ -72,7 +72,7 @@ $ cairn recall --explain "what does E4711 mean for the database"
 ~ \| fused: [0-9.]+ = 1 x z\(bm25\) = [0-9.]+, \+ 1 x z\(cosine\) = -?[0-9.]+ \(z-scores over the candidates, shifted above the lowest\)
 ~ \| pin: yes, overwhelming BM25 hit \(dense rank worse than 50, raw >= 1\.5x the second\)
 ~ \| answer: [0-9.]+ = matched [0-9.]+ / question [0-9.]+ of IDF mass
-~ \| floor: answer [0-9.]+ > 0\.12 \(calibrated\) -> kept, relevance [0-9.]+
+~ \| floor: answer [0-9.]+ > 0\.12 \(each hit: the lower of the lexical floor [0-9.]+, calibrated, and 0\.12\) -> kept, relevance [0-9.]+
 ~ \| floor: cosine 1\.0000 > 0\.29 \(calibrated\) -> kept, relevance 1\.0000
 ~ \| weight: 2\.00 \(adr, accepted\)
 ~ \| decay: 1\.0000 \(undated\)

@@ -10,3 +10,9 @@ $ cairn --version
 ~ ^cairn [0-9]+\.[0-9]+\.[0-9]+$
 $ cairn help write
 ~ ^usage: cairn write
+# the --help pages are alike: none ends with a summary in another
+# language (31 of 35 had none; check, remote, sync and verify did)
+$ for c in $(cairn --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}'); do cairn $c --help | tail -3 | grep -qP '[\x{4e00}-\x{9fff}]' && echo "summary in Chinese: $c"; done; echo checked
+> checked
+$ cairn --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {n++} on && /^$/ {exit} END {print (n > 30)}'
+> 1

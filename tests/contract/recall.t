@@ -48,7 +48,7 @@ $ cairn recall --explain "which database stores the orders?"
 ~ bm25: rank [0-9]+, raw [0-9.]+
 ~ matched: .*postgresql|matched: .*order
 ~ answer: 0\.[0-9]+ = matched [0-9.]+ / question [0-9.]+ of IDF mass \(never said in the store: [0-9.]+\)
-~ floor: question 0\.[0-9]+ > 0\.12 \(default, not calibrated\), hit 0\.[0-9]+ > 0\.12 -> kept
+~ floor: question 0\.[0-9]+ > 0\.12 \(default, not calibrated\): answered; hit 0\.[0-9]+ > 0\.12 \(each hit: the lower of the floor and 0\.12\) -> kept,
 ~ weight: 2\.00 \(adr, accepted\)
 # receipts: id in --json, content by 'cairn receipt'
 $ r=$(cairn recall --json "orders database" | jq -r .receipt); cairn receipt --json "$r" | jq -r '.ids[0], .provider, (.query_sha256 | length)'

@@ -12,6 +12,7 @@ $ cairn setup claude-code --dry-run
 > .claude/settings.json: would be updated, added hooks UserPromptSubmit, SessionStart, SessionEnd
 > .mcp.json: would be updated, added server "cairn" (cairn mcp)
 > .claude/skills/cairn-memory/SKILL.md: would be created
+> ./.cairn: would be created (no store here yet), then seeded from the decision records found
 $ ls -A .claude; jq -c . .mcp.json
 > settings.json
 > {"mcpServers":{"other":{"command":"other-server","args":["--x"]}}}
@@ -19,7 +20,10 @@ $ cairn setup claude-code
 > .claude/settings.json: updated, added hooks UserPromptSubmit, SessionStart, SessionEnd
 > .mcp.json: updated, added server "cairn" (cairn mcp)
 > .claude/skills/cairn-memory/SKILL.md: created
-> Restart Claude Code in '.' to load them; 'cairn init' there if the project has no store yet.
+# no store here or above: setup makes one (tests/contract/setup_store.t)
+> ./.cairn: created (there was no store; the hook and the MCP server read this one)
+> seed: no decision records found in the usual folders (docs/decisions, docs/adr, ...); 'cairn seed PATH' names theirs
+> Restart Claude Code in '.' to load them.
 # a new server waits for the user's approval in Claude Code (what
 # Claude Code shows is checked with the real client by make check-clients)
 > The MCP server "cairn" needs your approval in Claude Code: until then `claude mcp list`

@@ -23,7 +23,11 @@ $ cairn write --kind event --time 2024-02-29T10:00:00.250Z "a leap day" >/dev/nu
 > ok
 $ cairn write --confidence nan "not a number"
 ? 2
-e~ --confidence must be a number in 0..1
+e~ --confidence must be a number above 0, at most 1
+# 0 means the default in the C API (include/cairn.h): not a value to set
+$ cairn write --confidence 0 "no confidence at all"
+? 2
+e~ --confidence must be a number above 0, at most 1
 $ cairn write --supersedes nosuch "links to nothing"
 ? 1
 e~ supersedes 'nosuch': no such record

@@ -15,12 +15,13 @@ $ cairn read adr:9 --json | jq -r .status
 $ cairn read no:such:key
 ? 1
 e~ no record with key 'no:such:key'
-# unknown statuses and kinds are errors, never coerced, and nothing is written
+# unknown statuses and kinds are usage errors (exit 2), never coerced,
+# and nothing is written
 $ cairn write --status maybe "x"
-? 1
+? 2
 e~ unknown status 'maybe'
 $ cairn write --kind memo "x"
-? 1
+? 2
 e~ unknown kind 'memo'
 $ cairn list --status all --json | jq length
 > 2

@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 """Drive the cairn review console in headless Chromium (tests/t_console.sh).
 
-    cdp_console.py CHROMIUM URL OUTDIR APPROVE_ID REJECT_ID MARKUP_ID NEW_ID OLD_ID
+    cdp_console.py CHROMIUM URL OUTDIR APPROVE_ID REJECT_ID MARKUP_ID NEW_ID OLD_ID FORGET_ID
 
 Speaks the DevTools protocol directly over --remote-debugging-pipe (file
 descriptors 3 and 4, NUL-separated JSON): no npm, no WebSocket library.
 Opens URL (the one `cairn serve` printed), checks that stored markup stays
 text, approves APPROVE_ID with a real mouse click, rejects REJECT_ID with
 the keyboard (j ... r), approves NEW_ID as the replacement of OLD_ID
-(the button its suggestions add), switches to Chinese, checks a narrow window does
+(the button its suggestions add), retires FORGET_ID (an agent's pending
+forget) with its Retire button, checks that no view shows "[object ...]"
+(a list handed to the DOM's append as one node), charts each dataset's
+runs apart on a 0-1 axis, switches to Chinese, checks a narrow window does
 not scroll sideways, searches, and saves screenshots to OUTDIR. Prints
 "ok NAME" or "FAIL NAME: why" per check; every wait is bounded.
 """
@@ -134,7 +137,7 @@ class CDP:
 
 
 def main():
-    chromium, url, out, approve_id, reject_id, markup_id, new_id, old_id = sys.argv[1:9]
+    chromium, url, out, approve_id, reject_id, markup_id, new_id, old_id, forget_id = sys.argv[1:10]
     results = []
 
     def check(name, cond, why=''):
@@ -188,6 +191,14 @@ def main():
                        ' g.querySelector("button.primary").textContent : null; })()')
         check('candidates of one command shape are grouped, with one approve for all',
               grp == '2 Approve all (2)', str(grp))
+        no_obj = 'document.getElementById("main").innerText.indexOf("[object") < 0'
+        check('the candidates view shows no "[object ...]"', bool(cdp.eval(no_obj)),
+              cdp.eval('document.getElementById("main").innerText.slice(0, 300)'))
+        fg = cdp.eval('(() => { const c = document.querySelector(%s); if (!c) return null;'
+                      ' return Array.from(c.querySelectorAll("button")).map(b => b.dataset.act || "")'
+                      '.filter(Boolean).join(" "); })()' % json.dumps(sel(forget_id, '.forget')))
+        check('a pending forget is a card with Retire and Keep', fg == 'forget-apply forget-keep',
+              'card: %s; page: %s' % (fg, cdp.eval('document.getElementById("main").innerText.slice(-300)')))
         cdp.wait('document.body.dataset.suggested === "yes"')
         cdp.shot(os.path.join(out, 'console-candidates.png'))
 
@@ -216,6 +227,12 @@ def main():
             gone = cdp.wait('!document.querySelector(%s)' % json.dumps(sel(reject_id)))
             check('the keyboard rejects a candidate (j ... r)', bool(gone),
                   cdp.eval('document.getElementById("status").textContent'))
+
+        clicked = cdp.click(sel(forget_id, '.forget [data-act="forget-apply"]'))
+        gone = clicked and cdp.wait('document.body.dataset.ready === "candidates" &&'
+                                    ' !document.querySelector(%s)' % json.dumps(sel(forget_id, '.forget')))
+        check('Retire applies a pending forget', bool(gone),
+              cdp.eval('document.getElementById("status").textContent'))
 
         cdp.click('#lang')
         zh = cdp.wait('document.documentElement.lang === "zh-CN" &&'
@@ -259,6 +276,22 @@ def main():
         pts = cdp.wait('document.body.dataset.ready === "quality" &&'
                        ' document.querySelectorAll("main svg.chart circle").length')
         check('the quality view charts the eval runs', bool(pts), 'points: %s' % pts)
+        q = cdp.eval("""(() => {
+            const cs = Array.from(document.querySelectorAll('main svg.chart'));
+            const off = cs.flatMap(c => Array.from(c.querySelectorAll('circle')).filter(p => {
+                const y = Number(p.getAttribute('cy')); return !(y >= 9 && y <= 217); })
+              .map(p => p.dataset.series));
+            const n = (c, k) => c.querySelectorAll('circle[data-series="' + k + '"]').length;
+            return { sets: cs.map(c => c.dataset.dataset + ':' + n(c, 'recall@1')).join(' '),
+                     off: off.join(' '),
+                     na: cs.map(c => n(c, 'no_answer_empty_rate')).join(' ') }; })()""")
+        check('each dataset is its own chart (no series across datasets)',
+              q and q['sets'] == 'adr-workspace:3 clapnq:2', str(q))
+        check('every point lies on the 0-1 rate axis (no count plotted as a rate)',
+              q and q['off'] == '', str(q))
+        check('the no-answer questions left empty are charted as a rate',
+              q and q['na'] == '3 2', str(q))
+        check('the quality view shows no "[object ...]"', bool(cdp.eval(no_obj)))
         cdp.shot(os.path.join(out, 'console-quality.png'))
 
         dialogs = [e for e in cdp.events if e.get('method') == 'Page.javascriptDialogOpening']

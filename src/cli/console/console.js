@@ -235,7 +235,7 @@ async function viewCandidates(main) {
   const forgets = j.forgets || [];
   if (forgets.length) {
     main.append(el('h2', null, t('forgets') + ' (' + forgets.length + ')'),
-      forgets.map(f => { const r = f.record; return el('article', { class: 'card forget', 'data-id': r.id, tabindex: '-1' },
+      ...forgets.map(f => { const r = f.record; return el('article', { class: 'card forget', 'data-id': r.id, tabindex: '-1' },
         el('h3', null, title(r)), meta(r),
         el('p', { class: 'muted' }, t('proposed') + ' ' + (f.proposed || '') + (f.session ? ' · session ' + f.session : '')),
         el('p', { class: 'reason' }, t('reason') + ': ' + (f.reason || t('no_reason'))),
@@ -251,7 +251,7 @@ async function viewCandidates(main) {
   for (const [k, v] of Object.entries(j)) {
     if (k === 'candidates' || k === 'forgets' || !Array.isArray(v) || !v.length) continue;
     main.append(el('h2', null, k.replace(/_/g, ' ') + ' (' + v.length + ')'),
-      v.map(x => { const r = x.record || x; return el('article', { class: 'card' }, el('h3', null, title(r)), meta(r),
+      ...v.map(x => { const r = x.record || x; return el('article', { class: 'card' }, el('h3', null, title(r)), meta(r),
         el('pre', { class: 'body' }, r.body || ''), recordLink(r)); }));
   }
 }
@@ -380,8 +380,18 @@ async function viewHook(main) {
 
 /* ------------------------------------------------------------ quality */
 
+/* every series is a rate in 0..1: the no-answer questions answered with
+ * nothing are a count in a run (no_answer_empty of no_answer), charted as
+ * their share */
 const SERIES = [['recall@1', '#2f6f5e'], ['recall@3', '#4f8fb8'], ['recall@5', '#8a6fc1'], ['recall@10', '#c18a2f'],
-  ['injection_hit_rate', '#c1432f'], ['no_answer_empty', '#6b6b6b']];
+  ['injection_hit_rate', '#c1432f'], ['no_answer_empty_rate', '#6b6b6b']];
+
+function rateOf(r, k) {
+  if (k === 'no_answer_empty_rate')
+    return typeof r.no_answer_empty === 'number' && typeof r.no_answer === 'number' && r.no_answer > 0
+      ? r.no_answer_empty / r.no_answer : null;
+  return typeof r[k] === 'number' && r[k] >= 0 && r[k] <= 1 ? r[k] : null;
+}
 
 function svg(tag, attrs) {
   const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
@@ -389,20 +399,22 @@ function svg(tag, attrs) {
   return e;
 }
 
-function chart(runs) {
+/* one dataset's runs, oldest first: a line per series */
+function chart(runs, dataset) {
   const W = 640, H = 240, L = 36, B = 24, n = runs.length;
   const x = i => L + (n < 2 ? (W - L) / 2 : i * (W - L - 10) / (n - 1));
   const y = v => H - B - v * (H - B - 10);
-  const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart', role: 'img', 'aria-label': t('quality') });
+  const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart', role: 'img',
+    'aria-label': t('quality') + ': ' + dataset, 'data-dataset': dataset });
   for (const v of [0, 0.25, 0.5, 0.75, 1]) {
     g.append(svg('line', { x1: L, x2: W, y1: y(v), y2: y(v), class: 'grid' }));
     const tx = svg('text', { x: 2, y: y(v) + 4 }); tx.textContent = v.toFixed(2); g.append(tx);
   }
   for (const [k, color] of SERIES) {
-    const pts = runs.map((r, i) => (typeof r[k] === 'number' ? [x(i), y(r[k])] : null)).filter(Boolean);
+    const pts = runs.map((r, i) => { const v = rateOf(r, k); return v === null ? null : [x(i), y(v)]; }).filter(Boolean);
     if (!pts.length) continue;
-    if (pts.length > 1) g.append(svg('polyline', { points: pts.map(p => p.join(',')).join(' '), fill: 'none', stroke: color, 'stroke-width': 2 }));
-    pts.forEach(p => g.append(svg('circle', { cx: p[0], cy: p[1], r: 3, fill: color })));
+    if (pts.length > 1) g.append(svg('polyline', { points: pts.map(p => p.join(',')).join(' '), fill: 'none', stroke: color, 'stroke-width': 2, 'data-series': k }));
+    pts.forEach(p => g.append(svg('circle', { cx: p[0], cy: p[1], r: 3, fill: color, 'data-series': k })));
   }
   return g;
 }
@@ -412,11 +424,27 @@ async function viewQuality(main) {
   const runs = j.runs || [];
   main.append(el('h2', null, t('quality') + ' (' + runs.length + ' ' + t('runs') + ')'));
   if (!runs.length) { main.append(el('p', { class: 'muted' }, t('no_runs'))); return; }
-  main.append(chart(runs), el('div', { class: 'legend' }, SERIES.map(([k, c]) => { const i = el('i'); i.style.background = c; return el('span', null, i, k); })));
+  /* runs of different question sets are not one time series */
+  const byDataset = new Map();
+  for (const r of runs) {
+    const d = r.dataset === undefined || r.dataset === null ? '-' : String(r.dataset);
+    if (!byDataset.has(d)) byDataset.set(d, []);
+    byDataset.get(d).push(r);
+  }
+  for (const [d, rs] of byDataset)
+    main.append(el('h3', null, t('dataset') + ': ' + d + ' (' + rs.length + ' ' + t('runs') + ')'), chart(rs, d));
+  main.append(el('div', { class: 'legend' }, SERIES.map(([k, c]) => { const i = el('i'); i.style.background = c; return el('span', null, i, k); })));
   const cols = ['recorded', 'dataset', ...SERIES.map(s => s[0]), 'mrr', 'stale_hit_rate'];
+  const cell = (r, c) => {
+    if (c === 'no_answer_empty_rate') {
+      const v = rateOf(r, c);
+      return v === null ? '-' : v.toFixed(4) + ' (' + r.no_answer_empty + '/' + r.no_answer + ')';
+    }
+    return r[c] === undefined || r[c] === null ? '-' : (typeof r[c] === 'number' ? r[c].toFixed(4) : String(r[c]));
+  };
   main.append(el('div', { class: 'scroll' }, el('table', null, el('tr', null, el('th', null, '#'), cols.map(c => el('th', null, c))),
     runs.map((r, i) => el('tr', null, el('td', null, String(i + 1)),
-      cols.map(c => el('td', null, r[c] === undefined || r[c] === null ? '-' : (typeof r[c] === 'number' ? r[c].toFixed(4) : String(r[c])))))))));
+      cols.map(c => el('td', null, cell(r, c))))))));
 }
 
 /* ------------------------------------------------------------- frame */
