@@ -258,6 +258,10 @@ struct store_pull_result {
 	char yielded[STORE_MAX_ID + 1]; /* the local record that gave up its
 					 * key to this one (now a candidate
 					 * for it), or "" */
+	char held[STORE_MAX_ID + 1];    /* the standing local record that
+					 * keeps the key this one names: this
+					 * one is stored as a candidate for
+					 * it (pending_key), or "" */
 };
 /*
  * The store's gate for what a team server sends (store_pull.c). Inside
@@ -292,6 +296,9 @@ int store_pull_revision(struct cairn_db *db, const char *schema,
 /* 1 when id may name a record: 1..STORE_MAX_ID bytes of letters, digits
  * and . _ : - /, not starting with . - or /, no ".." component. */
 int store_id_valid(const char *id);
+/* 1 when id has the shape of a seeded file's derived id ("f" + 15 lower
+ * hex digits, seed_derive_id): only seeding gives such ids. */
+int store_file_id_shaped(const char *id);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
 /*

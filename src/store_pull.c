@@ -14,9 +14,14 @@
  *   - the approval gate team-wide: an agent's record that arrives standing
  *     without the server's approval stamp (approved_by, set by the
  *     server's trigger) is stored as a candidate;
- *   - UNIQUE(scope, key): a local record holding the key the server gives
- *     to another record yields it and becomes a candidate for it
- *     (pending_key), the way an agent's text for a taken key waits;
+ *   - a seeded file's id ("f" + 15 hex digits) never comes from a server:
+ *     a clone that has not seeded yet would take a forged ADR for the
+ *     file's; dates are ISO-8601 and links valid ids, as on write;
+ *   - UNIQUE(scope, key): a standing (accepted) local record keeps its key
+ *     against a later server record that does not supersede it: that one
+ *     is stored as a candidate for the key (pending_key), the way an
+ *     agent's text for a taken key waits; any other local holder yields
+ *     the key and becomes a candidate for it;
  *   - the revision: a record whose text or revision changes keeps its old
  *     text in revisions first (STORE_KEEP_REVISION_SQL).
  * Status, times, revision and hash are kept as the server gives them: they
@@ -32,6 +37,20 @@
 
 #include "secret.h"
 #include "store.h"
+
+int store_file_id_shaped(const char *id)
+{
+	size_t i;
+
+	if (!id || id[0] != 'f' || strlen(id) != 16)
+		return 0;
+	for (i = 1; i < 16; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		      (id[i] >= 'a' && id[i] <= 'f') ||
+		      (id[i] >= 'A' && id[i] <= 'F')))
+			return 0;
+	return 1;
+}
 
 static int agentish(const char *o)
 {
@@ -126,6 +145,34 @@ int store_pull_check(struct cairn_db *db, const char *schema,
 				   "its revision is not a positive number");
 	if (!r->id || !store_id_valid(r->id))
 		return store_error(db, CAIRN_INVALID, "its id is not valid");
+#ifndef CAIRN_MUTATE_SYNC_FILE_ID
+	/* a seeded file's id is derived from its path ("f" + 15 hex
+	 * digits): only Git gives those, never a server (a clone that has
+	 * not seeded yet would take a forged ADR for the file's) */
+	if (store_file_id_shaped(r->id))
+		return store_error(db, CAIRN_READONLY,
+				   "the id of a file-backed record (a seeded "
+				   "file's: Git carries those, never the "
+				   "server)");
+#endif
+	{
+		const char *dn[3] = { "created", "updated", "time" };
+		const char *dv[3];
+
+		dv[0] = r->created;
+		dv[1] = r->updated;
+		dv[2] = r->time;
+		for (i = 0; i < 3; i++)
+			if (dv[i] && !util_iso_valid(dv[i]))
+				return store_error(db, CAIRN_INVALID,
+						   "%s '%.64s' is not an "
+						   "ISO-8601 date", dn[i],
+						   dv[i]);
+	}
+	if ((r->supersedes && !store_id_valid(r->supersedes)) ||
+	    (r->superseded_by && !store_id_valid(r->superseded_by)))
+		return store_error(db, CAIRN_INVALID,
+				   "it links to an invalid record id");
 	if ((r->key && strlen(r->key) > STORE_MAX_KEY) ||
 	    (pending_key && strlen(pending_key) > STORE_MAX_KEY))
 		return store_error(db, CAIRN_TOOBIG, "its key is too long");
@@ -156,7 +203,7 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		      struct store_pull_result *res)
 {
 	cairn_record *cur = NULL, *holder = NULL;
-	const char *status;
+	const char *status, *key = r->key, *pkey = pending_key;
 	char sql[1024];
 	sqlite3_stmt *st = NULL;
 	int rc, src;
@@ -215,6 +262,25 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 					 r->key, holder->id);
 			goto out;
 		}
+	}
+#ifndef CAIRN_MUTATE_SYNC_KEY_HIJACK
+	/* a key held by a standing record is not taken over by a later
+	 * row (one that does not supersede it): the later one waits as a
+	 * candidate for the key, as an agent's text for a taken key does */
+	if (holder && strcmp(holder->id, r->id) != 0 &&
+	    (strcmp(holder->status, "accepted") == 0 ||
+	     strcmp(holder->status, "stale") == 0) &&
+	    !util_streq(r->supersedes, holder->id)) {
+		pkey = r->key;
+		key = NULL;
+		if (strcmp(status, "rejected") != 0)
+			status = "candidate";
+		snprintf(res->held, sizeof(res->held), "%s", holder->id);
+		cairn_record_free(holder);
+		holder = NULL;
+	}
+#endif
+	if (holder && strcmp(holder->id, r->id) != 0) {
 		snprintf(sql, sizeof(sql),
 			 "UPDATE %s.records SET pending_key = key, key = NULL, "
 			 "status = 'candidate' WHERE id = ?1",
@@ -258,8 +324,8 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 	}
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
-	store_bind_opt(st, 3, r->key);
-	store_bind_opt(st, 4, pending_key);
+	store_bind_opt(st, 3, key);
+	store_bind_opt(st, 4, pkey);
 	sqlite3_bind_text(st, 5, r->title, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, r->body, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, status, -1, SQLITE_STATIC);

@@ -56,7 +56,7 @@
 #include "store.h"
 
 #define SYNC_LIBPQ "libpq.so.5"
-#define SYNC_SERVER_SCHEMA 1      /* cairn.meta schema_version this cairn writes */
+#define SYNC_SERVER_SCHEMA 2      /* cairn.meta schema_version this cairn writes */
 #define SYNC_LOCK 0x636169726eLL  /* advisory lock key of pushes and migrations */
 #define SYNC_BATCH 500            /* records per push transaction / pull page */
 #define SYNC_NAME_MAX 64
@@ -502,6 +502,58 @@ static const char *const server_steps[] = {
 	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp();"
 	"INSERT INTO cairn.meta (k, v) VALUES ('server_id',"
 	" md5(random()::text || clock_timestamp()::text));",
+	/*
+	 * 2: identity is the server's word. The roles the owner declares
+	 * people or automation (the role that migrates is a person: it owns
+	 * the schema); who created a record (created_by) and who wrote a
+	 * revision (author), stamped like records.author; an approval is
+	 * the approver's own row, stamped with the role and a hash of the
+	 * text as it is on the server when approved: a later text voids it.
+	 * (The stamp trigger is dropped while created_by is filled, so the
+	 * migration does not make the owner every record's author.)
+	 */
+	"CREATE TABLE cairn.roles (role name PRIMARY KEY, kind text NOT NULL"
+	" CHECK (kind IN ('person', 'automation')));"
+	"INSERT INTO cairn.roles VALUES (session_user, 'person');"
+	"DROP TRIGGER records_stamp ON cairn.records;"
+	"ALTER TABLE cairn.records ADD COLUMN created_by text;"
+	"UPDATE cairn.records SET created_by = author;"
+	"ALTER TABLE cairn.revisions ADD COLUMN author text;"
+	"CREATE OR REPLACE FUNCTION cairn.stamp() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.author := session_user;"
+	" IF TG_OP = 'INSERT' THEN NEW.created_by := session_user;"
+	" ELSE NEW.created_by := OLD.created_by; END IF;"
+	" IF NEW.approved_by IS NOT NULL AND (TG_OP = 'INSERT' OR"
+	"  NEW.approved_by IS DISTINCT FROM OLD.approved_by) THEN"
+	"  NEW.approved_by := session_user; END IF;"
+	" RETURN NEW; END $$;"
+	"CREATE TRIGGER records_stamp BEFORE INSERT OR UPDATE ON cairn.records"
+	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp();"
+	"CREATE FUNCTION cairn.stamp_author() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.author := session_user; RETURN NEW; END $$;"
+	"CREATE TRIGGER revisions_stamp BEFORE INSERT OR UPDATE ON"
+	" cairn.revisions FOR EACH ROW EXECUTE FUNCTION cairn.stamp_author();"
+	"CREATE FUNCTION cairn.text_hash(title text, body text) RETURNS text"
+	" LANGUAGE sql IMMUTABLE AS $$ SELECT encode(sha256(convert_to("
+	" title || chr(10) || body, getdatabaseencoding())), 'hex') $$;"
+	"CREATE TABLE cairn.approvals ("
+	" space text NOT NULL, id text NOT NULL, text_hash text NOT NULL,"
+	" approver text NOT NULL DEFAULT session_user,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" PRIMARY KEY (space, id, text_hash, approver));"
+	"CREATE FUNCTION cairn.stamp_approval() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$ DECLARE h text;"
+	" BEGIN SELECT cairn.text_hash(r.title, r.body) INTO h"
+	"  FROM cairn.records r WHERE r.space = NEW.space AND r.id = NEW.id;"
+	" IF h IS NULL THEN RAISE EXCEPTION"
+	"  'cairn: no record % to approve in space %', NEW.id, NEW.space;"
+	" END IF;"
+	" NEW.text_hash := h; NEW.approver := session_user; NEW.at := now();"
+	" RETURN NEW; END $$;"
+	"CREATE TRIGGER approvals_stamp BEFORE INSERT OR UPDATE ON"
+	" cairn.approvals FOR EACH ROW EXECUTE FUNCTION cairn.stamp_approval();",
 };
 
 static int server_version(struct cairn_db *db, struct pg *g, int *v)
@@ -643,6 +695,21 @@ enum {
 	"origin, src_session, src_tool, \"time\", created, updated, "       \
 	"supersedes, superseded_by, revision, hash, scope"
 
+/*
+ * What the server says of a row besides its fields (after SYNC_PG_COLS,
+ * from "cairn.records r"): its version; the approval that holds, the
+ * approver's own row (cairn.approvals) by a declared person for the text
+ * as it is now (a later text voids it; the row's approved_by column is
+ * not it); who wrote this version (author, the stamp trigger's); and
+ * whether that role is a declared person or automation (cairn.roles).
+ */
+#define SYNC_PG_WHO                                                         \
+	"ver, (SELECT a.approver FROM cairn.approvals a JOIN cairn.roles p " \
+	"ON p.role = a.approver AND p.kind = 'person' WHERE a.space = "     \
+	"r.space AND a.id = r.id AND a.text_hash = cairn.text_hash(r.title, " \
+	"r.body) ORDER BY a.at LIMIT 1), author, (SELECT p.kind FROM "      \
+	"cairn.roles p WHERE p.role = r.author)"
+
 struct srec {
 	char *f[NF];
 	char fp[65];       /* fingerprint of f */
@@ -651,6 +718,7 @@ struct srec {
 	long long ver;     /* server: ver */
 	char *approved_by; /* server: approved_by, or NULL */
 	char *author;      /* server: author */
+	char *author_kind; /* server: "person", "automation" or NULL */
 };
 
 static void srec_clear(struct srec *r)
@@ -661,6 +729,7 @@ static void srec_clear(struct srec *r)
 		cairn_free(r->f[i]);
 	cairn_free(r->approved_by);
 	cairn_free(r->author);
+	cairn_free(r->author_kind);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -731,7 +800,7 @@ static int srec_from_sqlite(struct srec *r, sqlite3_stmt *st, int first)
 	return 0;
 }
 
-/* Columns SYNC_PG_COLS, then ver, approved_by, author. */
+/* Columns SYNC_PG_COLS, then SYNC_PG_WHO. */
 static int srec_from_pg(struct srec *r, PGresult *res, int row)
 {
 	int i;
@@ -750,6 +819,9 @@ static int srec_from_pg(struct srec *r, PGresult *res, int row)
 	    !(r->approved_by = util_strdup(pq.getvalue(res, row, NF + 1))))
 		goto oom;
 	if (!(r->author = util_strdup(pq.getvalue(res, row, NF + 2))))
+		goto oom;
+	if (!pq.getisnull(res, row, NF + 3) &&
+	    !(r->author_kind = util_strdup(pq.getvalue(res, row, NF + 3))))
 		goto oom;
 	srec_fp(r);
 	return 0;
@@ -969,6 +1041,38 @@ static int pulled_check(struct cairn_db *db, const char *schema,
 }
 
 /*
+ * Who wrote a server row is the server's word (author, stamped by the
+ * schema owner's trigger), never the row's own: a row whose author is
+ * not a declared person (cairn.roles) is no human's record, whatever its
+ * origin says: it is stored as an agent's, so the approval gate decides
+ * (automation's records arrive as candidates). A person's row may say
+ * less than "human" (an agent's text it pushed), never more. The record's
+ * source names the team member ("team:ROLE" in src_tool, shown "from the
+ * team, by ROLE"); an event keeps its speaker there.
+ */
+static int srec_trust(struct srec *s)
+{
+	char tool[300];
+	int person = s->author_kind && strcmp(s->author_kind, "person") == 0;
+
+#ifndef CAIRN_MUTATE_SYNC_ROW_ORIGIN
+	if (!person && s->f[F_ORIGIN] && strcmp(s->f[F_ORIGIN], "human") == 0 &&
+	    srec_set(s, F_ORIGIN, "agent"))
+		return -1;
+#else
+	(void)person; /* tests/mutate: the row's origin stands */
+#endif
+	if (s->f[F_KIND] && strcmp(s->f[F_KIND], "event") != 0) {
+		snprintf(tool, sizeof(tool), "team:%s",
+			 s->author ? s->author : "?");
+		if (srec_set(s, F_TOOL, tool))
+			return -1;
+	}
+	srec_fp(s);
+	return 0;
+}
+
+/*
  * Write s over (or as) local record s->id of schema through the store's
  * gate (store_pull_record): from_server says whether s is the server's
  * (its approval stamp decides the gate) or this machine's own text. A
@@ -987,6 +1091,8 @@ static int local_put(struct cairn_db *db, const char *schema,
 	from.remote = remote;
 	from.author = from_server ? (s->author ? s->author : "?") : NULL;
 	from.approved_by = from_server ? s->approved_by : NULL;
+	if (from_server && srec_trust(s))
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	srec_record(s, &r);
 	rc = store_pull_record(db, schema, &r, s->f[F_PKEY], &from, &res);
 	if (rc)
@@ -996,6 +1102,18 @@ static int local_put(struct cairn_db *db, const char *schema,
 			  "conflict: key '%s' is %s's on the server; local %s "
 			  "is now a candidate for it\n",
 			  s->f[F_KEY], s->f[F_ID], res.yielded);
+	if (res.held[0]) {
+		sbuf_addf(log,
+			  "key: %s (by %s) names key '%s', which accepted %s "
+			  "holds here; kept as a candidate for it\n",
+			  s->f[F_ID], from.author, s->f[F_KEY], res.held);
+		if (srec_set(s, F_PKEY, s->f[F_KEY]) ||
+		    srec_set(s, F_KEY, NULL) ||
+		    (strcmp(s->f[F_STATUS], "rejected") != 0 &&
+		     srec_set(s, F_STATUS, "candidate")))
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		srec_fp(s);
+	}
 	if (res.gated) {
 		sbuf_addf(log,
 			  "gate: %s (from %s) arrived %s with no approval on "
@@ -1053,7 +1171,7 @@ static const char *const pg_upsert =
 	"= coalesce(EXCLUDED.approved_by, cairn.records.approved_by)";
 
 static const char *const pg_select_ids =
-	"SELECT " SYNC_PG_COLS ", ver, approved_by, author FROM cairn.records "
+	"SELECT " SYNC_PG_COLS ", " SYNC_PG_WHO " FROM cairn.records r "
 	"WHERE space = $1 AND id = ANY($2::text[])";
 
 /* Append v to a PostgreSQL text[] literal being built in sb. */
@@ -1218,6 +1336,48 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 	return rc;
 }
 
+/* An agent's record standing here was approved here (the gate). */
+static int approved_here(const struct srec *l)
+{
+	return is_agentish(l->f[F_ORIGIN]) &&
+	       strcmp(l->f[F_STATUS], "candidate") != 0 &&
+	       strcmp(l->f[F_STATUS], "rejected") != 0;
+}
+
+/*
+ * The approvals of the agents' records this batch pushed standing: each
+ * is this role's own row in cairn.approvals, which the server stamps with
+ * the role and a hash of the text as the push left it (the client sends
+ * neither), so that a later text by anyone voids it.
+ */
+static int push_approvals(struct cairn_db *db, struct pg *g,
+			  const char *space, const struct job *jobs, size_t n)
+{
+	struct sbuf ids = SBUF_INIT;
+	const char *p[2];
+	size_t i, cnt = 0;
+	int rc = CAIRN_OK;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].act == A_PUSHED && approved_here(jobs[i].loc)) {
+			arr_add(&ids, jobs[i].loc->f[F_ID]);
+			cnt++;
+		}
+	if (cnt) {
+		p[0] = space;
+		p[1] = arr_end(&ids);
+		rc = p[1] ? pg_q(db, g,
+				 "INSERT INTO cairn.approvals (space, id, "
+				 "text_hash) SELECT $1, u, '' FROM "
+				 "unnest($2::text[]) AS u ON CONFLICT DO "
+				 "NOTHING",
+				 2, p, NULL, "recording approvals")
+			  : store_error(db, CAIRN_NOMEM, "out of memory");
+	}
+	sbuf_release(&ids);
+	return rc;
+}
+
 /* Decide and send one batch of local changes inside the push transaction. */
 static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
 		      const char *space, struct job *jobs, size_t n)
@@ -1351,13 +1511,8 @@ static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
 			arr_add(&a[f], l->f[f]);
 		snprintf(verbuf, sizeof(verbuf), "%lld", jobs[i].ver);
 		arr_add(&a[NF], verbuf);
-		/* an agent's record standing here was approved here (the gate) */
-		arr_add(&a[NF + 1],
-			is_agentish(l->f[F_ORIGIN]) &&
-					strcmp(l->f[F_STATUS], "candidate") &&
-					strcmp(l->f[F_STATUS], "rejected")
-				? g->user
-				: NULL);
+		/* (kept for the column; the approval is push_approvals') */
+		arr_add(&a[NF + 1], approved_here(l) ? g->user : NULL);
 	}
 	if (nup) {
 		for (f = 0; f < NF + 2; f++) {
@@ -1370,6 +1525,8 @@ static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
 		}
 		rc = pg_q(db, g, pg_upsert, 23, p, NULL, "pushing records");
 	}
+	if (rc == CAIRN_OK && nup)
+		rc = push_approvals(db, g, space, jobs, n);
 	if (rc == CAIRN_OK && nup)
 		rc = push_revisions(db, g, schema, space, jobs, n);
 out:
@@ -1593,8 +1750,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		p[1] = cur;
 		p[2] = limit;
 		rc = pg_q(db, g,
-			  "SELECT " SYNC_PG_COLS ", ver, approved_by, author, "
-			  "seq FROM cairn.records WHERE space = $1 AND seq > "
+			  "SELECT " SYNC_PG_COLS ", " SYNC_PG_WHO ", seq FROM "
+			  "cairn.records r WHERE space = $1 AND seq > "
 			  "$2::bigint AND scope <> 'machine' ORDER BY seq "
 			  "LIMIT $3::int",
 			  3, p, &res, "pulling");
@@ -1614,7 +1771,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			int exists;
 
 			snprintf(cur, sizeof(cur), "%s",
-				 pq.getvalue(res, i, NF + 3));
+				 pq.getvalue(res, i, NF + 4));
 			if (srec_from_pg(&s, res, i)) {
 				rc = store_error(db, CAIRN_NOMEM,
 						 "out of memory");
