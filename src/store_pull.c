@@ -22,6 +22,9 @@
  *     is stored as a candidate for the key (pending_key), the way an
  *     agent's text for a taken key waits; any other local holder yields
  *     the key and becomes a candidate for it;
+ *   - retiring or superseding another member's human record (the server's
+ *     author is not its created_by) is a proposal: the record stands and
+ *     the caller records a pending forget (unless the team opted out);
  *   - the revision: a record whose text or revision changes keeps its old
  *     text in revisions first (STORE_KEEP_REVISION_SQL).
  * Status, times, revision and hash are kept as the server gives them: they
@@ -204,6 +207,8 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 {
 	cairn_record *cur = NULL, *holder = NULL;
 	const char *status, *key = r->key, *pkey = pending_key;
+	const char *supby = r->superseded_by, *origin = r->origin;
+	const char *tool = r->src_tool;
 	char sql[1024];
 	sqlite3_stmt *st = NULL;
 	int rc, src;
@@ -214,9 +219,12 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		return rc;
 	status = r->status;
 #ifndef CAIRN_MUTATE_SYNC_NO_PULL_GATE
-	/* SPEC 4.5 team-wide: approved here or on the server, nowhere else */
+	/* SPEC 4.5 team-wide: approved here or on the server, nowhere else
+	 * (a status that does not stand -- retired, superseded, ... --
+	 * needs no approval: the proposal rule below may still hold it) */
 	if (from->author && agentish(r->origin) && !from->approved_by &&
-	    strcmp(status, "candidate") != 0 && strcmp(status, "rejected") != 0) {
+	    (strcmp(status, "accepted") == 0 || strcmp(status, "stale") == 0 ||
+	     strcmp(status, "unverified") == 0)) {
 		status = "candidate";
 		res->gated = 1;
 	}
@@ -240,6 +248,26 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 				 "record '%s' is file-backed here", r->id);
 		goto out;
 	}
+#ifndef CAIRN_MUTATE_SYNC_TEAM_FORGET
+	/*
+	 * Retiring or superseding another member's human record is a
+	 * proposal, as an agent's forget is: the record stands here and the
+	 * caller records a pending forget (unless the team opted out).
+	 */
+	if (cur && !from->others_forget && from->author && from->created_by &&
+	    strcmp(from->author, from->created_by) != 0 &&
+	    strcmp(cur->origin, "human") == 0 &&
+	    (strcmp(cur->status, "accepted") == 0 ||
+	     strcmp(cur->status, "stale") == 0) &&
+	    (strcmp(status, "retired") == 0 ||
+	     strcmp(status, "superseded") == 0)) {
+		status = cur->status;
+		supby = cur->superseded_by;
+		origin = cur->origin; /* who wrote the text is unchanged */
+		tool = cur->src_tool;
+		res->proposed = 1;
+	}
+#endif
 	/* the key is the server's record's: a local holder yields it */
 	if (r->key) {
 		char w[64];
@@ -298,6 +326,14 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		if (rc)
 			goto out;
 	}
+	if (res->proposed) {
+		snprintf(res->kept_status, sizeof(res->kept_status), "%s",
+			 status);
+		snprintf(res->kept_superseded_by,
+			 sizeof(res->kept_superseded_by), "%s",
+			 supby ? supby : "");
+
+	}
 	if (cur)
 		snprintf(sql, sizeof(sql),
 			 "UPDATE %s.records SET kind = ?2, key = ?3, "
@@ -331,14 +367,14 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 	sqlite3_bind_text(st, 7, status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 8, r->confidence);
 	store_bind_opt(st, 9, r->proof);
-	sqlite3_bind_text(st, 10, r->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, origin, -1, SQLITE_STATIC);
 	store_bind_opt(st, 11, r->src_session);
-	store_bind_opt(st, 12, r->src_tool);
+	store_bind_opt(st, 12, tool);
 	store_bind_opt(st, 13, r->time);
 	sqlite3_bind_text(st, 14, r->created, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 15, r->updated, -1, SQLITE_STATIC);
 	store_bind_opt(st, 16, r->supersedes);
-	store_bind_opt(st, 17, r->superseded_by);
+	store_bind_opt(st, 17, supby);
 	sqlite3_bind_int64(st, 18, r->revision);
 	store_bind_opt(st, 19, r->hash);
 	sqlite3_bind_text(st, 20, r->scope, -1, SQLITE_STATIC);
@@ -410,4 +446,21 @@ int store_pull_revision(struct cairn_db *db, const char *schema,
 	if (src != SQLITE_DONE)
 		return store_sql_error(db, src, "storing revisions");
 	return CAIRN_OK;
+}
+
+int store_pull_yield_id(struct cairn_db *db, const char *id, int *dropped)
+{
+	static const char *const sqls[] = {
+		"DELETE FROM main.records WHERE id = ?1 AND origin <> 'file' "
+		"AND src_tool LIKE 'team:%'",
+		"DELETE FROM main.sync_state WHERE record_id = ?1",
+	};
+	int rc;
+
+	*dropped = 0;
+	rc = run1(db, sqls[0], id, "dropping a pulled record");
+	if (rc || sqlite3_changes(db->sql) == 0)
+		return rc;
+	*dropped = 1;
+	return run1(db, sqls[1], id, "dropping a pulled record");
 }

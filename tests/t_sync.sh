@@ -296,109 +296,6 @@ check "a server record over a local file-backed one is refused, the sync goes on
 	grep -q "refused $fid.*file-backed.*" <<< "$out"
 check "and the file's text stands" grep -q "8080" <<< "$(c a get "$fid")"
 
-# T_SYNC_QUICK=1 (tests/mutate): the rules above only, not the load,
-# crash, watch, outage and authentication cases below
-if [ "${T_SYNC_QUICK:-0}" != 1 ]; then
-# -------------------------------------- four converge, 4 syncing at once
-for w in w1 w2 w3 w4; do
-	ws $w
-	c $w remote add team "$URL" --space four >/dev/null
-	for i in $(seq 1 25); do echo "{\"kind\":\"note\",\"title\":\"$w note $i\",\"body\":\"note $i written on $w\"}"; done > "$tmp/$w.jsonl"
-	c $w import "$tmp/$w.jsonl" >/dev/null
-done
-pids=""
-for w in w1 w2 w3 w4; do
-	c $w sync > "$tmp/$w.out" 2>&1 &
-	pids="$pids $!"
-done
-allok=1
-for p in $pids; do wait "$p" || allok=0; done
-check "4 processes syncing at once all succeed: $(cat "$tmp"/w?.out)" [ "$allok" = 1 ]
-check "the server has all 100, none twice" \
-	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "100|100" ]
-for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
-# 4 processes syncing one workspace at once: no false conflict, no double
-for i in $(seq 1 10); do c w1 write --kind note --title "w1 late $i" --body "written on w1 before four syncs, $i" >/dev/null; done
-pids=""
-for i in 1 2 3 4; do
-	c w1 sync > "$tmp/same$i.out" 2>&1 &
-	pids="$pids $!"
-done
-allok=1
-for p in $pids; do wait "$p" || allok=0; done
-check "4 syncs of one workspace at once all succeed" [ "$allok" = 1 ]
-check "and report no conflict: $(cat "$tmp"/same?.out)" bash -c "! grep -q -e '^conflict:' -e 'conflicts [1-9]' '$tmp'/same?.out"
-check "the server has the 10 new ones once each" \
-	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "110|110" ]
-check "and w1 has nothing unsynced" grep -q "unsynced  team=0" <<< "$(c w1 stats)"
-for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
-same4() { [ "$(state w1)" = "$(state w2)" ] && [ "$(state w2)" = "$(state w3)" ] && [ "$(state w3)" = "$(state w4)" ]; }
-check "four workspaces converge" same4
-check "each holds all 110" [ "$(state w4 | wc -l)" = 110 ]
-
-# ------------------------------------------- kill -9 during a sync, retry
-ws k1
-ws k2
-c k1 remote add team "$URL" --space kill >/dev/null
-c k2 remote add team "$URL" --space kill >/dev/null
-for i in $(seq 1 3000); do echo "{\"kind\":\"note\",\"title\":\"bulk $i\",\"body\":\"bulk record number $i\"}"; done > "$tmp/k.jsonl"
-c k1 import "$tmp/k.jsonl" >/dev/null
-(cd "$tmp/k1" && CAIRN_GLOBAL="$tmp/k1.g" exec "$bin" sync >/dev/null 2>&1) &
-kp=$!
-for i in $(seq 1 100); do
-	n=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
-	[ "$n" -gt 0 ] && break
-	sleep 0.05
-done
-kill -9 "$kp" 2>/dev/null
-wait "$kp" 2>/dev/null
-mid=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
-c k1 sync >/dev/null
-check "after kill -9 (at $mid of 3000 pushed), a retry pushes the rest: none lost, none twice" \
-	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'kill'")" = "3000|3000" ]
-c k2 sync >/dev/null
-check "and a second workspace converges with it" [ "$(state k1 | md5sum)" = "$(state k2 | md5sum)" ]
-check "nothing is unsynced on k1" grep -q "unsynced  team=0" <<< "$(c k1 stats)"
-
-# ---------------------------------------------------------- --watch
-c b sync --watch --for 20 > "$tmp/watch.out" 2>&1 &
-wp=$!
-bg_pids="$bg_pids $wp"
-# the watcher reports its first sync once it listens (bounded wait)
-for _ in $(seq 1 100); do
-	[ -s "$tmp/watch.out" ] && break
-	sleep 0.1
-done
-c a write --kind fact --title "Watched" --body "the watcher sees this zebra quickly" >/dev/null
-c a sync >/dev/null
-seen=0
-for i in $(seq 1 80); do
-	if c b --json list | jq -e '.[] | select(.title == "Watched")' >/dev/null 2>&1; then
-		seen=1
-		break
-	fi
-	sleep 0.1
-done
-check "--watch pulls another machine's push while it runs" [ "$seen" = 1 ]
-kill "$wp" 2>/dev/null
-wait "$wp" 2>/dev/null
-out=$(c b sync --for 3 2>&1)
-check "--for without --watch is a usage error: $out" grep -q "goes with --watch" <<< "$out"
-
-# ------------------------------------------------------------ server down
-"$here/tests/tools/pg-cluster" --stop "$pg"
-check "server down: writing goes on" bash -c "cd '$tmp/a' && CAIRN_GLOBAL='$tmp/a.g' '$bin' write --kind note --title Offline --body 'written while the server was down' >/dev/null"
-check "and recall too" grep -q "Offline" <<< "$(c a recall "written while the server was down")"
-out=$(c a sync 2>&1)
-rc=$?
-check "sync fails with exit 1 (got $rc)" [ "$rc" = 1 ]
-check "and says what failed: $out" grep -q "cannot reach remote 'team'.*not reachable" <<< "$out"
-check "and how much waits: $out" grep -q "1 local changes wait" <<< "$out"
-"$here/tests/tools/pg-cluster" --start "$pg"
-c a sync >/dev/null
-c b sync >/dev/null
-check "server back: the offline record arrives" grep -q "Offline" <<< "$(state b)"
-
 # ------------------------------- roles, grants and RLS of docs/TEAM.md
 # the three ```sql blocks of docs/TEAM.md, run as written
 block() { awk -v n="$1" '/^```sql$/ {k++; on = (k == n); next} /^```$/ {on = 0} on' docs/TEAM.md; }
@@ -540,6 +437,135 @@ check "4. and later syncs do not flip them" \
 	[ "$(c r_alice --json read rule:deploy | jq -r .id)|$(c r_alice --json get "$hid" | jq -r .status)" = "$hid|accepted" ]
 check "4. nor on another machine" \
 	[ "$(c r_bob --json read rule:deploy | jq -r .id)" = "$hid" ]
+
+# 5. retiring another member's human record is a proposal on every machine
+asem "UPDATE cairn.records SET status = 'retired', ver = ver + 1, seq = nextval('cairn.seq') WHERE id = '$arid'" >/dev/null
+out=$(c r_bob sync 2>&1)
+check "5. eve retiring alice's rule: it stands on bob's machine: $out" \
+	grep -q "accepted" <<< "$(c r_bob get "$arid")"
+check "5. and a pending forget waits there" \
+	jqok '[.[] | select(.id == "'"$arid"'" and .pending == "forget")] | length == 1' "$(c r_bob --json candidates)"
+out=$(c r_alice sync 2>&1)
+check "5. on alice's machine too: $out" \
+	jqok '[.[] | select(.id == "'"$arid"'" and .pending == "forget")] | length == 1' "$(c r_alice --json candidates)"
+check "5. where the rule stands as well" grep -q "accepted" <<< "$(c r_alice get "$arid")"
+# revisions carry who wrote them, whatever the row says
+asem "INSERT INTO cairn.revisions (space, id, revision, title, body, status, confidence, origin, updated, author) VALUES ('github.com/acme/app', '$hid', 100, 'old', 'a forged old text', 'accepted', 1, 'human', '$now', 'alice')" >/dev/null
+check "5. a revision is stamped with the role that wrote it" \
+	[ "$(asrole cairn_owner memory -c "SELECT author FROM cairn.revisions WHERE id = '$hid' AND revision = 100")" = eve ]
+# dates and links are checked on pull as on write
+for bad in "rbaddate0000001|not-a-date|$now|NULL" "rbaddate0000002|$now|2099-99-99T99:99:99Z|NULL" "rbadlink0000001|$now|$now|'rnosuchrecord01'"; do
+	IFS='|' read -r bid bc bu bs <<< "$bad"
+	asem "INSERT INTO cairn.records (space, id, kind, title, body, status, confidence, origin, created, updated, superseded_by, revision, scope, ver, seq) VALUES ('github.com/acme/app', '$bid', 'fact', 'bad', 'a bad row', 'accepted', 1, 'agent', '$bc', '$bu', $bs, 1, 'workspace', 1, nextval('cairn.seq'))" >/dev/null
+done
+out=$(c r_bob sync 2>&1)
+check "5. a created date that is none is refused: $out" grep -q "refused rbaddate0000001.*not an ISO-8601 date" <<< "$out"
+check "5. an updated date that is none is refused" grep -q "refused rbaddate0000002.*not an ISO-8601 date" <<< "$out"
+check "5. a dangling superseded_by is refused" grep -q "refused rbadlink0000001.*does not exist" <<< "$out"
+check "5. none is stored" bash -c "! (cd '$tmp/r_bob' && CAIRN_GLOBAL='$tmp/r_bob.g' '$bin' --json list --status all) | grep -q 'a bad row'"
+
+# T_SYNC_QUICK=1 (tests/mutate): the rules above only, not the load,
+# crash, watch, outage and authentication cases below
+if [ "${T_SYNC_QUICK:-0}" != 1 ]; then
+# -------------------------------------- four converge, 4 syncing at once
+for w in w1 w2 w3 w4; do
+	ws $w
+	c $w remote add team "$URL" --space four >/dev/null
+	for i in $(seq 1 25); do echo "{\"kind\":\"note\",\"title\":\"$w note $i\",\"body\":\"note $i written on $w\"}"; done > "$tmp/$w.jsonl"
+	c $w import "$tmp/$w.jsonl" >/dev/null
+done
+pids=""
+for w in w1 w2 w3 w4; do
+	c $w sync > "$tmp/$w.out" 2>&1 &
+	pids="$pids $!"
+done
+allok=1
+for p in $pids; do wait "$p" || allok=0; done
+check "4 processes syncing at once all succeed: $(cat "$tmp"/w?.out)" [ "$allok" = 1 ]
+check "the server has all 100, none twice" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "100|100" ]
+for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
+# 4 processes syncing one workspace at once: no false conflict, no double
+for i in $(seq 1 10); do c w1 write --kind note --title "w1 late $i" --body "written on w1 before four syncs, $i" >/dev/null; done
+pids=""
+for i in 1 2 3 4; do
+	c w1 sync > "$tmp/same$i.out" 2>&1 &
+	pids="$pids $!"
+done
+allok=1
+for p in $pids; do wait "$p" || allok=0; done
+check "4 syncs of one workspace at once all succeed" [ "$allok" = 1 ]
+check "and report no conflict: $(cat "$tmp"/same?.out)" bash -c "! grep -q -e '^conflict:' -e 'conflicts [1-9]' '$tmp'/same?.out"
+check "the server has the 10 new ones once each" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'four'")" = "110|110" ]
+check "and w1 has nothing unsynced" grep -q "unsynced  team=0" <<< "$(c w1 stats)"
+for w in w1 w2 w3 w4; do c $w sync >/dev/null; done
+same4() { [ "$(state w1)" = "$(state w2)" ] && [ "$(state w2)" = "$(state w3)" ] && [ "$(state w3)" = "$(state w4)" ]; }
+check "four workspaces converge" same4
+check "each holds all 110" [ "$(state w4 | wc -l)" = 110 ]
+
+# ------------------------------------------- kill -9 during a sync, retry
+ws k1
+ws k2
+c k1 remote add team "$URL" --space kill >/dev/null
+c k2 remote add team "$URL" --space kill >/dev/null
+for i in $(seq 1 3000); do echo "{\"kind\":\"note\",\"title\":\"bulk $i\",\"body\":\"bulk record number $i\"}"; done > "$tmp/k.jsonl"
+c k1 import "$tmp/k.jsonl" >/dev/null
+(cd "$tmp/k1" && CAIRN_GLOBAL="$tmp/k1.g" exec "$bin" sync >/dev/null 2>&1) &
+kp=$!
+for i in $(seq 1 100); do
+	n=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
+	[ "$n" -gt 0 ] && break
+	sleep 0.05
+done
+kill -9 "$kp" 2>/dev/null
+wait "$kp" 2>/dev/null
+mid=$(psql -c "SELECT count(*) FROM cairn.records WHERE space = 'kill'")
+c k1 sync >/dev/null
+check "after kill -9 (at $mid of 3000 pushed), a retry pushes the rest: none lost, none twice" \
+	[ "$(psql -c "SELECT count(*), count(DISTINCT id) FROM cairn.records WHERE space = 'kill'")" = "3000|3000" ]
+c k2 sync >/dev/null
+check "and a second workspace converges with it" [ "$(state k1 | md5sum)" = "$(state k2 | md5sum)" ]
+check "nothing is unsynced on k1" grep -q "unsynced  team=0" <<< "$(c k1 stats)"
+
+# ---------------------------------------------------------- --watch
+c b sync --watch --for 20 > "$tmp/watch.out" 2>&1 &
+wp=$!
+bg_pids="$bg_pids $wp"
+# the watcher reports its first sync once it listens (bounded wait)
+for _ in $(seq 1 100); do
+	[ -s "$tmp/watch.out" ] && break
+	sleep 0.1
+done
+c a write --kind fact --title "Watched" --body "the watcher sees this zebra quickly" >/dev/null
+c a sync >/dev/null
+seen=0
+for i in $(seq 1 80); do
+	if c b --json list | jq -e '.[] | select(.title == "Watched")' >/dev/null 2>&1; then
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+check "--watch pulls another machine's push while it runs" [ "$seen" = 1 ]
+kill "$wp" 2>/dev/null
+wait "$wp" 2>/dev/null
+out=$(c b sync --for 3 2>&1)
+check "--for without --watch is a usage error: $out" grep -q "goes with --watch" <<< "$out"
+
+# ------------------------------------------------------------ server down
+"$here/tests/tools/pg-cluster" --stop "$pg"
+check "server down: writing goes on" bash -c "cd '$tmp/a' && CAIRN_GLOBAL='$tmp/a.g' '$bin' write --kind note --title Offline --body 'written while the server was down' >/dev/null"
+check "and recall too" grep -q "Offline" <<< "$(c a recall "written while the server was down")"
+out=$(c a sync 2>&1)
+rc=$?
+check "sync fails with exit 1 (got $rc)" [ "$rc" = 1 ]
+check "and says what failed: $out" grep -q "cannot reach remote 'team'.*not reachable" <<< "$out"
+check "and how much waits: $out" grep -q "1 local changes wait" <<< "$out"
+"$here/tests/tools/pg-cluster" --start "$pg"
+c a sync >/dev/null
+c b sync >/dev/null
+check "server back: the offline record arrives" grep -q "Offline" <<< "$(state b)"
 
 # -------------------------------------------- passwords, TLS, schema
 ws p

@@ -36,9 +36,20 @@
  * (tests/t_layers.sh); what it takes goes through the store's gate,
  * store_pull_record/_revision (store_pull.c): the secret filter and the
  * store's validity rules, else it is refused (counted, logged, not
- * stored); an agent's record that arrives accepted without the server's
- * approved_by stamp (set by a trigger to the approving role) is kept as a
- * candidate.
+ * stored).
+ *
+ * Who wrote what is the server's word, never the row's (server schema 2):
+ * triggers the schema owner owns stamp each row with the role that wrote
+ * it (records.author and created_by, revisions.author) and each approval
+ * (cairn.approvals: the approver's own row, with a hash of the text it
+ * approved); cairn.roles, the owner's list, says which roles are people.
+ * A row by a role that is no declared person is an agent's whatever its
+ * origin says (srec_trust), so the gate keeps it a candidate unless a
+ * person's approval of that very text stands (SYNC_PG_WHO); a pulled
+ * record's source names its author ("from the team, by alice"). A seeded
+ * file's id, a key held by an accepted record, another member's
+ * retirement of a human record (a pending forget instead), bad dates and
+ * dangling links: store_pull.c and pull_schema.
  *
  * libpq is loaded with dlopen() on the first sync, so no other command
  * (the hook above all) pays for it.
@@ -384,6 +395,8 @@ struct pg {
 	char server[80]; /* cairn.meta server_id */
 	char user[256];  /* session_user */
 	const char *remote; /* the remote's name (borrowed from its struct remote) */
+	int others_forget;  /* cairn.meta others_forget = 'direct': a member
+			     * retires another's human record directly */
 	char state[SYNC_NAME_MAX + 82]; /* sync_state key: NAME@server */
 };
 
@@ -653,13 +666,15 @@ static int pg_open(struct cairn_db *db, struct remote *r, struct pg *g)
 	if (rc == CAIRN_OK)
 		rc = pg_q(db, g,
 			  "SELECT (SELECT v FROM cairn.meta WHERE k = "
-			  "'server_id'), session_user",
+			  "'server_id'), session_user, (SELECT v FROM "
+			  "cairn.meta WHERE k = 'others_forget') = 'direct'",
 			  0, NULL, &res, "reading the server's id");
 	if (rc == CAIRN_OK) {
 		snprintf(g->server, sizeof(g->server), "%s",
 			 pq.getvalue(res, 0, 0));
 		snprintf(g->user, sizeof(g->user), "%s",
 			 pq.getvalue(res, 0, 1));
+		g->others_forget = strcmp(pq.getvalue(res, 0, 2), "t") == 0;
 		pq.clear(res);
 	}
 	if (rc == CAIRN_OK && strcmp(r->server, g->server) != 0) {
@@ -708,7 +723,7 @@ enum {
 	"ON p.role = a.approver AND p.kind = 'person' WHERE a.space = "     \
 	"r.space AND a.id = r.id AND a.text_hash = cairn.text_hash(r.title, " \
 	"r.body) ORDER BY a.at LIMIT 1), author, (SELECT p.kind FROM "      \
-	"cairn.roles p WHERE p.role = r.author)"
+	"cairn.roles p WHERE p.role = r.author), created_by"
 
 struct srec {
 	char *f[NF];
@@ -719,6 +734,7 @@ struct srec {
 	char *approved_by; /* server: approved_by, or NULL */
 	char *author;      /* server: author */
 	char *author_kind; /* server: "person", "automation" or NULL */
+	char *created_by;  /* server: who made the record */
 };
 
 static void srec_clear(struct srec *r)
@@ -730,6 +746,7 @@ static void srec_clear(struct srec *r)
 	cairn_free(r->approved_by);
 	cairn_free(r->author);
 	cairn_free(r->author_kind);
+	cairn_free(r->created_by);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -822,6 +839,9 @@ static int srec_from_pg(struct srec *r, PGresult *res, int row)
 		goto oom;
 	if (!pq.getisnull(res, row, NF + 3) &&
 	    !(r->author_kind = util_strdup(pq.getvalue(res, row, NF + 3))))
+		goto oom;
+	if (!pq.getisnull(res, row, NF + 4) &&
+	    !(r->created_by = util_strdup(pq.getvalue(res, row, NF + 4))))
 		goto oom;
 	srec_fp(r);
 	return 0;
@@ -1080,7 +1100,7 @@ static int srec_trust(struct srec *s)
  * fingerprint is what is stored.
  */
 static int local_put(struct cairn_db *db, const char *schema,
-		     const char *remote, struct srec *s, int from_server,
+		     const struct pg *g, struct srec *s, int from_server,
 		     struct sbuf *log)
 {
 	struct store_pulled from;
@@ -1088,9 +1108,11 @@ static int local_put(struct cairn_db *db, const char *schema,
 	cairn_record r;
 	int rc;
 
-	from.remote = remote;
+	from.remote = g->remote;
 	from.author = from_server ? (s->author ? s->author : "?") : NULL;
 	from.approved_by = from_server ? s->approved_by : NULL;
+	from.created_by = from_server ? s->created_by : NULL;
+	from.others_forget = g->others_forget;
 	if (from_server && srec_trust(s))
 		return store_error(db, CAIRN_NOMEM, "out of memory");
 	srec_record(s, &r);
@@ -1102,6 +1124,40 @@ static int local_put(struct cairn_db *db, const char *schema,
 			  "conflict: key '%s' is %s's on the server; local %s "
 			  "is now a candidate for it\n",
 			  s->f[F_KEY], s->f[F_ID], res.yielded);
+	if (res.proposed) {
+		char tool[300];
+
+		/* the record stands here; a pending forget waits for a
+		 * human (cairn candidates), as an agent's forget does */
+		snprintf(tool, sizeof(tool), "team:%s", from.author);
+		sbuf_addf(log,
+			  "proposal: %s would make %s (%s's) %s; it stands "
+			  "here, a pending forget waits (cairn candidates)\n",
+			  from.author, s->f[F_ID],
+			  s->created_by ? s->created_by : "?",
+			  s->f[F_STATUS]);
+		rc = cairn_forget_propose(db, s->f[F_ID], "team", tool);
+		if (rc)
+			return rc;
+		/* s becomes what is stored: the record as it stood */
+		{
+			struct srec loc;
+			int f, bad = 0;
+			static const int kept[] = { F_STATUS, F_SUPBY,
+						    F_ORIGIN, F_TOOL };
+
+			rc = local_get(db, schema, s->f[F_ID], &loc);
+			if (rc)
+				return rc;
+			for (f = 0; f < (int)ARRAY_SIZE(kept); f++)
+				bad |= srec_set(s, kept[f], loc.f[kept[f]]);
+			srec_clear(&loc);
+			if (bad)
+				return store_error(db, CAIRN_NOMEM,
+						   "out of memory");
+		}
+		srec_fp(s);
+	}
 	if (res.held[0]) {
 		sbuf_addf(log,
 			  "key: %s (by %s) names key '%s', which accepted %s "
@@ -1300,18 +1356,20 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 
 	rc = pg_q(db, g,
 		  "SELECT id, revision, title, body, status, confidence, "
-		  "proof, origin, updated, hash FROM cairn.revisions WHERE "
-		  "space = $1 AND id = ANY($2::text[])",
+		  "proof, origin, updated, hash, author, (SELECT p.kind FROM "
+		  "cairn.roles p WHERE p.role = v.author) FROM "
+		  "cairn.revisions v WHERE space = $1 AND id = "
+		  "ANY($2::text[])",
 		  2, p, &res, "pulling revisions");
 	if (rc)
 		return rc;
 	nt = pq.ntuples(res);
 	for (r = 0; r < nt && rc == CAIRN_OK; r++) {
-		const char *f[10];
+		const char *f[12];
 		cairn_record v;
 		int c;
 
-		for (c = 0; c < 10; c++)
+		for (c = 0; c < 12; c++)
 			f[c] = pq.getisnull(res, r, c) ? NULL
 						       : pq.getvalue(res, r, c);
 		memset(&v, 0, sizeof(v));
@@ -1322,12 +1380,18 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 		v.confidence = f[5] ? strtod(f[5], NULL) : -1;
 		v.proof = (char *)f[6];
 		v.origin = (char *)f[7];
+		/* who recorded it is the server's stamp: by a role that is
+		 * no declared person, no revision is a human's */
+		if (v.origin && strcmp(v.origin, "human") == 0 &&
+		    !(f[11] && strcmp(f[11], "person") == 0))
+			v.origin = (char *)"agent";
 		v.updated = (char *)f[8];
 		v.hash = (char *)f[9];
 		rc = store_pull_revision(db, schema, f[0], &v);
 		if (refusal(rc)) {
 			sbuf_addf(log, "refused revision %s of %s from the "
-				  "server: %s\n", f[1], f[0], db->errmsg);
+				  "server (by %s): %s\n", f[1], f[0],
+				  f[10] ? f[10] : "?", db->errmsg);
 			rep->refused++;
 			rc = CAIRN_OK;
 		}
@@ -1536,7 +1600,7 @@ out:
 
 /* A conflicting local text kept as a new local candidate. */
 static int conflict_candidate(struct cairn_db *db, const char *schema,
-			      const char *remote, const struct srec *l,
+			      const struct pg *g, const struct srec *l,
 			      const struct srec *srv, struct sbuf *log)
 {
 	struct srec c;
@@ -1561,7 +1625,7 @@ static int conflict_candidate(struct cairn_db *db, const char *schema,
 	    srec_set(&c, F_UPDATED, now) || srec_set(&c, F_REV, "1") ||
 	    srec_set(&c, F_SUPERSEDES, NULL) || srec_set(&c, F_SUPBY, NULL))
 		goto oom;
-	rc = local_put(db, schema, remote, &c, 0, log);
+	rc = local_put(db, schema, g, &c, 0, log);
 	if (rc == CAIRN_OK)
 		sbuf_addf(log,
 			  "conflict: %s changed here and on the server (by "
@@ -1636,7 +1700,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			switch (j->act) {
 			case A_PUSHED:
 				if (j->yielded) {
-					rc = local_put(db, schema, g->remote,
+					rc = local_put(db, schema, g,
 						       lr, 0, log);
 					sbuf_addf(log,
 						  "conflict: key '%s' is "
@@ -1669,7 +1733,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 #ifndef CAIRN_MUTATE_SYNC_NO_CONFLICT_CANDIDATE
 				if (rc == CAIRN_OK)
 					rc = conflict_candidate(db, schema,
-								g->remote, lr,
+								g, lr,
 								&j->srv, log);
 #else
 				/* tests/mutate: the losing text is dropped */
@@ -1702,7 +1766,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 						  j->srv.author,
 						  lr->f[F_STATUS]);
 				if (rc == CAIRN_OK)
-					rc = local_put(db, schema, g->remote,
+					rc = local_put(db, schema, g,
 						       &j->srv, 1, log);
 				if (rc == CAIRN_OK)
 					rc = state_set(db, schema, g->state,
@@ -1725,6 +1789,41 @@ out:
 }
 
 /* ------------------------------------------------------------------- pull */
+
+/*
+ * Does record id exist: here, in this page of the server's rows, or on
+ * the server in this space (a page boundary)? A pulled record's links
+ * are checked as on write: one naming no record is refused.
+ */
+static int link_known(struct cairn_db *db, struct pg *g, const char *schema,
+		      const char *space, PGresult *page, int nt,
+		      const char *id, int *known)
+{
+	const char *p[2] = { space, id };
+	struct srec tmp;
+	PGresult *res = NULL;
+	int i, rc;
+
+	*known = 1;
+	for (i = 0; i < nt; i++)
+		if (strcmp(pq.getvalue(page, i, F_ID), id) == 0)
+			return CAIRN_OK;
+	rc = local_get(db, schema, id, &tmp);
+	if (rc == CAIRN_OK) {
+		srec_clear(&tmp);
+		return CAIRN_OK;
+	}
+	if (rc != CAIRN_NOTFOUND)
+		return rc;
+	rc = pg_q(db, g,
+		  "SELECT 1 FROM cairn.records WHERE space = $1 AND id = $2",
+		  2, p, &res, "checking a link");
+	if (rc)
+		return rc;
+	*known = pq.ntuples(res) > 0;
+	pq.clear(res);
+	return CAIRN_OK;
+}
 
 static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		       const char *space, cairn_sync_report *rep,
@@ -1771,7 +1870,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			int exists;
 
 			snprintf(cur, sizeof(cur), "%s",
-				 pq.getvalue(res, i, NF + 4));
+				 pq.getvalue(res, i, NF + 5));
 			if (srec_from_pg(&s, res, i)) {
 				rc = store_error(db, CAIRN_NOMEM,
 						 "out of memory");
@@ -1828,8 +1927,34 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			} else {
 				/* (a file-backed local record never travels:
 				 * the store refuses what would overwrite it) */
-				rc = local_put(db, schema, g->remote, &s, 1,
-					       log);
+				const char *dangling = NULL;
+				int known = 1;
+
+#ifndef CAIRN_MUTATE_SYNC_DANGLING_LINK
+				if (s.f[F_SUPBY])
+					rc = link_known(db, g, schema, space,
+							res, nt, s.f[F_SUPBY],
+							&known);
+				if (rc == CAIRN_OK && known && s.f[F_SUPERSEDES]) {
+					rc = link_known(db, g, schema, space,
+							res, nt,
+							s.f[F_SUPERSEDES],
+							&known);
+					if (!known)
+						dangling = s.f[F_SUPERSEDES];
+				} else if (!known) {
+					dangling = s.f[F_SUPBY];
+				}
+#endif
+				if (rc == CAIRN_OK && dangling)
+					rc = store_error(db, CAIRN_INVALID,
+							 "it links to record "
+							 "'%.64s', which does "
+							 "not exist",
+							 dangling);
+				else if (rc == CAIRN_OK)
+					rc = local_put(db, schema, g, &s, 1,
+						       log);
 				if (refusal(rc)) {
 					/* a secret, an invalid record, or what
 					 * only this store can tell: a local
