@@ -449,6 +449,22 @@ out=$(c r_alice sync 2>&1)
 check "5. on alice's machine too: $out" \
 	jqok '[.[] | select(.id == "'"$arid"'" and .pending == "forget")] | length == 1' "$(c r_alice --json candidates)"
 check "5. where the rule stands as well" grep -q "accepted" <<< "$(c r_alice get "$arid")"
+# a pending forget made on one machine (an agent's memory_forget of a
+# record it did not write) reaches the others' cairn candidates
+mcpcall() { # mcpcall WS TOOL ARGS: one MCP tools/call, its result
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":$3}}" |
+		c "$1" mcp | jq -c 'select(.id == 2) | .result'
+}
+out=$(mcpcall r_bob memory_forget "{\"id\":\"$hid\"}")
+check "5. (an agent on bob's machine proposes to forget alice's deploy rule: $out)" \
+	jqok '[.[] | select(.id == "'"$hid"'" and .pending == "forget")] | length == 1' "$(c r_bob --json candidates)"
+c r_bob sync >/dev/null
+out=$(c r_alice sync 2>&1)
+check "5. the pending forget reaches alice's machine: $out" \
+	jqok '[.[] | select(.id == "'"$hid"'" and .pending == "forget")] | length == 1' "$(c r_alice --json candidates)"
+check "5. the rule still stands there" grep -q "accepted" <<< "$(c r_alice get "$hid")"
 # revisions carry who wrote them, whatever the row says
 asem "INSERT INTO cairn.revisions (space, id, revision, title, body, status, confidence, origin, updated, author) VALUES ('github.com/acme/app', '$hid', 100, 'old', 'a forged old text', 'accepted', 1, 'human', '$now', 'alice')" >/dev/null
 check "5. a revision is stamped with the role that wrote it" \

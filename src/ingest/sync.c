@@ -566,7 +566,22 @@ static const char *const server_steps[] = {
 	" NEW.text_hash := h; NEW.approver := session_user; NEW.at := now();"
 	" RETURN NEW; END $$;"
 	"CREATE TRIGGER approvals_stamp BEFORE INSERT OR UPDATE ON"
-	" cairn.approvals FOR EACH ROW EXECUTE FUNCTION cairn.stamp_approval();",
+	" cairn.approvals FOR EACH ROW EXECUTE FUNCTION cairn.stamp_approval();"
+	/* a pending forget (an agent's proposal to retire a record) is
+	 * shared: the proposing role's own row */
+	"CREATE TABLE cairn.forgets ("
+	" space text NOT NULL, id text NOT NULL,"
+	" proposer text NOT NULL DEFAULT session_user,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" seq bigint NOT NULL DEFAULT nextval('cairn.seq'),"
+	" PRIMARY KEY (space, id, proposer));"
+	"CREATE INDEX forgets_seq ON cairn.forgets (space, seq);"
+	"CREATE FUNCTION cairn.stamp_proposer() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.proposer := session_user; NEW.at := now(); RETURN NEW;"
+	" END $$;"
+	"CREATE TRIGGER forgets_stamp BEFORE INSERT OR UPDATE ON cairn.forgets"
+	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp_proposer();",
 };
 
 static int server_version(struct cairn_db *db, struct pg *g, int *v)
@@ -1997,6 +2012,124 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 	return rc;
 }
 
+/* ----------------------------------------------------- pending forgets */
+
+/*
+ * This machine's pending forgets (forget.c: meta "forget.pending.<id>")
+ * of records that travel go to cairn.forgets, each the pushing role's own
+ * row (ON CONFLICT: once per role). Those that came from the team (session
+ * "team") are not sent back. Under the push lock, so that their seq
+ * numbers are in commit order for the pull's cursor.
+ */
+static int push_forgets(struct cairn_db *db, struct pg *g, const char *schema,
+			const char *space)
+{
+	struct sbuf ids = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char sql[400], lock[96];
+	const char *p[2];
+	size_t n = 0;
+	int src, rc = CAIRN_OK;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id FROM %s.meta m JOIN %s.records r ON r.id = "
+		 "substr(m.k, 16) WHERE m.k LIKE 'forget.pending.%%' AND "
+		 "r.origin <> 'file' AND r.scope <> 'machine' AND m.v NOT "
+		 "LIKE '%%' || char(9) || 'team' || char(9) || '%%'",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading pending forgets");
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		arr_add(&ids, (const char *)sqlite3_column_text(st, 0));
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE) {
+		sbuf_release(&ids);
+		return store_sql_error(db, src, "reading pending forgets");
+	}
+	if (n) {
+		snprintf(lock, sizeof(lock),
+			 "SELECT pg_advisory_xact_lock(%lld)", SYNC_LOCK);
+		p[0] = space;
+		p[1] = arr_end(&ids);
+		rc = p[1] ? pg_q(db, g, "BEGIN", 0, NULL, NULL, "pushing")
+			  : store_error(db, CAIRN_NOMEM, "out of memory");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g, lock, 0, NULL, NULL, "pushing");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g,
+				  "INSERT INTO cairn.forgets (space, id) SELECT "
+				  "$1, u FROM unnest($2::text[]) AS u ON "
+				  "CONFLICT DO NOTHING",
+				  2, p, NULL, "pushing pending forgets");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g, "COMMIT", 0, NULL, NULL, "pushing");
+		else if (p[1])
+			pg_rollback(g);
+	}
+	sbuf_release(&ids);
+	return rc;
+}
+
+/*
+ * The others' pending forgets since this machine's cursor: each becomes a
+ * pending forget here too (cairn candidates), for a record this store
+ * holds and could retire; one it cannot (gone, file-backed, retired
+ * already) is passed over.
+ */
+static int pull_forgets(struct cairn_db *db, struct pg *g, const char *schema,
+			const char *space, struct sbuf *log)
+{
+	char k[700], cur[32], tool[300];
+	const char *p[2];
+	PGresult *res = NULL;
+	int found, rc, i, nt;
+
+	snprintf(k, sizeof(k), "sync.%s.%s.forgets", g->state, space);
+	rc = store_meta_get(db, schema, k, cur, sizeof(cur), &found);
+	if (rc)
+		return rc;
+	if (!found)
+		snprintf(cur, sizeof(cur), "0");
+	p[0] = space;
+	p[1] = cur;
+	rc = pg_q(db, g,
+		  "SELECT id, proposer, seq FROM cairn.forgets WHERE space = "
+		  "$1 AND seq > $2::bigint ORDER BY seq",
+		  2, p, &res, "pulling pending forgets");
+	if (rc)
+		return rc;
+	nt = pq.ntuples(res);
+	if (nt == 0) {
+		pq.clear(res);
+		return CAIRN_OK;
+	}
+	rc = store_tx_begin(db);
+	for (i = 0; rc == CAIRN_OK && i < nt; i++) {
+		const char *id = pq.getvalue(res, i, 0);
+		const char *who = pq.getvalue(res, i, 1);
+
+		snprintf(cur, sizeof(cur), "%s", pq.getvalue(res, i, 2));
+		if (strcmp(who, g->user) == 0)
+			continue; /* this role's own */
+		snprintf(tool, sizeof(tool), "team:%s", who);
+		rc = cairn_forget_propose(db, id, "team", tool);
+		if (rc == CAIRN_OK)
+			sbuf_addf(log,
+				  "forget: %s proposes retiring %s; pending "
+				  "here (cairn candidates)\n",
+				  who, id);
+		else if (refusal(rc) || rc == CAIRN_NOTFOUND)
+			rc = CAIRN_OK;
+	}
+	pq.clear(res);
+	if (rc == CAIRN_OK)
+		rc = meta_set(db, schema, k, cur);
+	return store_tx_end(db, rc);
+}
+
 /* -------------------------------------------------------------------- sync */
 
 /*
@@ -2126,7 +2259,11 @@ int cairn_sync_flags(cairn_db *db, const char *name, unsigned flags,
 				break;
 		}
 		if (rc == CAIRN_OK)
+			rc = push_forgets(db, &g, schema, space);
+		if (rc == CAIRN_OK)
 			rc = pull_schema(db, &g, schema, space, rep, &log);
+		if (rc == CAIRN_OK)
+			rc = pull_forgets(db, &g, schema, space, &log);
 	}
 	pg_close(&g);
 out:
