@@ -11,9 +11,11 @@
  *     size limits, UTF-8 and the secret filter over every text field,
  *     provenance and hash included (a secret refuses, it is never masked:
  *     the text is someone else's), a valid id, a positive revision;
- *   - the approval gate team-wide: an agent's record that arrives standing
- *     without the server's approval stamp (approved_by, set by the
- *     server's trigger) is stored as a candidate;
+ *   - the approval gate team-wide: an agent's record (sync.c makes any
+ *     record by a role that is no declared person one) that arrives
+ *     standing without an approval (the caller's approved_by: a person's
+ *     row in cairn.approvals for this very text) is stored as a
+ *     candidate;
  *   - a seeded file's id ("f" + 15 hex digits) never comes from a server:
  *     a clone that has not seeded yet would take a forged ADR for the
  *     file's; dates are ISO-8601 and links valid ids, as on write;
@@ -263,8 +265,17 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 	     strcmp(status, "superseded") == 0)) {
 		status = cur->status;
 		supby = cur->superseded_by;
-		origin = cur->origin; /* who wrote the text is unchanged */
-		tool = cur->src_tool;
+		if (util_streq(cur->title, r->title) &&
+		    util_streq(cur->body, r->body)) {
+			/* who wrote the text is unchanged */
+			origin = cur->origin;
+			tool = cur->src_tool;
+		} else if (from->author && agentish(origin) &&
+			   !from->approved_by) {
+			/* a new text with it: the gate, as for any other */
+			status = "candidate";
+			res->gated = 1;
+		}
 		res->proposed = 1;
 	}
 #endif
@@ -332,7 +343,6 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		snprintf(res->kept_superseded_by,
 			 sizeof(res->kept_superseded_by), "%s",
 			 supby ? supby : "");
-
 	}
 	if (cur)
 		snprintf(sql, sizeof(sql),

@@ -13,7 +13,15 @@
 # certificate is refused with the fix named; a newer server schema is
 # refused; --watch follows a push (bounded); a machine-scoped record is
 # not pushed unless asked (--include-machine) and never pulled; two
-# remotes on one server keep their own sync state.
+# remotes on one server keep their own sync state. Who wrote what is the
+# server's word: a version 1 server schema migrates in place; as a member
+# (eve) with exactly docs/TEAM.md's grants writing with psql, a forged ADR
+# under a seeded file's id is refused and seeding still works, a 'human'
+# row by an undeclared role or automation arrives a candidate (the hook
+# does not inject it), a declared person's record shows who wrote it, an
+# approval dies with a rewrite, an accepted record keeps its key, retiring
+# another's human record is a pending forget everywhere, a pending forget
+# travels, revisions carry their author, bad dates and links are refused.
 #
 # tests/t_sync.sh CAIRN_BINARY
 set -u
@@ -449,6 +457,15 @@ out=$(c r_alice sync 2>&1)
 check "5. on alice's machine too: $out" \
 	jqok '[.[] | select(.id == "'"$arid"'" and .pending == "forget")] | length == 1' "$(c r_alice --json candidates)"
 check "5. where the rule stands as well" grep -q "accepted" <<< "$(c r_alice get "$arid")"
+# a new text with the retirement does not pass as alice's
+c r_alice write --kind rule --title "Tests" --body "alice: tests run before every merge" >/dev/null
+c r_alice sync >/dev/null
+c r_bob sync >/dev/null
+tid=$(asrole cairn_owner memory -c "SELECT id FROM cairn.records WHERE body LIKE 'alice: tests run%'")
+asem "UPDATE cairn.records SET body = 'alice: tests are optional', status = 'retired', ver = ver + 1, seq = nextval('cairn.seq') WHERE id = '$tid'" >/dev/null
+out=$(c r_bob sync 2>&1)
+check "5. eve's text with a retirement arrives a candidate, not as alice's: $out" \
+	[ "$(c r_bob --json get "$tid" | jq -r '.status + " " + .origin')" = "candidate agent" ]
 # a pending forget made on one machine (an agent's memory_forget of a
 # record it did not write) reaches the others' cairn candidates
 mcpcall() { # mcpcall WS TOOL ARGS: one MCP tools/call, its result

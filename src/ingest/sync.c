@@ -1152,7 +1152,7 @@ static int local_put(struct cairn_db *db, const char *schema,
 			  s->created_by ? s->created_by : "?",
 			  s->f[F_STATUS]);
 		rc = cairn_forget_propose(db, s->f[F_ID], "team", tool);
-		if (rc)
+		if (rc && !refusal(rc)) /* (a candidate now: none) */
 			return rc;
 		/* s becomes what is stored: the record as it stood */
 		{
