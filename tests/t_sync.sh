@@ -457,6 +457,16 @@ out=$(c r_alice sync 2>&1)
 check "5. on alice's machine too: $out" \
 	jqok '[.[] | select(.id == "'"$arid"'" and .pending == "forget")] | length == 1' "$(c r_alice --json candidates)"
 check "5. where the rule stands as well" grep -q "accepted" <<< "$(c r_alice get "$arid")"
+# a team may opt out: then a member's retirement applies directly
+asrole cairn_owner memory -c "INSERT INTO cairn.meta VALUES ('others_forget', 'direct')" >/dev/null
+c r_alice write --kind note --title "Lunch" --body "alice: lunch is at noon" >/dev/null
+c r_alice sync >/dev/null
+c r_bob sync >/dev/null
+nid=$(asrole cairn_owner memory -c "SELECT id FROM cairn.records WHERE body = 'alice: lunch is at noon'")
+asem "UPDATE cairn.records SET status = 'retired', ver = ver + 1, seq = nextval('cairn.seq') WHERE id = '$nid'" >/dev/null
+out=$(c r_bob sync 2>&1)
+check "5. with others_forget = direct a member's retirement applies: $out" grep -q "retired" <<< "$(c r_bob get "$nid")"
+asrole cairn_owner memory -c "DELETE FROM cairn.meta WHERE k = 'others_forget'" >/dev/null
 # a new text with the retirement does not pass as alice's
 c r_alice write --kind rule --title "Tests" --body "alice: tests run before every merge" >/dev/null
 c r_alice sync >/dev/null
