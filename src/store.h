@@ -249,6 +249,9 @@ struct store_pulled {
 	const char *remote;      /* the remote's name */
 	const char *author;      /* the server's author stamp, or NULL */
 	const char *approved_by; /* the server's approval stamp, or NULL */
+	const char *created_by;  /* the server's stamp of the record's maker */
+	int others_forget;       /* the team lets a member retire another's
+				  * human record directly (no proposal) */
 };
 /* What store_pull_record did besides writing the record. */
 struct store_pull_result {
@@ -258,6 +261,16 @@ struct store_pull_result {
 	char yielded[STORE_MAX_ID + 1]; /* the local record that gave up its
 					 * key to this one (now a candidate
 					 * for it), or "" */
+	int proposed;                   /* a retirement or supersession of
+					 * another member's human record: the
+					 * record stands (kept_*), the caller
+					 * records a pending forget */
+	char kept_status[16];
+	char kept_superseded_by[STORE_MAX_ID + 1];
+	char held[STORE_MAX_ID + 1];    /* the standing local record that
+					 * keeps the key this one names: this
+					 * one is stored as a candidate for
+					 * it (pending_key), or "" */
 };
 /*
  * The store's gate for what a team server sends (store_pull.c). Inside
@@ -289,9 +302,18 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		      struct store_pull_result *res);
 int store_pull_revision(struct cairn_db *db, const char *schema,
 			const char *record_id, const cairn_record *v);
+/* Seeding a file whose id a record pulled from a team server holds
+ * (src_tool "team:..."): that record is dropped here (the server keeps
+ * it; a later pull of the id is refused, file-backed here), so seeding
+ * never fails because of a pulled record; *dropped says whether it was.
+ * A record written on this machine is left alone. */
+int store_pull_yield_id(struct cairn_db *db, const char *id, int *dropped);
 /* 1 when id may name a record: 1..STORE_MAX_ID bytes of letters, digits
  * and . _ : - /, not starting with . - or /, no ".." component. */
 int store_id_valid(const char *id);
+/* 1 when id has the shape of a seeded file's derived id ("f" + 15 lower
+ * hex digits, seed_derive_id): only seeding gives such ids. */
+int store_file_id_shaped(const char *id);
 /* Generate a new random record id ("r" + 15 hex digits) into out[17]. */
 int store_new_id(char out[17]);
 /*

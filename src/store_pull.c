@@ -11,12 +11,22 @@
  *     size limits, UTF-8 and the secret filter over every text field,
  *     provenance and hash included (a secret refuses, it is never masked:
  *     the text is someone else's), a valid id, a positive revision;
- *   - the approval gate team-wide: an agent's record that arrives standing
- *     without the server's approval stamp (approved_by, set by the
- *     server's trigger) is stored as a candidate;
- *   - UNIQUE(scope, key): a local record holding the key the server gives
- *     to another record yields it and becomes a candidate for it
- *     (pending_key), the way an agent's text for a taken key waits;
+ *   - the approval gate team-wide: an agent's record (sync.c makes any
+ *     record by a role that is no declared person one) that arrives
+ *     standing without an approval (the caller's approved_by: a person's
+ *     row in cairn.approvals for this very text) is stored as a
+ *     candidate;
+ *   - a seeded file's id ("f" + 15 hex digits) never comes from a server:
+ *     a clone that has not seeded yet would take a forged ADR for the
+ *     file's; dates are ISO-8601 and links valid ids, as on write;
+ *   - UNIQUE(scope, key): a standing (accepted) local record keeps its key
+ *     against a later server record that does not supersede it: that one
+ *     is stored as a candidate for the key (pending_key), the way an
+ *     agent's text for a taken key waits; any other local holder yields
+ *     the key and becomes a candidate for it;
+ *   - retiring or superseding another member's human record (the server's
+ *     author is not its created_by) is a proposal: the record stands and
+ *     the caller records a pending forget (unless the team opted out);
  *   - the revision: a record whose text or revision changes keeps its old
  *     text in revisions first (STORE_KEEP_REVISION_SQL).
  * Status, times, revision and hash are kept as the server gives them: they
@@ -32,6 +42,20 @@
 
 #include "secret.h"
 #include "store.h"
+
+int store_file_id_shaped(const char *id)
+{
+	size_t i;
+
+	if (!id || id[0] != 'f' || strlen(id) != 16)
+		return 0;
+	for (i = 1; i < 16; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		      (id[i] >= 'a' && id[i] <= 'f') ||
+		      (id[i] >= 'A' && id[i] <= 'F')))
+			return 0;
+	return 1;
+}
 
 static int agentish(const char *o)
 {
@@ -126,6 +150,34 @@ int store_pull_check(struct cairn_db *db, const char *schema,
 				   "its revision is not a positive number");
 	if (!r->id || !store_id_valid(r->id))
 		return store_error(db, CAIRN_INVALID, "its id is not valid");
+#ifndef CAIRN_MUTATE_SYNC_FILE_ID
+	/* a seeded file's id is derived from its path ("f" + 15 hex
+	 * digits): only Git gives those, never a server (a clone that has
+	 * not seeded yet would take a forged ADR for the file's) */
+	if (store_file_id_shaped(r->id))
+		return store_error(db, CAIRN_READONLY,
+				   "the id of a file-backed record (a seeded "
+				   "file's: Git carries those, never the "
+				   "server)");
+#endif
+	{
+		const char *dn[3] = { "created", "updated", "time" };
+		const char *dv[3];
+
+		dv[0] = r->created;
+		dv[1] = r->updated;
+		dv[2] = r->time;
+		for (i = 0; i < 3; i++)
+			if (dv[i] && !util_iso_valid(dv[i]))
+				return store_error(db, CAIRN_INVALID,
+						   "%s '%.64s' is not an "
+						   "ISO-8601 date", dn[i],
+						   dv[i]);
+	}
+	if ((r->supersedes && !store_id_valid(r->supersedes)) ||
+	    (r->superseded_by && !store_id_valid(r->superseded_by)))
+		return store_error(db, CAIRN_INVALID,
+				   "it links to an invalid record id");
 	if ((r->key && strlen(r->key) > STORE_MAX_KEY) ||
 	    (pending_key && strlen(pending_key) > STORE_MAX_KEY))
 		return store_error(db, CAIRN_TOOBIG, "its key is too long");
@@ -156,7 +208,9 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		      struct store_pull_result *res)
 {
 	cairn_record *cur = NULL, *holder = NULL;
-	const char *status;
+	const char *status, *key = r->key, *pkey = pending_key;
+	const char *supby = r->superseded_by, *origin = r->origin;
+	const char *tool = r->src_tool;
 	char sql[1024];
 	sqlite3_stmt *st = NULL;
 	int rc, src;
@@ -167,9 +221,12 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		return rc;
 	status = r->status;
 #ifndef CAIRN_MUTATE_SYNC_NO_PULL_GATE
-	/* SPEC 4.5 team-wide: approved here or on the server, nowhere else */
+	/* SPEC 4.5 team-wide: approved here or on the server, nowhere else
+	 * (a status that does not stand -- retired, superseded, ... --
+	 * needs no approval: the proposal rule below may still hold it) */
 	if (from->author && agentish(r->origin) && !from->approved_by &&
-	    strcmp(status, "candidate") != 0 && strcmp(status, "rejected") != 0) {
+	    (strcmp(status, "accepted") == 0 || strcmp(status, "stale") == 0 ||
+	     strcmp(status, "unverified") == 0)) {
 		status = "candidate";
 		res->gated = 1;
 	}
@@ -193,6 +250,35 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 				 "record '%s' is file-backed here", r->id);
 		goto out;
 	}
+#ifndef CAIRN_MUTATE_SYNC_TEAM_FORGET
+	/*
+	 * Retiring or superseding another member's human record is a
+	 * proposal, as an agent's forget is: the record stands here and the
+	 * caller records a pending forget (unless the team opted out).
+	 */
+	if (cur && !from->others_forget && from->author && from->created_by &&
+	    strcmp(from->author, from->created_by) != 0 &&
+	    strcmp(cur->origin, "human") == 0 &&
+	    (strcmp(cur->status, "accepted") == 0 ||
+	     strcmp(cur->status, "stale") == 0) &&
+	    (strcmp(status, "retired") == 0 ||
+	     strcmp(status, "superseded") == 0)) {
+		status = cur->status;
+		supby = cur->superseded_by;
+		if (util_streq(cur->title, r->title) &&
+		    util_streq(cur->body, r->body)) {
+			/* who wrote the text is unchanged */
+			origin = cur->origin;
+			tool = cur->src_tool;
+		} else if (from->author && agentish(origin) &&
+			   !from->approved_by) {
+			/* a new text with it: the gate, as for any other */
+			status = "candidate";
+			res->gated = 1;
+		}
+		res->proposed = 1;
+	}
+#endif
 	/* the key is the server's record's: a local holder yields it */
 	if (r->key) {
 		char w[64];
@@ -215,6 +301,25 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 					 r->key, holder->id);
 			goto out;
 		}
+	}
+#ifndef CAIRN_MUTATE_SYNC_KEY_HIJACK
+	/* a key held by a standing record is not taken over by a later
+	 * row (one that does not supersede it): the later one waits as a
+	 * candidate for the key, as an agent's text for a taken key does */
+	if (holder && strcmp(holder->id, r->id) != 0 &&
+	    (strcmp(holder->status, "accepted") == 0 ||
+	     strcmp(holder->status, "stale") == 0) &&
+	    !util_streq(r->supersedes, holder->id)) {
+		pkey = r->key;
+		key = NULL;
+		if (strcmp(status, "rejected") != 0)
+			status = "candidate";
+		snprintf(res->held, sizeof(res->held), "%s", holder->id);
+		cairn_record_free(holder);
+		holder = NULL;
+	}
+#endif
+	if (holder && strcmp(holder->id, r->id) != 0) {
 		snprintf(sql, sizeof(sql),
 			 "UPDATE %s.records SET pending_key = key, key = NULL, "
 			 "status = 'candidate' WHERE id = ?1",
@@ -231,6 +336,13 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 		rc = run1(db, sql, r->id, "keeping a revision");
 		if (rc)
 			goto out;
+	}
+	if (res->proposed) {
+		snprintf(res->kept_status, sizeof(res->kept_status), "%s",
+			 status);
+		snprintf(res->kept_superseded_by,
+			 sizeof(res->kept_superseded_by), "%s",
+			 supby ? supby : "");
 	}
 	if (cur)
 		snprintf(sql, sizeof(sql),
@@ -258,21 +370,21 @@ int store_pull_record(struct cairn_db *db, const char *schema,
 	}
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
-	store_bind_opt(st, 3, r->key);
-	store_bind_opt(st, 4, pending_key);
+	store_bind_opt(st, 3, key);
+	store_bind_opt(st, 4, pkey);
 	sqlite3_bind_text(st, 5, r->title, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, r->body, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 8, r->confidence);
 	store_bind_opt(st, 9, r->proof);
-	sqlite3_bind_text(st, 10, r->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, origin, -1, SQLITE_STATIC);
 	store_bind_opt(st, 11, r->src_session);
-	store_bind_opt(st, 12, r->src_tool);
+	store_bind_opt(st, 12, tool);
 	store_bind_opt(st, 13, r->time);
 	sqlite3_bind_text(st, 14, r->created, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 15, r->updated, -1, SQLITE_STATIC);
 	store_bind_opt(st, 16, r->supersedes);
-	store_bind_opt(st, 17, r->superseded_by);
+	store_bind_opt(st, 17, supby);
 	sqlite3_bind_int64(st, 18, r->revision);
 	store_bind_opt(st, 19, r->hash);
 	sqlite3_bind_text(st, 20, r->scope, -1, SQLITE_STATIC);
@@ -344,4 +456,21 @@ int store_pull_revision(struct cairn_db *db, const char *schema,
 	if (src != SQLITE_DONE)
 		return store_sql_error(db, src, "storing revisions");
 	return CAIRN_OK;
+}
+
+int store_pull_yield_id(struct cairn_db *db, const char *id, int *dropped)
+{
+	static const char *const sqls[] = {
+		"DELETE FROM main.records WHERE id = ?1 AND origin <> 'file' "
+		"AND src_tool LIKE 'team:%'",
+		"DELETE FROM main.sync_state WHERE record_id = ?1",
+	};
+	int rc;
+
+	*dropped = 0;
+	rc = run1(db, sqls[0], id, "dropping a pulled record");
+	if (rc || sqlite3_changes(db->sql) == 0)
+		return rc;
+	*dropped = 1;
+	return run1(db, sqls[1], id, "dropping a pulled record");
 }

@@ -588,6 +588,10 @@ void util_source_text(struct sbuf *sb, const cairn_record *r)
 			sbuf_addf(sb, " @%.8s", r->src_commit);
 		if (r->src_heading && *r->src_heading)
 			sbuf_addf(sb, " > %s", r->src_heading);
+	} else if (r->src_tool && strncmp(r->src_tool, "team:", 5) == 0 &&
+		   strcmp(r->kind ? r->kind : "", "event") != 0) {
+		/* a pulled record: the server's stamp of who wrote it */
+		sbuf_addf(sb, "from the team, by %s", r->src_tool + 5);
 	} else if (r->src_session || r->src_tool) {
 		sbuf_addf(sb, "session %s",
 			  r->src_session ? r->src_session : "-");

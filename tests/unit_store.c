@@ -790,7 +790,7 @@ static void pulled(cairn_record *r, const char *id, const char *origin,
 static void test_pull_gate(void)
 {
 	cairn_db *db = test_store("pull", NULL, 0);
-	struct store_pulled srv = { "team", "alice", NULL };
+	struct store_pulled srv = { "team", "alice", NULL, NULL, 0 };
 	struct store_pull_result res;
 	cairn_record r, *got = NULL, **hist = NULL;
 	char *local = NULL;
@@ -842,10 +842,58 @@ static void test_pull_gate(void)
 		  CAIRN_NOTFOUND);
 	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
 
-	/* a local holder of the key yields it */
+	/* a seeded file's id, a date that is none, a link that is no id */
+	CHECK_INT(store_tx_begin(db), CAIRN_OK);
+	pulled(&r, "fdd91428605c86f0", "human", "accepted", NULL, "forged");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_READONLY);
+	pulled(&r, "rp6", "human", "accepted", NULL, "dated badly");
+	r.created = (char *)"not-a-date";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	pulled(&r, "rp6", "human", "accepted", NULL, "dated badly");
+	r.updated = (char *)"2099-99-99T99:99:99Z";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	pulled(&r, "rp6", "human", "superseded", NULL, "linked badly");
+	r.superseded_by = (char *)"../../etc/passwd";
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res),
+		  CAIRN_INVALID);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp6", &got),
+		  CAIRN_NOTFOUND);
+	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
+
+	/* a standing local holder keeps its key: the later one waits */
 	local = write_simple(db, "fact", NULL, NULL, "ci:runner", "runner two");
 	CHECK_INT(store_tx_begin(db), CAIRN_OK);
-	pulled(&r, "rp5", "human", "accepted", "ci:runner", "runner one");
+	pulled(&r, "rp7", "human", "accepted", "ci:runner", "runner hijacked");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	CHECK(local && strcmp(res.held, local) == 0 && !res.yielded[0]);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", "rp7", &got), CAIRN_OK);
+	CHECK(got && got->key == NULL && strcmp(got->status, "candidate") == 0);
+	cairn_record_free(got);
+	got = NULL;
+	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
+	/* another member retiring alice's human record: a proposal */
+	srv.author = "eve";
+	srv.created_by = "alice";
+	CHECK_INT(store_tx_begin(db), CAIRN_OK);
+	pulled(&r, local, "human", "retired", "ci:runner", "runner two");
+	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
+	CHECK(res.proposed == 1 && strcmp(res.kept_status, "accepted") == 0);
+	CHECK_INT(store_find_one(db, "main", "id = ?1", local, &got), CAIRN_OK);
+	CHECK(got && strcmp(got->status, "accepted") == 0);
+	cairn_record_free(got);
+	got = NULL;
+	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
+	srv.author = "alice";
+	srv.created_by = NULL;
+	cairn_free(local);
+	/* a holder that is not standing (a candidate) yields the key */
+	local = write_simple(db, "fact", "candidate", "agent", "ci:runner2",
+			     "runner two");
+	CHECK_INT(store_tx_begin(db), CAIRN_OK);
+	pulled(&r, "rp5", "human", "accepted", "ci:runner2", "runner one");
 	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
 	CHECK(local && strcmp(res.yielded, local) == 0);
 	CHECK_INT(store_find_one(db, "main", "id = ?1", local, &got), CAIRN_OK);
@@ -853,7 +901,7 @@ static void test_pull_gate(void)
 	cairn_record_free(got);
 	got = NULL;
 	/* a new text of rp5 keeps the old one as a revision */
-	pulled(&r, "rp5", "human", "accepted", "ci:runner", "runner one, moved");
+	pulled(&r, "rp5", "human", "accepted", "ci:runner2", "runner one, moved");
 	r.revision = 2;
 	r.hash = (char *)"h2";
 	CHECK_INT(store_pull_record(db, "main", &r, NULL, &srv, &res), CAIRN_OK);
@@ -863,7 +911,7 @@ static void test_pull_gate(void)
 	pulled(&r, "rp5", "human", "accepted", NULL, "runner one");
 	CHECK_INT(store_pull_revision(db, "main", "rp5", &r), CAIRN_OK);
 	CHECK_INT(store_tx_end(db, CAIRN_OK), CAIRN_OK);
-	CHECK_INT(cairn_record_history(db, "ci:runner", NULL, &hist, &n),
+	CHECK_INT(cairn_record_history(db, "ci:runner2", NULL, &hist, &n),
 		  CAIRN_OK);
 	CHECK_MSG(n == 2, "history of rp5 has %zu entries", n);
 	if (n == 2)

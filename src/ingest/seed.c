@@ -1208,9 +1208,23 @@ static int write_plan(struct run *r, struct old *o, size_t no)
 		rec.supersedes = f->supersedes;
 		rec.superseded_by = c->superseded_by;
 		rec.hash = c->hash;
+		/* a record a team server gave this id never stops a seed:
+		 * the file's record takes it (store_pull_yield_id) */
+		{
+			int dropped = 0;
+
+			rc = store_pull_yield_id(r->db, c->id, &dropped);
+			if (rc == CAIRN_OK && dropped)
+				seed_msg(r, 0, CAIRN_OK, f->rel, c->line,
+					 "id '%s' was held by a record pulled "
+					 "from the team server: dropped here, "
+					 "the file's record takes it",
+					 c->id);
+		}
 		/* KEEP_TIMES: store our hash and link; times are "now" */
-		rc = cairn_record_write(r->db, &rec, CAIRN_WRITE_KEEP_TIMES,
-					NULL);
+		if (rc == CAIRN_OK)
+			rc = cairn_record_write(r->db, &rec,
+						CAIRN_WRITE_KEEP_TIMES, NULL);
 		if (rc) {
 			/* a copy: store_error writes the buffer it reads */
 			char why[STORE_ERRMSG];

@@ -36,9 +36,20 @@
  * (tests/t_layers.sh); what it takes goes through the store's gate,
  * store_pull_record/_revision (store_pull.c): the secret filter and the
  * store's validity rules, else it is refused (counted, logged, not
- * stored); an agent's record that arrives accepted without the server's
- * approved_by stamp (set by a trigger to the approving role) is kept as a
- * candidate.
+ * stored).
+ *
+ * Who wrote what is the server's word, never the row's (server schema 2):
+ * triggers the schema owner owns stamp each row with the role that wrote
+ * it (records.author and created_by, revisions.author) and each approval
+ * (cairn.approvals: the approver's own row, with a hash of the text it
+ * approved); cairn.roles, the owner's list, says which roles are people.
+ * A row by a role that is no declared person is an agent's whatever its
+ * origin says (srec_trust), so the gate keeps it a candidate unless a
+ * person's approval of that very text stands (SYNC_PG_WHO); a pulled
+ * record's source names its author ("from the team, by alice"). A seeded
+ * file's id, a key held by an accepted record, another member's
+ * retirement of a human record (a pending forget instead), bad dates and
+ * dangling links: store_pull.c and pull_schema.
  *
  * libpq is loaded with dlopen() on the first sync, so no other command
  * (the hook above all) pays for it.
@@ -56,7 +67,7 @@
 #include "store.h"
 
 #define SYNC_LIBPQ "libpq.so.5"
-#define SYNC_SERVER_SCHEMA 1      /* cairn.meta schema_version this cairn writes */
+#define SYNC_SERVER_SCHEMA 2      /* cairn.meta schema_version this cairn writes */
 #define SYNC_LOCK 0x636169726eLL  /* advisory lock key of pushes and migrations */
 #define SYNC_BATCH 500            /* records per push transaction / pull page */
 #define SYNC_NAME_MAX 64
@@ -384,6 +395,8 @@ struct pg {
 	char server[80]; /* cairn.meta server_id */
 	char user[256];  /* session_user */
 	const char *remote; /* the remote's name (borrowed from its struct remote) */
+	int others_forget;  /* cairn.meta others_forget = 'direct': a member
+			     * retires another's human record directly */
 	char state[SYNC_NAME_MAX + 82]; /* sync_state key: NAME@server */
 };
 
@@ -502,6 +515,73 @@ static const char *const server_steps[] = {
 	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp();"
 	"INSERT INTO cairn.meta (k, v) VALUES ('server_id',"
 	" md5(random()::text || clock_timestamp()::text));",
+	/*
+	 * 2: identity is the server's word. The roles the owner declares
+	 * people or automation (the role that migrates is a person: it owns
+	 * the schema); who created a record (created_by) and who wrote a
+	 * revision (author), stamped like records.author; an approval is
+	 * the approver's own row, stamped with the role and a hash of the
+	 * text as it is on the server when approved: a later text voids it.
+	 * (The stamp trigger is dropped while created_by is filled, so the
+	 * migration does not make the owner every record's author.)
+	 */
+	"CREATE TABLE cairn.roles (role name PRIMARY KEY, kind text NOT NULL"
+	" CHECK (kind IN ('person', 'automation')));"
+	"INSERT INTO cairn.roles VALUES (session_user, 'person');"
+	"DROP TRIGGER records_stamp ON cairn.records;"
+	"ALTER TABLE cairn.records ADD COLUMN created_by text;"
+	"UPDATE cairn.records SET created_by = author;"
+	"ALTER TABLE cairn.revisions ADD COLUMN author text;"
+	"CREATE OR REPLACE FUNCTION cairn.stamp() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.author := session_user;"
+	" IF TG_OP = 'INSERT' THEN NEW.created_by := session_user;"
+	" ELSE NEW.created_by := OLD.created_by; END IF;"
+	" IF NEW.approved_by IS NOT NULL AND (TG_OP = 'INSERT' OR"
+	"  NEW.approved_by IS DISTINCT FROM OLD.approved_by) THEN"
+	"  NEW.approved_by := session_user; END IF;"
+	" RETURN NEW; END $$;"
+	"CREATE TRIGGER records_stamp BEFORE INSERT OR UPDATE ON cairn.records"
+	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp();"
+	"CREATE FUNCTION cairn.stamp_author() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.author := session_user; RETURN NEW; END $$;"
+	"CREATE TRIGGER revisions_stamp BEFORE INSERT OR UPDATE ON"
+	" cairn.revisions FOR EACH ROW EXECUTE FUNCTION cairn.stamp_author();"
+	"CREATE FUNCTION cairn.text_hash(title text, body text) RETURNS text"
+	" LANGUAGE sql IMMUTABLE AS $$ SELECT encode(sha256(convert_to("
+	" title || chr(10) || body, getdatabaseencoding())), 'hex') $$;"
+	"CREATE TABLE cairn.approvals ("
+	" space text NOT NULL, id text NOT NULL, text_hash text NOT NULL,"
+	" approver text NOT NULL DEFAULT session_user,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" PRIMARY KEY (space, id, text_hash, approver));"
+	"CREATE FUNCTION cairn.stamp_approval() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$ DECLARE h text;"
+	" BEGIN SELECT cairn.text_hash(r.title, r.body) INTO h"
+	"  FROM cairn.records r WHERE r.space = NEW.space AND r.id = NEW.id;"
+	" IF h IS NULL THEN RAISE EXCEPTION"
+	"  'cairn: no record % to approve in space %', NEW.id, NEW.space;"
+	" END IF;"
+	" NEW.text_hash := h; NEW.approver := session_user; NEW.at := now();"
+	" RETURN NEW; END $$;"
+	"CREATE TRIGGER approvals_stamp BEFORE INSERT OR UPDATE ON"
+	" cairn.approvals FOR EACH ROW EXECUTE FUNCTION cairn.stamp_approval();"
+	/* a pending forget (an agent's proposal to retire a record) is
+	 * shared: the proposing role's own row */
+	"CREATE TABLE cairn.forgets ("
+	" space text NOT NULL, id text NOT NULL,"
+	" proposer text NOT NULL DEFAULT session_user,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" seq bigint NOT NULL DEFAULT nextval('cairn.seq'),"
+	" PRIMARY KEY (space, id, proposer));"
+	"CREATE INDEX forgets_seq ON cairn.forgets (space, seq);"
+	"CREATE FUNCTION cairn.stamp_proposer() RETURNS trigger"
+	" LANGUAGE plpgsql AS $$"
+	" BEGIN NEW.proposer := session_user; NEW.at := now(); RETURN NEW;"
+	" END $$;"
+	"CREATE TRIGGER forgets_stamp BEFORE INSERT OR UPDATE ON cairn.forgets"
+	" FOR EACH ROW EXECUTE FUNCTION cairn.stamp_proposer();",
 };
 
 static int server_version(struct cairn_db *db, struct pg *g, int *v)
@@ -601,13 +681,15 @@ static int pg_open(struct cairn_db *db, struct remote *r, struct pg *g)
 	if (rc == CAIRN_OK)
 		rc = pg_q(db, g,
 			  "SELECT (SELECT v FROM cairn.meta WHERE k = "
-			  "'server_id'), session_user",
+			  "'server_id'), session_user, (SELECT v FROM "
+			  "cairn.meta WHERE k = 'others_forget') = 'direct'",
 			  0, NULL, &res, "reading the server's id");
 	if (rc == CAIRN_OK) {
 		snprintf(g->server, sizeof(g->server), "%s",
 			 pq.getvalue(res, 0, 0));
 		snprintf(g->user, sizeof(g->user), "%s",
 			 pq.getvalue(res, 0, 1));
+		g->others_forget = strcmp(pq.getvalue(res, 0, 2), "t") == 0;
 		pq.clear(res);
 	}
 	if (rc == CAIRN_OK && strcmp(r->server, g->server) != 0) {
@@ -643,6 +725,21 @@ enum {
 	"origin, src_session, src_tool, \"time\", created, updated, "       \
 	"supersedes, superseded_by, revision, hash, scope"
 
+/*
+ * What the server says of a row besides its fields (after SYNC_PG_COLS,
+ * from "cairn.records r"): its version; the approval that holds, the
+ * approver's own row (cairn.approvals) by a declared person for the text
+ * as it is now (a later text voids it; the row's approved_by column is
+ * not it); who wrote this version (author, the stamp trigger's); and
+ * whether that role is a declared person or automation (cairn.roles).
+ */
+#define SYNC_PG_WHO                                                         \
+	"ver, (SELECT a.approver FROM cairn.approvals a JOIN cairn.roles p " \
+	"ON p.role = a.approver AND p.kind = 'person' WHERE a.space = "     \
+	"r.space AND a.id = r.id AND a.text_hash = cairn.text_hash(r.title, " \
+	"r.body) ORDER BY a.at LIMIT 1), author, (SELECT p.kind FROM "      \
+	"cairn.roles p WHERE p.role = r.author), created_by"
+
 struct srec {
 	char *f[NF];
 	char fp[65];       /* fingerprint of f */
@@ -651,6 +748,8 @@ struct srec {
 	long long ver;     /* server: ver */
 	char *approved_by; /* server: approved_by, or NULL */
 	char *author;      /* server: author */
+	char *author_kind; /* server: "person", "automation" or NULL */
+	char *created_by;  /* server: who made the record */
 };
 
 static void srec_clear(struct srec *r)
@@ -661,6 +760,8 @@ static void srec_clear(struct srec *r)
 		cairn_free(r->f[i]);
 	cairn_free(r->approved_by);
 	cairn_free(r->author);
+	cairn_free(r->author_kind);
+	cairn_free(r->created_by);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -731,7 +832,7 @@ static int srec_from_sqlite(struct srec *r, sqlite3_stmt *st, int first)
 	return 0;
 }
 
-/* Columns SYNC_PG_COLS, then ver, approved_by, author. */
+/* Columns SYNC_PG_COLS, then SYNC_PG_WHO. */
 static int srec_from_pg(struct srec *r, PGresult *res, int row)
 {
 	int i;
@@ -750,6 +851,12 @@ static int srec_from_pg(struct srec *r, PGresult *res, int row)
 	    !(r->approved_by = util_strdup(pq.getvalue(res, row, NF + 1))))
 		goto oom;
 	if (!(r->author = util_strdup(pq.getvalue(res, row, NF + 2))))
+		goto oom;
+	if (!pq.getisnull(res, row, NF + 3) &&
+	    !(r->author_kind = util_strdup(pq.getvalue(res, row, NF + 3))))
+		goto oom;
+	if (!pq.getisnull(res, row, NF + 4) &&
+	    !(r->created_by = util_strdup(pq.getvalue(res, row, NF + 4))))
 		goto oom;
 	srec_fp(r);
 	return 0;
@@ -969,6 +1076,38 @@ static int pulled_check(struct cairn_db *db, const char *schema,
 }
 
 /*
+ * Who wrote a server row is the server's word (author, stamped by the
+ * schema owner's trigger), never the row's own: a row whose author is
+ * not a declared person (cairn.roles) is no human's record, whatever its
+ * origin says: it is stored as an agent's, so the approval gate decides
+ * (automation's records arrive as candidates). A person's row may say
+ * less than "human" (an agent's text it pushed), never more. The record's
+ * source names the team member ("team:ROLE" in src_tool, shown "from the
+ * team, by ROLE"); an event keeps its speaker there.
+ */
+static int srec_trust(struct srec *s)
+{
+	char tool[300];
+	int person = s->author_kind && strcmp(s->author_kind, "person") == 0;
+
+#ifndef CAIRN_MUTATE_SYNC_ROW_ORIGIN
+	if (!person && s->f[F_ORIGIN] && strcmp(s->f[F_ORIGIN], "human") == 0 &&
+	    srec_set(s, F_ORIGIN, "agent"))
+		return -1;
+#else
+	(void)person; /* tests/mutate: the row's origin stands */
+#endif
+	if (s->f[F_KIND] && strcmp(s->f[F_KIND], "event") != 0) {
+		snprintf(tool, sizeof(tool), "team:%s",
+			 s->author ? s->author : "?");
+		if (srec_set(s, F_TOOL, tool))
+			return -1;
+	}
+	srec_fp(s);
+	return 0;
+}
+
+/*
  * Write s over (or as) local record s->id of schema through the store's
  * gate (store_pull_record): from_server says whether s is the server's
  * (its approval stamp decides the gate) or this machine's own text. A
@@ -976,7 +1115,7 @@ static int pulled_check(struct cairn_db *db, const char *schema,
  * fingerprint is what is stored.
  */
 static int local_put(struct cairn_db *db, const char *schema,
-		     const char *remote, struct srec *s, int from_server,
+		     const struct pg *g, struct srec *s, int from_server,
 		     struct sbuf *log)
 {
 	struct store_pulled from;
@@ -984,9 +1123,13 @@ static int local_put(struct cairn_db *db, const char *schema,
 	cairn_record r;
 	int rc;
 
-	from.remote = remote;
+	from.remote = g->remote;
 	from.author = from_server ? (s->author ? s->author : "?") : NULL;
 	from.approved_by = from_server ? s->approved_by : NULL;
+	from.created_by = from_server ? s->created_by : NULL;
+	from.others_forget = g->others_forget;
+	if (from_server && srec_trust(s))
+		return store_error(db, CAIRN_NOMEM, "out of memory");
 	srec_record(s, &r);
 	rc = store_pull_record(db, schema, &r, s->f[F_PKEY], &from, &res);
 	if (rc)
@@ -996,6 +1139,52 @@ static int local_put(struct cairn_db *db, const char *schema,
 			  "conflict: key '%s' is %s's on the server; local %s "
 			  "is now a candidate for it\n",
 			  s->f[F_KEY], s->f[F_ID], res.yielded);
+	if (res.proposed) {
+		char tool[300];
+
+		/* the record stands here; a pending forget waits for a
+		 * human (cairn candidates), as an agent's forget does */
+		snprintf(tool, sizeof(tool), "team:%s", from.author);
+		sbuf_addf(log,
+			  "proposal: %s would make %s (%s's) %s; it stands "
+			  "here, a pending forget waits (cairn candidates)\n",
+			  from.author, s->f[F_ID],
+			  s->created_by ? s->created_by : "?",
+			  s->f[F_STATUS]);
+		rc = cairn_forget_propose(db, s->f[F_ID], "team", tool);
+		if (rc && !refusal(rc)) /* (a candidate now: none) */
+			return rc;
+		/* s becomes what is stored: the record as it stood */
+		{
+			struct srec loc;
+			int f, bad = 0;
+			static const int kept[] = { F_STATUS, F_SUPBY,
+						    F_ORIGIN, F_TOOL };
+
+			rc = local_get(db, schema, s->f[F_ID], &loc);
+			if (rc)
+				return rc;
+			for (f = 0; f < (int)ARRAY_SIZE(kept); f++)
+				bad |= srec_set(s, kept[f], loc.f[kept[f]]);
+			srec_clear(&loc);
+			if (bad)
+				return store_error(db, CAIRN_NOMEM,
+						   "out of memory");
+		}
+		srec_fp(s);
+	}
+	if (res.held[0]) {
+		sbuf_addf(log,
+			  "key: %s (by %s) names key '%s', which accepted %s "
+			  "holds here; kept as a candidate for it\n",
+			  s->f[F_ID], from.author, s->f[F_KEY], res.held);
+		if (srec_set(s, F_PKEY, s->f[F_KEY]) ||
+		    srec_set(s, F_KEY, NULL) ||
+		    (strcmp(s->f[F_STATUS], "rejected") != 0 &&
+		     srec_set(s, F_STATUS, "candidate")))
+			return store_error(db, CAIRN_NOMEM, "out of memory");
+		srec_fp(s);
+	}
 	if (res.gated) {
 		sbuf_addf(log,
 			  "gate: %s (from %s) arrived %s with no approval on "
@@ -1053,7 +1242,7 @@ static const char *const pg_upsert =
 	"= coalesce(EXCLUDED.approved_by, cairn.records.approved_by)";
 
 static const char *const pg_select_ids =
-	"SELECT " SYNC_PG_COLS ", ver, approved_by, author FROM cairn.records "
+	"SELECT " SYNC_PG_COLS ", " SYNC_PG_WHO " FROM cairn.records r "
 	"WHERE space = $1 AND id = ANY($2::text[])";
 
 /* Append v to a PostgreSQL text[] literal being built in sb. */
@@ -1182,18 +1371,20 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 
 	rc = pg_q(db, g,
 		  "SELECT id, revision, title, body, status, confidence, "
-		  "proof, origin, updated, hash FROM cairn.revisions WHERE "
-		  "space = $1 AND id = ANY($2::text[])",
+		  "proof, origin, updated, hash, author, (SELECT p.kind FROM "
+		  "cairn.roles p WHERE p.role = v.author) FROM "
+		  "cairn.revisions v WHERE space = $1 AND id = "
+		  "ANY($2::text[])",
 		  2, p, &res, "pulling revisions");
 	if (rc)
 		return rc;
 	nt = pq.ntuples(res);
 	for (r = 0; r < nt && rc == CAIRN_OK; r++) {
-		const char *f[10];
+		const char *f[12];
 		cairn_record v;
 		int c;
 
-		for (c = 0; c < 10; c++)
+		for (c = 0; c < 12; c++)
 			f[c] = pq.getisnull(res, r, c) ? NULL
 						       : pq.getvalue(res, r, c);
 		memset(&v, 0, sizeof(v));
@@ -1204,17 +1395,65 @@ static int pull_revisions(struct cairn_db *db, struct pg *g,
 		v.confidence = f[5] ? strtod(f[5], NULL) : -1;
 		v.proof = (char *)f[6];
 		v.origin = (char *)f[7];
+		/* who recorded it is the server's stamp: by a role that is
+		 * no declared person, no revision is a human's */
+		if (v.origin && strcmp(v.origin, "human") == 0 &&
+		    !(f[11] && strcmp(f[11], "person") == 0))
+			v.origin = (char *)"agent";
 		v.updated = (char *)f[8];
 		v.hash = (char *)f[9];
 		rc = store_pull_revision(db, schema, f[0], &v);
 		if (refusal(rc)) {
 			sbuf_addf(log, "refused revision %s of %s from the "
-				  "server: %s\n", f[1], f[0], db->errmsg);
+				  "server (by %s): %s\n", f[1], f[0],
+				  f[10] ? f[10] : "?", db->errmsg);
 			rep->refused++;
 			rc = CAIRN_OK;
 		}
 	}
 	pq.clear(res);
+	return rc;
+}
+
+/* An agent's record standing here was approved here (the gate). */
+static int approved_here(const struct srec *l)
+{
+	return is_agentish(l->f[F_ORIGIN]) &&
+	       strcmp(l->f[F_STATUS], "candidate") != 0 &&
+	       strcmp(l->f[F_STATUS], "rejected") != 0;
+}
+
+/*
+ * The approvals of the agents' records this batch pushed standing: each
+ * is this role's own row in cairn.approvals, which the server stamps with
+ * the role and a hash of the text as the push left it (the client sends
+ * neither), so that a later text by anyone voids it.
+ */
+static int push_approvals(struct cairn_db *db, struct pg *g,
+			  const char *space, const struct job *jobs, size_t n)
+{
+	struct sbuf ids = SBUF_INIT;
+	const char *p[2];
+	size_t i, cnt = 0;
+	int rc = CAIRN_OK;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].act == A_PUSHED && approved_here(jobs[i].loc)) {
+			arr_add(&ids, jobs[i].loc->f[F_ID]);
+			cnt++;
+		}
+	if (cnt) {
+		p[0] = space;
+		p[1] = arr_end(&ids);
+		rc = p[1] ? pg_q(db, g,
+				 "INSERT INTO cairn.approvals (space, id, "
+				 "text_hash) SELECT $1, u, '' FROM "
+				 "unnest($2::text[]) AS u ON CONFLICT DO "
+				 "NOTHING",
+				 2, p, NULL, "recording approvals")
+			  : store_error(db, CAIRN_NOMEM, "out of memory");
+	}
+	sbuf_release(&ids);
 	return rc;
 }
 
@@ -1351,13 +1590,8 @@ static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
 			arr_add(&a[f], l->f[f]);
 		snprintf(verbuf, sizeof(verbuf), "%lld", jobs[i].ver);
 		arr_add(&a[NF], verbuf);
-		/* an agent's record standing here was approved here (the gate) */
-		arr_add(&a[NF + 1],
-			is_agentish(l->f[F_ORIGIN]) &&
-					strcmp(l->f[F_STATUS], "candidate") &&
-					strcmp(l->f[F_STATUS], "rejected")
-				? g->user
-				: NULL);
+		/* (kept for the column; the approval is push_approvals') */
+		arr_add(&a[NF + 1], approved_here(l) ? g->user : NULL);
 	}
 	if (nup) {
 		for (f = 0; f < NF + 2; f++) {
@@ -1371,6 +1605,8 @@ static int push_batch(struct cairn_db *db, struct pg *g, const char *schema,
 		rc = pg_q(db, g, pg_upsert, 23, p, NULL, "pushing records");
 	}
 	if (rc == CAIRN_OK && nup)
+		rc = push_approvals(db, g, space, jobs, n);
+	if (rc == CAIRN_OK && nup)
 		rc = push_revisions(db, g, schema, space, jobs, n);
 out:
 	arrs_release(a, 23);
@@ -1379,7 +1615,7 @@ out:
 
 /* A conflicting local text kept as a new local candidate. */
 static int conflict_candidate(struct cairn_db *db, const char *schema,
-			      const char *remote, const struct srec *l,
+			      const struct pg *g, const struct srec *l,
 			      const struct srec *srv, struct sbuf *log)
 {
 	struct srec c;
@@ -1404,7 +1640,7 @@ static int conflict_candidate(struct cairn_db *db, const char *schema,
 	    srec_set(&c, F_UPDATED, now) || srec_set(&c, F_REV, "1") ||
 	    srec_set(&c, F_SUPERSEDES, NULL) || srec_set(&c, F_SUPBY, NULL))
 		goto oom;
-	rc = local_put(db, schema, remote, &c, 0, log);
+	rc = local_put(db, schema, g, &c, 0, log);
 	if (rc == CAIRN_OK)
 		sbuf_addf(log,
 			  "conflict: %s changed here and on the server (by "
@@ -1479,7 +1715,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			switch (j->act) {
 			case A_PUSHED:
 				if (j->yielded) {
-					rc = local_put(db, schema, g->remote,
+					rc = local_put(db, schema, g,
 						       lr, 0, log);
 					sbuf_addf(log,
 						  "conflict: key '%s' is "
@@ -1512,7 +1748,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 #ifndef CAIRN_MUTATE_SYNC_NO_CONFLICT_CANDIDATE
 				if (rc == CAIRN_OK)
 					rc = conflict_candidate(db, schema,
-								g->remote, lr,
+								g, lr,
 								&j->srv, log);
 #else
 				/* tests/mutate: the losing text is dropped */
@@ -1545,7 +1781,7 @@ static int push_schema(struct cairn_db *db, struct pg *g, const char *schema,
 						  j->srv.author,
 						  lr->f[F_STATUS]);
 				if (rc == CAIRN_OK)
-					rc = local_put(db, schema, g->remote,
+					rc = local_put(db, schema, g,
 						       &j->srv, 1, log);
 				if (rc == CAIRN_OK)
 					rc = state_set(db, schema, g->state,
@@ -1568,6 +1804,41 @@ out:
 }
 
 /* ------------------------------------------------------------------- pull */
+
+/*
+ * Does record id exist: here, in this page of the server's rows, or on
+ * the server in this space (a page boundary)? A pulled record's links
+ * are checked as on write: one naming no record is refused.
+ */
+static int link_known(struct cairn_db *db, struct pg *g, const char *schema,
+		      const char *space, PGresult *page, int nt,
+		      const char *id, int *known)
+{
+	const char *p[2] = { space, id };
+	struct srec tmp;
+	PGresult *res = NULL;
+	int i, rc;
+
+	*known = 1;
+	for (i = 0; i < nt; i++)
+		if (strcmp(pq.getvalue(page, i, F_ID), id) == 0)
+			return CAIRN_OK;
+	rc = local_get(db, schema, id, &tmp);
+	if (rc == CAIRN_OK) {
+		srec_clear(&tmp);
+		return CAIRN_OK;
+	}
+	if (rc != CAIRN_NOTFOUND)
+		return rc;
+	rc = pg_q(db, g,
+		  "SELECT 1 FROM cairn.records WHERE space = $1 AND id = $2",
+		  2, p, &res, "checking a link");
+	if (rc)
+		return rc;
+	*known = pq.ntuples(res) > 0;
+	pq.clear(res);
+	return CAIRN_OK;
+}
 
 static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		       const char *space, cairn_sync_report *rep,
@@ -1593,8 +1864,8 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 		p[1] = cur;
 		p[2] = limit;
 		rc = pg_q(db, g,
-			  "SELECT " SYNC_PG_COLS ", ver, approved_by, author, "
-			  "seq FROM cairn.records WHERE space = $1 AND seq > "
+			  "SELECT " SYNC_PG_COLS ", " SYNC_PG_WHO ", seq FROM "
+			  "cairn.records r WHERE space = $1 AND seq > "
 			  "$2::bigint AND scope <> 'machine' ORDER BY seq "
 			  "LIMIT $3::int",
 			  3, p, &res, "pulling");
@@ -1614,7 +1885,7 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			int exists;
 
 			snprintf(cur, sizeof(cur), "%s",
-				 pq.getvalue(res, i, NF + 3));
+				 pq.getvalue(res, i, NF + 5));
 			if (srec_from_pg(&s, res, i)) {
 				rc = store_error(db, CAIRN_NOMEM,
 						 "out of memory");
@@ -1671,8 +1942,38 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 			} else {
 				/* (a file-backed local record never travels:
 				 * the store refuses what would overwrite it) */
-				rc = local_put(db, schema, g->remote, &s, 1,
-					       log);
+				const char *dangling = NULL;
+				int known = 1;
+
+#ifndef CAIRN_MUTATE_SYNC_DANGLING_LINK
+				if (s.f[F_SUPBY])
+					rc = link_known(db, g, schema, space,
+							res, nt, s.f[F_SUPBY],
+							&known);
+				if (rc == CAIRN_OK && known && s.f[F_SUPERSEDES]) {
+					rc = link_known(db, g, schema, space,
+							res, nt,
+							s.f[F_SUPERSEDES],
+							&known);
+					if (!known)
+						dangling = s.f[F_SUPERSEDES];
+				} else if (!known) {
+					dangling = s.f[F_SUPBY];
+				}
+#else
+				/* tests/mutate: links are taken unchecked */
+				(void)link_known;
+				(void)known;
+#endif
+				if (rc == CAIRN_OK && dangling)
+					rc = store_error(db, CAIRN_INVALID,
+							 "it links to record "
+							 "'%.64s', which does "
+							 "not exist",
+							 dangling);
+				else if (rc == CAIRN_OK)
+					rc = local_put(db, schema, g, &s, 1,
+						       log);
 				if (refusal(rc)) {
 					/* a secret, an invalid record, or what
 					 * only this store can tell: a local
@@ -1713,6 +2014,124 @@ static int pull_schema(struct cairn_db *db, struct pg *g, const char *schema,
 	}
 	sbuf_release(&stored);
 	return rc;
+}
+
+/* ----------------------------------------------------- pending forgets */
+
+/*
+ * This machine's pending forgets (forget.c: meta "forget.pending.<id>")
+ * of records that travel go to cairn.forgets, each the pushing role's own
+ * row (ON CONFLICT: once per role). Those that came from the team (session
+ * "team") are not sent back. Under the push lock, so that their seq
+ * numbers are in commit order for the pull's cursor.
+ */
+static int push_forgets(struct cairn_db *db, struct pg *g, const char *schema,
+			const char *space)
+{
+	struct sbuf ids = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char sql[400], lock[96];
+	const char *p[2];
+	size_t n = 0;
+	int src, rc = CAIRN_OK;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id FROM %s.meta m JOIN %s.records r ON r.id = "
+		 "substr(m.k, 16) WHERE m.k LIKE 'forget.pending.%%' AND "
+		 "r.origin <> 'file' AND r.scope <> 'machine' AND m.v NOT "
+		 "LIKE '%%' || char(9) || 'team' || char(9) || '%%'",
+		 schema, schema);
+	src = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return store_sql_error(db, src, "reading pending forgets");
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		arr_add(&ids, (const char *)sqlite3_column_text(st, 0));
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE) {
+		sbuf_release(&ids);
+		return store_sql_error(db, src, "reading pending forgets");
+	}
+	if (n) {
+		snprintf(lock, sizeof(lock),
+			 "SELECT pg_advisory_xact_lock(%lld)", SYNC_LOCK);
+		p[0] = space;
+		p[1] = arr_end(&ids);
+		rc = p[1] ? pg_q(db, g, "BEGIN", 0, NULL, NULL, "pushing")
+			  : store_error(db, CAIRN_NOMEM, "out of memory");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g, lock, 0, NULL, NULL, "pushing");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g,
+				  "INSERT INTO cairn.forgets (space, id) SELECT "
+				  "$1, u FROM unnest($2::text[]) AS u ON "
+				  "CONFLICT DO NOTHING",
+				  2, p, NULL, "pushing pending forgets");
+		if (rc == CAIRN_OK)
+			rc = pg_q(db, g, "COMMIT", 0, NULL, NULL, "pushing");
+		else if (p[1])
+			pg_rollback(g);
+	}
+	sbuf_release(&ids);
+	return rc;
+}
+
+/*
+ * The others' pending forgets since this machine's cursor: each becomes a
+ * pending forget here too (cairn candidates), for a record this store
+ * holds and could retire; one it cannot (gone, file-backed, retired
+ * already) is passed over.
+ */
+static int pull_forgets(struct cairn_db *db, struct pg *g, const char *schema,
+			const char *space, struct sbuf *log)
+{
+	char k[700], cur[32], tool[300];
+	const char *p[2];
+	PGresult *res = NULL;
+	int found, rc, i, nt;
+
+	snprintf(k, sizeof(k), "sync.%s.%s.forgets", g->state, space);
+	rc = store_meta_get(db, schema, k, cur, sizeof(cur), &found);
+	if (rc)
+		return rc;
+	if (!found)
+		snprintf(cur, sizeof(cur), "0");
+	p[0] = space;
+	p[1] = cur;
+	rc = pg_q(db, g,
+		  "SELECT id, proposer, seq FROM cairn.forgets WHERE space = "
+		  "$1 AND seq > $2::bigint ORDER BY seq",
+		  2, p, &res, "pulling pending forgets");
+	if (rc)
+		return rc;
+	nt = pq.ntuples(res);
+	if (nt == 0) {
+		pq.clear(res);
+		return CAIRN_OK;
+	}
+	rc = store_tx_begin(db);
+	for (i = 0; rc == CAIRN_OK && i < nt; i++) {
+		const char *id = pq.getvalue(res, i, 0);
+		const char *who = pq.getvalue(res, i, 1);
+
+		snprintf(cur, sizeof(cur), "%s", pq.getvalue(res, i, 2));
+		if (strcmp(who, g->user) == 0)
+			continue; /* this role's own */
+		snprintf(tool, sizeof(tool), "team:%s", who);
+		rc = cairn_forget_propose(db, id, "team", tool);
+		if (rc == CAIRN_OK)
+			sbuf_addf(log,
+				  "forget: %s proposes retiring %s; pending "
+				  "here (cairn candidates)\n",
+				  who, id);
+		else if (refusal(rc) || rc == CAIRN_NOTFOUND)
+			rc = CAIRN_OK;
+	}
+	pq.clear(res);
+	if (rc == CAIRN_OK)
+		rc = meta_set(db, schema, k, cur);
+	return store_tx_end(db, rc);
 }
 
 /* -------------------------------------------------------------------- sync */
@@ -1844,7 +2263,11 @@ int cairn_sync_flags(cairn_db *db, const char *name, unsigned flags,
 				break;
 		}
 		if (rc == CAIRN_OK)
+			rc = push_forgets(db, &g, schema, space);
+		if (rc == CAIRN_OK)
 			rc = pull_schema(db, &g, schema, space, rep, &log);
+		if (rc == CAIRN_OK)
+			rc = pull_forgets(db, &g, schema, space, &log);
 	}
 	pg_close(&g);
 out:

@@ -162,6 +162,11 @@ static void render_entry(struct sbuf *e, size_t n, const cairn_record *r,
 		add_text(e, r->src_path, strlen(r->src_path));
 		if (r->src_line > 0)
 			sbuf_addf(e, ":%ld", r->src_line);
+	} else if (r->src_tool && strncmp(r->src_tool, "team:", 5) == 0 &&
+		   !quoted) {
+		/* a pulled record: who wrote it is the server's stamp */
+		sbuf_adds(e, "from the team, by ");
+		add_text(e, r->src_tool + 5, u8prefix(r->src_tool + 5, 64));
 	} else if (r->src_session) {
 		sbuf_adds(e, "session ");
 		add_text(e, r->src_session, strlen(r->src_session));

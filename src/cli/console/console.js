@@ -18,7 +18,7 @@ const I18N = {
     forgets: 'Pending forgets: an agent asked to retire these', retire: 'Retire', keep: 'Keep',
     proposed: 'proposed', retired: 'retired', kept: 'kept', reason: 'Reason', no_reason: '(the agent gave none)',
     approved: 'approved', rejected: 'rejected', kind: 'kind', status: 'status', scope: 'scope', origin: 'origin',
-    proof: 'proof', source: 'provenance', confidence: 'confidence', key: 'key', created: 'created', updated: 'updated',
+    fromTeam: 'from the team, by ', proof: 'proof', source: 'provenance', confidence: 'confidence', key: 'key', created: 'created', updated: 'updated',
     revision: 'revision', last_seen: 'last seen', search: 'Search', question: 'question or words',
     any: 'any', all: 'all', results: 'results', no_results: 'Nothing above the no-match floor.',
     floor: 'floor', relevance: 'relevance', lexical: 'lexical (BM25 share)', weight: 'weight', cosine: 'cosine',
@@ -42,7 +42,7 @@ const I18N = {
     forgets: '待确认的删除：智能体请求退役这些记录', retire: '退役', keep: '保留',
     proposed: '提出于', retired: '已退役', kept: '已保留', reason: '理由', no_reason: '（智能体未说明）',
     approved: '已批准', rejected: '已拒绝', kind: '类型', status: '状态', scope: '范围', origin: '来源',
-    proof: '证明', source: '出处', confidence: '置信度', key: '键', created: '创建', updated: '更新',
+    fromTeam: '来自团队，作者 ', proof: '证明', source: '出处', confidence: '置信度', key: '键', created: '创建', updated: '更新',
     revision: '修订', last_seen: '最近返回', search: '搜索', question: '问题或关键词',
     any: '任意', all: '全部', results: '结果', no_results: '没有高于无匹配阈值的结果。',
     floor: '阈值', relevance: '相关度', lexical: '词法（BM25 占比）', weight: '权重', cosine: '余弦',
@@ -116,6 +116,8 @@ function sourceText(r) {
     if (s.heading) x += ' > ' + s.heading;
     return x;
   }
+  // a pulled record: who wrote it is the team server's stamp
+  if (s.tool && s.tool.startsWith('team:') && r.kind !== 'event') return t('fromTeam') + s.tool.slice(5);
   if (s.session || s.tool) return 'session ' + (s.session || '-') + (s.tool ? ', ' + s.tool : '');
   return r.origin || '';
 }
