@@ -29,8 +29,28 @@ for p in $run_set; do
 	has "$test_set" "$p" || { bad "scripts/deps --test --list lacks the run package $p"; continue; }
 	ok
 done
-for p in nodejs npm chromium postgresql-15 jq curl sqlite3 openssl; do
+for p in chromium postgresql-15 jq curl sqlite3 openssl; do
 	if has "$test_set" "$p"; then ok; else bad "scripts/deps --test --list lacks $p"; fi
+done
+# node and npm: asked for unless the command is there already (a node
+# that brings its own npm conflicts with Debian's npm package: asking apt
+# for it there fails the whole install)
+for p in nodejs:node npm:npm; do
+	pkg=${p%%:*} cmd=${p#*:}
+	if grep -qx "$pkg" scripts/packages-test; then ok; else bad "scripts/packages-test lacks $pkg"; fi
+	if command -v "$cmd" > /dev/null 2>&1; then
+		if has "$test_set" "$pkg"; then bad "$cmd is on PATH, yet scripts/deps asks for $pkg"; else ok; fi
+	elif has "$test_set" "$pkg"; then ok
+	else bad "scripts/deps --test --list lacks $pkg"; fi
+done
+# without them on PATH, both are asked for (a PATH of the tools the
+# script uses, and no node)
+tools=$(mktemp -d /tmp/cairn-deps-XXXXXX)
+for t in cat grep dirname; do ln -s "$(command -v "$t")" "$tools/$t"; done
+nopath=$(PATH=$tools /bin/sh scripts/deps --test --list 2>&1)
+rm -rf "$tools"
+for pkg in nodejs npm; do
+	if has "$nopath" "$pkg"; then ok; else bad "without node on PATH, scripts/deps --test --list lacks $pkg"; fi
 done
 # every package name is one bookworm could have (no stray words)
 if printf '%s\n' "$test_set" | grep -qvE '^[a-z0-9][a-z0-9.+-]+$'; then
