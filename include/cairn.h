@@ -366,7 +366,8 @@ CAIRN_API int cairn_record_list(cairn_db *db, const cairn_filter *f,
 
 /*
  * Revisions of the record with this key (workspace first, then global),
- * newest first, the current one included as the first element.
+ * or, when no record has that key, with this id; newest first, the
+ * current one included as the first element.
  */
 CAIRN_API int cairn_record_history(cairn_db *db, const char *key,
 				   const char *scope, cairn_record ***out,

@@ -169,8 +169,20 @@ int cairn_record_history(cairn_db *db, const char *key, const char *scope,
 		rc = store_find_one(db, "global", "key = ?1", key, &cur);
 		schema = "global";
 	}
+	/* not a key: a record id (a record need not have a key, and
+	 * `cairn receipt`, `list` and the hook show ids) */
+	if (rc == CAIRN_NOTFOUND && (!scope || strcmp(scope, "global") != 0)) {
+		rc = store_find_one(db, "main", "id = ?1", key, &cur);
+		schema = "main";
+	}
+	if (rc == CAIRN_NOTFOUND && db->has_global &&
+	    (!scope || strcmp(scope, "global") == 0)) {
+		rc = store_find_one(db, "global", "id = ?1", key, &cur);
+		schema = "global";
+	}
 	if (rc == CAIRN_NOTFOUND)
-		return store_error(db, rc, "no record with key '%s'", key);
+		return store_error(db, rc, "no record with key or id '%s'",
+				   key);
 	if (rc)
 		return rc;
 	v = util_calloc(cap, sizeof(*v));

@@ -895,9 +895,10 @@ static const char get_help[] =
 	"exit status: 0 found, 1 not found or error, 2 usage\n";
 
 static const char history_help[] =
-	"usage: cairn history [--scope SCOPE] [--json] KEY\n"
+	"usage: cairn history [--scope SCOPE] [--json] KEY|ID\n"
 	"\n"
-	"List the revisions of the record with key KEY, newest first.\n";
+	"List the revisions of the record with key KEY (or, when no record has\n"
+	"that key, with id ID), newest first.\n";
 
 static int cmd_read_get(int argc, char **argv, int mode)
 {
@@ -1746,7 +1747,7 @@ static const struct cli_command commands[] = {
 	{ "reject", c_reject, "reject candidates" },
 	{ "revise", cmd_revise, "change a record, keeping its revision" },
 	{ "forget", c_forget, "retire records" },
-	{ "history", c_history, "revisions of a keyed record" },
+	{ "history", c_history, "revisions of a record (by key or id)" },
 	{ "stats", cmd_stats, "counts by kind, status, origin, scope" },
 	{ "export", cmd_export, "write all records as JSON Lines" },
 	{ "import", cmd_import, "read JSON Lines records" },

@@ -26,3 +26,13 @@ $ id=$(cairn candidates --json | jq -r '.[0].id'); cairn approve "$id" >/dev/nul
 > 4
 $ cairn candidates --json | jq length
 > 0
+# history by id as well as by key (issue 33, item 4): a record without a
+# key, and a keyed one named by its id, give the same revisions
+$ [ "$(cairn history "$(cairn read db:primary --json | jq -r .id)" --json)" = "$(cairn history db:primary --json)" ] && cairn history db:primary --json | jq length
+> 4
+$ id=$(cairn write --kind fact "the cache is Redis 7" --json | jq -r .id); cairn revise "$id" --body "the cache is Valkey 8" >/dev/null; cairn history "$id" --json | jq -r '.[] | "\(.revision) \(.body)"'
+> 2 the cache is Valkey 8
+> 1 the cache is Redis 7
+$ cairn history no:such:thing
+? 1
+e~ no record with key or id 'no:such:thing'
