@@ -4,14 +4,16 @@
  * words, stop-character bigrams) dropped unless nothing else is left, each
  * word's background idf from jieba's dictionary, the words written as
  * names, whether the question asks when; then the English glosses of the
- * Chinese words the store never says (glossary.h, bilingual.h).
+ * Chinese words the store never says (glossary.h, bilingual.h); the cap
+ * of a long question at RECALL_MAX_TERMS once recall has counted the
+ * terms in the store (query_cap).
  *
  * Layer: internal to recall; on tokenize, glossary, bilingual and the
  * store's handle (its error message and its bilingual dictionary). Above
  * it: recall.c.
  * Invariants: a term is the token exactly as the index holds it (same
  *   tokenizer, query mode); at most 4 x RECALL_MAX_TERMS are collected
- *   (recall.c keeps the RECALL_MAX_TERMS rarest).
+ *   (query_cap keeps RECALL_MAX_TERMS).
  * Must never: run SQL, or keep anything of the question past
  *   query_release().
  */
@@ -471,4 +473,90 @@ void query_add_raw(struct sbuf *m, const struct qterm *q)
 		sbuf_addc(m, *p);
 	}
 	sbuf_addc(m, '"');
+}
+
+/* The term whose loss costs least among those drop[] leaves, with
+ * ref[i] == want: the lowest idf x weight; t->n if none. */
+static size_t cheapest_term(const struct terms *t, const unsigned char *drop,
+			    const unsigned char *ref, int want)
+{
+	size_t i, w = t->n;
+
+	for (i = 0; i < t->n; i++)
+		if (!drop[i] && ref[i] == want &&
+		    (w == t->n || t->v[i].idf * t->v[i].weight <
+					  t->v[w].idf * t->v[w].weight))
+			w = i;
+	return w;
+}
+
+/*
+ * Keep at most RECALL_MAX_TERMS terms (query.h). A long question (a
+ * pasted conversation, a log) has more: first the words the store never
+ * says go (they match nothing, and as the rarest by idf they would push
+ * out the words that do match -- a long Chinese text's segmentation
+ * fragments are such words), then the most common ones (lowest idf x
+ * weight). A word that a gloss or an alias points at goes last. The
+ * glosses' and aliases' indices are kept true.
+ */
+int query_cap(struct terms *t)
+{
+	unsigned char *drop, *ref;
+	size_t *to, i, j, a, b, left, n0 = t->n;
+
+	if (t->n <= RECALL_MAX_TERMS)
+		return 0;
+	drop = util_calloc(t->n, 1);
+	ref = util_calloc(t->n, 1);
+	to = util_calloc(t->n, sizeof(*to));
+	if (!drop || !ref || !to) {
+		cairn_free(drop);
+		cairn_free(ref);
+		cairn_free(to);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].gloss && t->v[i].from < t->n)
+			ref[t->v[i].from] = 1;
+		for (a = 0; a < t->v[i].nsame; a++)
+			if (t->v[i].same[a] < t->n)
+				ref[t->v[i].same[a]] = 1;
+	}
+	left = t->n - RECALL_MAX_TERMS;
+#ifndef CAIRN_MUTATE_CAP_UNSEEN_KEPT
+	for (i = t->n; left > 0 && i-- > 0;)
+		if (t->v[i].df == 0 && !t->v[i].gloss && !ref[i]) {
+			drop[i] = 1; /* the store never says it */
+			left--;
+		}
+#endif
+	for (; left > 0; left--) {
+		size_t w = cheapest_term(t, drop, ref, 0);
+
+		if (w == t->n)
+			w = cheapest_term(t, drop, ref, 1);
+		drop[w] = 1;
+	}
+	for (i = 0, j = 0; i < t->n; i++) {
+		to[i] = drop[i] ? (size_t)-1 : j;
+		if (drop[i])
+			cairn_free(t->v[i].text);
+		else
+			t->v[j++] = t->v[i];
+	}
+	t->n = j;
+	for (i = 0; i < t->n; i++) {
+		struct qterm *q = &t->v[i];
+
+		if (q->gloss) /* its word dropped: it counts for none */
+			q->from = q->from < n0 ? to[q->from] : (size_t)-1;
+		for (a = 0, b = 0; a < q->nsame; a++)
+			if (q->same[a] < n0 && to[q->same[a]] != (size_t)-1)
+				q->same[b++] = to[q->same[a]];
+		q->nsame = b;
+	}
+	cairn_free(drop);
+	cairn_free(ref);
+	cairn_free(to);
+	return 0;
 }

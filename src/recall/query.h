@@ -71,6 +71,14 @@ int query_terms(struct cairn_db *db, struct tok *tk, const char *q,
  */
 void query_add_raw(struct sbuf *m, const struct qterm *q);
 
+/*
+ * Keep at most RECALL_MAX_TERMS of t's terms, in query order: the words
+ * the store never says (df 0, as term_stats left them) go first, then the
+ * most common; glosses' and aliases' indices stay true. 0, or -1 out of
+ * memory (t unchanged).
+ */
+int query_cap(struct terms *t);
+
 /* Free the terms' texts and array; t is empty afterwards. */
 void query_release(struct terms *t);
 

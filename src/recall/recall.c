@@ -609,92 +609,6 @@ out:
 	return rc;
 }
 
-/* The term whose loss costs least among those drop[] leaves, with
- * ref[i] == want: the lowest idf x weight; t->n if none. */
-static size_t cheapest_term(const struct terms *t, const unsigned char *drop,
-			    const unsigned char *ref, int want)
-{
-	size_t i, w = t->n;
-
-	for (i = 0; i < t->n; i++)
-		if (!drop[i] && ref[i] == want &&
-		    (w == t->n || t->v[i].idf * t->v[i].weight <
-					  t->v[w].idf * t->v[w].weight))
-			w = i;
-	return w;
-}
-
-/*
- * Keep at most RECALL_MAX_TERMS terms, in query order. A long question (a
- * pasted conversation, a log) has more: first the words the store never
- * says go (they match nothing, and as the rarest by idf they would push
- * out the words that do match -- a long Chinese text's segmentation
- * fragments are such words), then the most common ones (lowest idf x
- * weight). A word that a gloss or an alias points at goes last. The
- * glosses' and aliases' indices are kept true.
- */
-static int cap_terms(struct terms *t)
-{
-	unsigned char *drop, *ref;
-	size_t *to, i, j, a, b, left, n0 = t->n;
-
-	if (t->n <= RECALL_MAX_TERMS)
-		return 0;
-	drop = util_calloc(t->n, 1);
-	ref = util_calloc(t->n, 1);
-	to = util_calloc(t->n, sizeof(*to));
-	if (!drop || !ref || !to) {
-		cairn_free(drop);
-		cairn_free(ref);
-		cairn_free(to);
-		return -1;
-	}
-	for (i = 0; i < t->n; i++) {
-		if (t->v[i].gloss && t->v[i].from < t->n)
-			ref[t->v[i].from] = 1;
-		for (a = 0; a < t->v[i].nsame; a++)
-			if (t->v[i].same[a] < t->n)
-				ref[t->v[i].same[a]] = 1;
-	}
-	left = t->n - RECALL_MAX_TERMS;
-#ifndef CAIRN_MUTATE_CAP_UNSEEN_KEPT
-	for (i = t->n; left > 0 && i-- > 0;)
-		if (t->v[i].df == 0 && !t->v[i].gloss && !ref[i]) {
-			drop[i] = 1; /* the store never says it */
-			left--;
-		}
-#endif
-	for (; left > 0; left--) {
-		size_t w = cheapest_term(t, drop, ref, 0);
-
-		if (w == t->n)
-			w = cheapest_term(t, drop, ref, 1);
-		drop[w] = 1;
-	}
-	for (i = 0, j = 0; i < t->n; i++) {
-		to[i] = drop[i] ? (size_t)-1 : j;
-		if (drop[i])
-			cairn_free(t->v[i].text);
-		else
-			t->v[j++] = t->v[i];
-	}
-	t->n = j;
-	for (i = 0; i < t->n; i++) {
-		struct qterm *q = &t->v[i];
-
-		if (q->gloss) /* its word dropped: it counts for none */
-			q->from = q->from < n0 ? to[q->from] : (size_t)-1;
-		for (a = 0, b = 0; a < q->nsame; a++)
-			if (q->same[a] < n0 && to[q->same[a]] != (size_t)-1)
-				q->same[b++] = to[q->same[a]];
-		q->nsame = b;
-	}
-	cairn_free(drop);
-	cairn_free(ref);
-	cairn_free(to);
-	return 0;
-}
-
 /* Append a record of schema read by st (bound to rid) to the pool. */
 static int pool_fetch(struct cairn_db *db, sqlite3_stmt *st,
 		      const struct rank_hit *h, const int *mv, int nmv,
@@ -1167,7 +1081,7 @@ static int schema_pool(struct recall *r, int s)
 					base, &r->t, ndocs);
 		if (rc)
 			return rc;
-		if (cap_terms(&r->t))
+		if (query_cap(&r->t))
 			return store_error(db, CAIRN_NOMEM, "out of memory");
 		for (i = 0; i < r->t.n; i++)
 			r->res->idf_mass += r->t.v[i].idf * r->t.v[i].weight;
