@@ -644,13 +644,13 @@ static int memo_blob(struct blob_memo *m, const char *root, const char *path,
 	size_t i;
 	int rc;
 
-	for (i = 0; m && i < m->n; i++)
+	for (i = 0; i < m->n; i++)
 		if (strcmp(m->v[i].path, path) == 0) {
 			memcpy(out, m->v[i].blob, 41);
 			return m->v[i].rc;
 		}
 	rc = drift_blob(root, path, out);
-	if (m && m->n < BLOB_MEMO && (m->v[m->n].path = util_strdup(path))) {
+	if (m->n < BLOB_MEMO && (m->v[m->n].path = util_strdup(path))) {
 		memcpy(m->v[m->n].blob, out, 41);
 		m->v[m->n++].rc = rc;
 	}
@@ -663,8 +663,14 @@ static void memo_release(struct blob_memo *m)
 		cairn_free(m->v[--m->n].path);
 }
 
-static char *marker(struct cairn_db *db, const char *id, const char *kind,
-		    struct blob_memo *memo)
+/*
+ * The drift of one record for recall and the hook, without running git: a
+ * sentence naming the first changed or deleted file (caller frees), or
+ * NULL when its references are unchanged or it has none. Files are hashed
+ * through memo (one recall's).
+ */
+static char *drift_marker(struct cairn_db *db, const char *id,
+			  const char *kind, struct blob_memo *memo)
 {
 	sqlite3_stmt *st = NULL;
 	struct sbuf sb = SBUF_INIT;
@@ -731,11 +737,6 @@ static char *marker(struct cairn_db *db, const char *id, const char *kind,
 	out = sbuf_detach(&sb, NULL);
 	sbuf_release(&sb);
 	return out;
-}
-
-char *drift_marker(struct cairn_db *db, const char *id, const char *kind)
-{
-	return marker(db, id, kind, NULL);
 }
 
 /* ---------------------------------------------------------- cairn check */
@@ -1195,7 +1196,7 @@ int drift_mark(struct cairn_db *db, cairn_result *res)
 		if (!h->rec || !h->rec->scope ||
 		    strcmp(h->rec->scope, "workspace") != 0)
 			continue;
-		h->drift = marker(db, h->rec->id, h->rec->kind, &memo);
+		h->drift = drift_marker(db, h->rec->id, h->rec->kind, &memo);
 		if (h->drift) {
 			h->drift_weight = w;
 			h->score *= w;

@@ -47,13 +47,6 @@ int drift_blob(const char *root, const char *path, char out[41]);
 int drift_note(struct cairn_db *db, const char *id, const char *how);
 
 /*
- * The drift of one record for recall and the hook, without running git: a
- * sentence naming the first changed or deleted file (caller frees), or
- * NULL when its references are unchanged or it has none.
- */
-char *drift_marker(struct cairn_db *db, const char *id, const char *kind);
-
-/*
  * Recall's last step: each workspace hit whose references changed gets
  * its marker (hit.drift) and the store's down-weight (meta 'drift.weight',
  * default 0.85; `cairn check --weight`), and the hits are re-sorted by
