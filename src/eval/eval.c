@@ -1012,32 +1012,6 @@ static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
 			  cairn_errmsg(db));
 		goto out;
 	}
-	if (c->opts->hook_sweep && res->n > 0) {
-		q->hook_cands = util_calloc(res->n, sizeof(*q->hook_cands));
-		if (!q->hook_cands) {
-			rc = fail(c, CAIRN_NOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < res->n; i++) {
-			const cairn_record *r = res->hits[i].rec;
-			const char *id = c->r->seeded && r->src_path
-						 ? r->src_path
-						 : r->id;
-			struct eval_hook_cand *hc = &q->hook_cands[i];
-
-			hc->answer = res->hits[i].answer;
-			hc->is_answer = is_answer(id, (const char *const *)
-						       q->answers,
-						  q->nanswers);
-			hc->source = util_strdup(r->src_path ? r->src_path
-							     : r->id);
-			if (!hc->source) {
-				rc = fail(c, CAIRN_NOMEM, "out of memory");
-				goto out;
-			}
-			q->nhook_cands++;
-		}
-	}
 	rc = hook_prompt_render(res, &ho, &block, &hr);
 	q->hooked = 1;
 	if (rc) {
@@ -1071,6 +1045,10 @@ static int hook_query(struct eval_ctx *c, cairn_db *db, size_t qi)
 	}
 	for (i = 0; i < block.len; i++) /* characters, not bytes */
 		q->hook_chars += ((unsigned char)block.buf[i] & 0xC0) != 0x80;
+	if (c->opts->hook_sweep) { /* eval_hook_sweep chooses from it */
+		q->hook_res = res;
+		res = NULL;
+	}
 out:
 	sbuf_release(&block);
 	cairn_result_free(res);
@@ -1718,9 +1696,7 @@ void eval_report_free(struct eval_report *r)
 		for (k = 0; k < q->ninjected; k++)
 			cairn_free(q->injected[k]);
 		cairn_free(q->injected);
-		for (k = 0; k < q->nhook_cands; k++)
-			cairn_free(q->hook_cands[k].source);
-		cairn_free(q->hook_cands);
+		cairn_result_free(q->hook_res);
 	}
 	cairn_free(r->q);
 	for (i = 0; i < r->ncats; i++)
@@ -1805,8 +1781,8 @@ int eval_sweep(const struct eval_report *r, struct eval_point *pts, size_t n)
 int eval_hook_sweep(const struct eval_report *r, struct eval_hook_point *pts,
 		    size_t n)
 {
-	size_t p, i, j, s, k = r->hook_k > 0 ? (size_t)r->hook_k
-					      : HOOK_DEFAULT_K;
+	size_t p, i, j, k = r->hook_k > 0 ? (size_t)r->hook_k
+					  : HOOK_DEFAULT_K;
 
 	if (!r->hooked)
 		return -1;
@@ -1816,28 +1792,21 @@ int eval_hook_sweep(const struct eval_report *r, struct eval_hook_point *pts,
 
 		for (i = 0; i < r->nq; i++) {
 			const struct eval_qresult *q = &r->q[i];
-			const struct eval_hook_cand *shown[HOOK_MAX_K];
-			size_t ns = 0;
+			size_t sel[HOOK_MAX_K], ns = 0;
 			int found = 0;
 
-			/* as hook_prompt_render: by answerability, one per
-			 * source, a later entry within HOOK_NEAR of the first */
-			for (j = 0; j < q->nhook_cands && ns < k; j++) {
-				const struct eval_hook_cand *c = &q->hook_cands[j];
-				int dup = 0;
+			if (q->hook_res)
+				ns = hook_select(q->hook_res, k, f, sel);
+			for (j = 0; j < ns; j++) {
+				const cairn_record *rec =
+					q->hook_res->hits[sel[j]].rec;
+				const char *id = r->seeded && rec->src_path
+							 ? rec->src_path
+							 : rec->id;
 
-				if (c->answer < f)
-					break; /* sorted: the rest are lower */
-				for (s = 0; s < ns && !dup; s++)
-					dup = strcmp(shown[s]->source,
-						     c->source) == 0;
-				if (dup)
-					continue;
-				if (ns > 0 && c->answer < HOOK_NEAR *
-								 shown[0]->answer)
-					break;
-				shown[ns++] = c;
-				found |= c->is_answer;
+				found |= is_answer(id, (const char *const *)
+							       q->answers,
+						   q->nanswers);
 			}
 			inj += ns > 0;
 			ent += ns;

@@ -179,13 +179,6 @@ struct eval_opts {
 	void *user;        /* passed to progress */
 };
 
-/* A hook candidate (eval_opts.hook_sweep): what the floors are applied to. */
-struct eval_hook_cand {
-	double answer;  /* its answerability */
-	int is_answer;  /* 1: an answer of its query */
-	char *source;   /* its file (seeded) or id: one entry per source */
-};
-
 /* One query and what recall returned for it. */
 struct eval_qresult {
 	char *id;            /* the query id */
@@ -201,9 +194,8 @@ struct eval_qresult {
 	size_t ninjected;    /* how many (0: the hook would print nothing) */
 	int hook_hit;        /* 1: an answer is among them */
 	size_t hook_relevant; /* entries that are answers */
-	struct eval_hook_cand *hook_cands; /* hook_sweep: the hits that pass
-					      the hook's word test, by answerability */
-	size_t nhook_cands;
+	cairn_result *hook_res; /* hook_sweep: the hook's recall without its
+				   answerability floor (hook_select's input) */
 	size_t hook_chars;   /* characters of the block (0: nothing injected) */
 	int hooked;          /* 1: the hook block was rendered for this query */
 	size_t stale;        /* stale records among the hits (eval_record_stale),
@@ -337,9 +329,9 @@ struct eval_hook_point {
 
 /*
  * The hook's figures at n answerability floors 0, 1/(n-1), ... 1, from a
- * run with eval_opts.hook_sweep: each query's candidates rendered as the
- * hook renders them (k entries, one per source, a later one within
- * HOOK_NEAR of the first), the budget aside. Returns 0, or -1 when the
+ * run with eval_opts.hook_sweep: each query's entries as the hook chooses
+ * them (hook_select: k, one per source, a later one within HOOK_NEAR of
+ * the first), the budget aside. Returns 0, or -1 when the
  * run kept no candidates.
  */
 int eval_hook_sweep(const struct eval_report *r, struct eval_hook_point *pts,

@@ -49,6 +49,18 @@ int hook_prompt_recall(cairn_db *db, const char *prompt,
 		       const struct hook_opts *o, cairn_result **out /* OUT */);
 
 /*
+ * The entries a block would hold, before the budget: the hits of rr (as
+ * hook_prompt_recall leaves them: by answerability) at or above floor,
+ * one per source (a file-backed record's file, else the record), a later
+ * one within HOOK_NEAR of the first's answerability, at most k (<=
+ * HOOK_MAX_K). Their indices into rr->hits go to sel; returns how many.
+ * hook_prompt_render renders them (floor 0: hook_prompt_recall applied
+ * HOOK_MIN_ANSWER); `cairn eval --sweep --hook` counts them at each floor.
+ */
+size_t hook_select(const cairn_result *rr, size_t k, double floor,
+		   size_t *sel /* OUT: k slots */);
+
+/*
  * Render the block for a recall result: a header saying these are past
  * records, not the conversation; one entry per source (a file-backed
  * record's file, else the record) in rank order, at most k, while the
