@@ -246,10 +246,12 @@ static size_t count_words(const char *s)
 		key = strcspn(s, "=");
 		if (key > len)
 			key = len;
+#ifndef CAIRN_MUTATE_HOOK_NUMBERS_COUNT
 		if (strspn(s, "0123456789") >= key) {
 			s += len; /* a number in common is incidental */
 			continue;
 		}
+#endif
 		for (i = 0; i < n; i++)
 			if (wl[i] == key && memcmp(w[i], s, key) == 0)
 				break;

@@ -34,3 +34,10 @@ $ jq -Rs --arg cwd "$PWD" '{hook_event_name: "UserPromptSubmit", cwd: $cwd, prom
 # the same question inside fenced code (a pasted log) is not asked
 $ printf '%s\n' 'Morning! Picking this up again after the long weekend, lots of meetings and sprint planning today, coffee first. Here is the log:' '```' 'Should we swap the Jest test framework for Vitest?' '```' 'Once you know, sketch the change but do not commit yet, and keep an eye on the flaky integration suite, the linter warnings and the release notes.' > fenced.txt && jq -Rs --arg cwd "$PWD" '{hook_event_name: "UserPromptSubmit", cwd: $cwd, prompt: .}' fenced.txt | cairn hook --local | wc -c
 > 0
+# numbers in common are no words in common (versions, counts, dates): the
+# record shares "2 3 10 item" with the prompt, three of them numbers
+# (HOOK_NUMBERS_COUNT)
+$ cairn write --kind fact -t "Paging" "Version 2 of the orders API returns 3 fields and 10 items per page." >/dev/null && cairn recall --json "Sort these: 2, 3, 10 items?" | jq -c '[.hits[0].record.title, .hits[0].matched]'
+> ["Paging","2 3 10 item"]
+$ printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"Sort these: 2, 3, 10 items?"}' "$PWD" | cairn hook --local | wc -c
+> 0
