@@ -279,8 +279,9 @@ static size_t count_words(const char *s)
  * record the question names by its exact key always passes.
  * HOOK_MIN_ANSWER is the lowest answerability that keeps the hook quiet on
  * 90 % of real developer prompts (adr-real's 143, dev share): 0.30 let 16
- * inject, 0.33 lets 11 (7.7 %); before this test 96 injected
- * (bench/results/hook-gate.txt, docs/RANKING.md).
+ * inject, 0.33 lets 11, 10 once numbers stopped counting as words; before
+ * this test 96 injected (`cairn eval DIR --seed --hook --sweep` shows the
+ * whole trade-off; docs/RANKING.md, "What the hook injects").
  */
 #define HOOK_MIN_WORDS 4
 #define HOOK_WORDS_SHARE 0.75
